@@ -1,0 +1,144 @@
+# ember: one hand-written GNU Makefile.  `make` builds build/ember;
+# `make help` lists the other targets.
+
+CC      ?= cc
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+LIBEXEC ?= $(PREFIX)/libexec/ember
+MANDIR  ?= $(PREFIX)/share/man
+BUILD   ?= build
+V       ?= 0
+
+PKGS    := libelf libdw zlib
+CFLAGS  ?= -O2 -g
+WARN    := -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes \
+           -Wno-unused-parameter -Wno-missing-field-initializers
+ifeq ($(WERROR),1)
+WARN    += -Werror
+endif
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lelf -ldw -lz)
+ALL_CFLAGS  = -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -Iinclude -Isrc/lib \
+              $(PKG_CFLAGS) -D_GNU_SOURCE -MMD -MP
+ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS)
+LDLIBS     := $(PKG_LIBS) -liberty -lpthread -lm
+
+LIB_SRC  := $(sort $(wildcard src/lib/*.c src/lib/*/*.c))
+CLI_SRC  := $(sort $(wildcard src/cli/*.c))
+UNIT_SRC := $(sort $(wildcard tests/unit/test-*.c))
+TOOL_SRC := $(sort $(wildcard tests/tools/*.c))
+ASSETS   := $(sort $(wildcard src/lib/render/assets/*.js src/lib/render/assets/*.css))
+
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/assets.o
+CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tests/%)
+
+# Names under which ember acts as the FlameGraph script of that name.
+LINKS := flamegraph stackcollapse-perf stackcollapse-stap stackcollapse \
+         stackcollapse-recursive difffolded
+
+ifeq ($(V),0)
+Q = @
+msg = @printf '  %-6s %s\n' $(1) $(2);
+endif
+
+.DELETE_ON_ERROR:
+.PHONY: all deps test test-run check fuzz bench demo install uninstall fmt \
+        clean help
+
+all: $(BUILD)/ember
+
+help:
+	@echo 'make            build $(BUILD)/ember'
+	@echo 'make demo       render the bundled example profile to an SVG'
+	@echo 'make test       unit, golden and end-to-end tests'
+	@echo 'make check      the tests again under AddressSanitizer and UBSan'
+	@echo 'make bench      speed and memory against the reference tools'
+	@echo 'make install    PREFIX=$(PREFIX) DESTDIR=...'
+	@echo 'make fmt        apply .clang-format'
+
+deps:
+	@sh tools/deps.sh build
+
+$(BUILD)/ember: $(CLI_OBJ) $(BUILD)/libember.a
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libember.a $(LDLIBS)
+
+$(BUILD)/libember.a: $(LIB_OBJ)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/%.o: %.c
+	$(call msg,CC,$<)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# JavaScript and CSS of the SVG, embedded as C strings.
+$(BUILD)/gen/assets.c: $(ASSETS) tools/embed.sh
+	$(call msg,GEN,$@)
+	@mkdir -p $(dir $@)
+	$(Q)sh tools/embed.sh $(ASSETS) > $@
+
+$(BUILD)/gen/assets.o: $(BUILD)/gen/assets.c
+	$(call msg,CC,$<)
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/harness.h $(BUILD)/libember.a
+	$(call msg,CC,$<)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -Itests/unit -o $@ $< \
+		$(BUILD)/libember.a $(LDLIBS)
+
+$(BUILD)/tests/%: tests/tools/%.c
+	$(call msg,CC,$<)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LDLIBS)
+
+# `make test` installs what it needs first, then runs everything.
+test: deps
+	@sh tools/deps.sh test
+	@$(MAKE) --no-print-directory test-run
+
+test-run: $(BUILD)/ember $(UNIT_BIN) $(TOOL_BIN)
+	@BUILD=$(BUILD) sh tests/run.sh
+
+# The same tests, built and run under AddressSanitizer and UBSan.
+check: deps
+	@$(MAKE) --no-print-directory BUILD=build/san CFLAGS='-O1 -g' \
+		SANFLAGS='-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all' \
+		EMBER_SAN=1 test-run
+	@$(MAKE) --no-print-directory fuzz
+
+fuzz:
+	@sh tests/fuzz/run.sh
+
+bench: deps $(BUILD)/ember
+	@BUILD=$(BUILD) sh bench/run.sh
+
+demo: deps $(BUILD)/ember
+	@BUILD=$(BUILD) sh tools/demo.sh
+
+install: $(BUILD)/ember
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXEC)
+	install -m 755 $(BUILD)/ember $(DESTDIR)$(BINDIR)/ember
+	for l in $(LINKS); do \
+		ln -sf ../../bin/ember $(DESTDIR)$(LIBEXEC)/$$l; \
+		ln -sf ../../bin/ember $(DESTDIR)$(LIBEXEC)/$$l.pl; \
+	done
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/ember
+	for l in $(LINKS); do \
+		rm -f $(DESTDIR)$(LIBEXEC)/$$l $(DESTDIR)$(LIBEXEC)/$$l.pl; \
+	done
+	-rmdir $(DESTDIR)$(LIBEXEC)
+
+fmt:
+	clang-format -i $(LIB_SRC) $(CLI_SRC) $(UNIT_SRC) $(TOOL_SRC) \
+		include/ember.h $(wildcard src/lib/*.h src/lib/*/*.h src/cli/*.h)
+
+clean:
+	rm -rf build
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

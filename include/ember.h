@@ -1,0 +1,334 @@
+/*
+ * ember: a flame-graph toolkit.  This is libember's public interface; the
+ * ember command line is its first client.  The library never prints and
+ * never exits: it returns 0 or a negative EMBER_E* code, and warnings go
+ * through the log callback.
+ */
+#ifndef EMBER_H
+#define EMBER_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define EMBER_VERSION "0.1.0"
+
+#define EMBER_WUR __attribute__((warn_unused_result))
+#define EMBER_PRINTF(f, a) __attribute__((format(printf, f, a)))
+
+/* ---- errors and log -------------------------------------------------- */
+
+enum {
+	EMBER_OK = 0,
+	EMBER_ENOMEM = -1,  /* out of memory */
+	EMBER_EIO = -2,	    /* read or write failed; errno tells why */
+	EMBER_EINVAL = -3,  /* bad argument or option value */
+	EMBER_EFORMAT = -4, /* input is not in the expected format */
+	EMBER_ENOENT = -5,  /* no such file, process or symbol */
+	EMBER_EPERM = -6,   /* not permitted */
+	EMBER_ENOTSUP = -7, /* not supported here */
+	EMBER_EEMPTY = -8,  /* no data (e.g. no stack counts) */
+	EMBER_EINTR = -9,   /* interrupted */
+};
+
+const char *ember_strerror(int err);
+
+enum ember_log_level {
+	EMBER_LOG_ERROR,
+	EMBER_LOG_WARN,
+	EMBER_LOG_INFO,
+	EMBER_LOG_DEBUG,
+};
+typedef void (*ember_log_fn)(int level, const char *msg, void *ctx);
+/* Where the library's warnings go; the default drops them. */
+void ember_set_log(ember_log_fn fn, void *ctx);
+void ember_log(int level, const char *fmt, ...) EMBER_PRINTF(2, 3);
+
+/* Output sink: write n bytes, return 0 or a negative EMBER_E* code. */
+typedef int (*ember_write_fn)(void *ctx, const void *p, size_t n);
+/* An ember_write_fn for a stdio stream (ctx is the FILE *). */
+int ember_write_stdio(void *ctx, const void *p, size_t n);
+
+/* ---- memory ---------------------------------------------------------- */
+
+/* Allocation that never returns NULL: on failure (or size overflow) the
+ * out-of-memory handler runs; the default prints a message and aborts. */
+typedef void (*ember_oom_fn)(size_t size);
+void ember_set_oom_handler(ember_oom_fn fn);
+void *ember_xmalloc(size_t n);
+void *ember_xcalloc(size_t n, size_t size);
+void *ember_xrealloc(void *p, size_t n);
+void *ember_xreallocarray(void *p, size_t n, size_t size);
+char *ember_xstrdup(const char *s);
+char *ember_xmemdup(const void *p, size_t n); /* adds a NUL */
+
+/* Growable byte buffer (git's strbuf): buf is never NULL and is always
+ * NUL-terminated; len excludes the NUL. */
+struct ember_buf {
+	char *buf;
+	size_t len, alloc;
+};
+extern char ember_buf_empty[];
+#define EMBER_BUF_INIT {ember_buf_empty, 0, 0}
+
+void ember_buf_init(struct ember_buf *b, size_t hint);
+void ember_buf_release(struct ember_buf *b);
+void ember_buf_grow(struct ember_buf *b, size_t extra);
+void ember_buf_add(struct ember_buf *b, const void *p, size_t n);
+void ember_buf_adds(struct ember_buf *b, const char *s);
+void ember_buf_addf(struct ember_buf *b, const char *fmt, ...)
+	EMBER_PRINTF(2, 3);
+void ember_buf_vaddf(struct ember_buf *b, const char *fmt, va_list ap);
+/* Appends u in decimal. */
+void ember_buf_addu(struct ember_buf *b, uint64_t u);
+/* Appends x as printf("%.*f", prec, x) would, for prec 0..3 (fast path
+ * for finite values below 2^53 / 10^prec, exact rounding otherwise too). */
+void ember_buf_addfix(struct ember_buf *b, double x, int prec);
+/* The value printf("%.*f", prec, x) prints, as a double. */
+double ember_round_fixed(double x, int prec);
+/* Appends x as Perl prints a number: integers exactly, else %.15g. */
+void ember_buf_addnum(struct ember_buf *b, double x);
+void ember_buf_setlen(struct ember_buf *b, size_t len);
+char *ember_buf_detach(struct ember_buf *b, size_t *len);
+
+static inline void ember_buf_addch(struct ember_buf *b, char c)
+{
+	if (b->len + 1 >= b->alloc)
+		ember_buf_grow(b, 1);
+	b->buf[b->len++] = c;
+	b->buf[b->len] = '\0';
+}
+
+static inline void ember_buf_reset(struct ember_buf *b)
+{
+	ember_buf_setlen(b, 0);
+}
+
+/* Arena: many small allocations freed in one call.  8-byte aligned. */
+struct ember_arena_block;
+struct ember_arena {
+	struct ember_arena_block *head;
+	char *ptr;
+	size_t left;
+	size_t total; /* bytes handed out */
+};
+void ember_arena_init(struct ember_arena *a);
+void *ember_arena_alloc(struct ember_arena *a, size_t n);
+char *ember_arena_strndup(struct ember_arena *a, const char *s, size_t n);
+void ember_arena_release(struct ember_arena *a);
+
+/* Hash of a byte string (64-bit, not cryptographic). */
+uint64_t ember_hash(const void *p, size_t n);
+
+/* ---- frame-name interning -------------------------------------------- */
+
+/* Each distinct byte string gets a dense id 0, 1, 2, ... in order of first
+ * appearance; the bytes live in the table's arena (NUL-terminated). */
+struct ember_intern_ent {
+	const char *s;
+	uint32_t len;
+	uint32_t hash; /* low bits of ember_hash */
+};
+struct ember_intern {
+	struct ember_arena arena;
+	uint32_t *slots; /* id + 1, 0 = empty; open addressing */
+	size_t mask;
+	struct ember_intern_ent *ents;
+	size_t n, alloc;
+};
+void ember_intern_init(struct ember_intern *t);
+void ember_intern_release(struct ember_intern *t);
+uint32_t ember_intern(struct ember_intern *t, const char *s, size_t len);
+/* Returns the id of s, or UINT32_MAX when it was never interned. */
+uint32_t ember_intern_find(const struct ember_intern *t, const char *s,
+			   size_t len);
+
+static inline const char *ember_intern_str(const struct ember_intern *t,
+					   uint32_t id, size_t *len)
+{
+	if (len)
+		*len = t->ents[id].len;
+	return t->ents[id].s;
+}
+
+static inline size_t ember_intern_count(const struct ember_intern *t)
+{
+	return t->n;
+}
+
+/* ---- stack -> count table -------------------------------------------- */
+
+/* Aggregates weights by stack, a sequence of frame ids (root first).  The
+ * ids mean whatever the caller's intern table says.  Stacks keep their
+ * order of first appearance; ember_stacks_sort orders them for output. */
+struct ember_stack_ent {
+	uint64_t hash;
+	uint32_t off, n; /* frames are ids[off .. off + n) */
+	double count;
+	double count2; /* second column (differential), 0 if unused */
+};
+struct ember_stacks {
+	uint32_t *ids;
+	size_t nids, aids;
+	struct ember_stack_ent *ents;
+	size_t n, alloc;
+	uint32_t *slots; /* entry + 1, 0 = empty */
+	size_t mask;
+};
+void ember_stacks_init(struct ember_stacks *s);
+void ember_stacks_release(struct ember_stacks *s);
+/* Adds count (and count2) to the stack; returns the entry index. */
+size_t ember_stacks_add(struct ember_stacks *s, const uint32_t *frames,
+			size_t n, double count, double count2);
+/* Adds every stack of src to dst (same intern table). */
+void ember_stacks_merge(struct ember_stacks *dst,
+			const struct ember_stacks *src);
+
+static inline const uint32_t *ember_stacks_frames(const struct ember_stacks *s,
+						  size_t i, size_t *n)
+{
+	*n = s->ents[i].n;
+	return s->ids + s->ents[i].off;
+}
+
+/* Sorts the entries so that the folded lines they make ("a;b;c") come in
+ * byte order, as `sort` in the Perl scripts does.  Invalidates indices. */
+void ember_stacks_sort(struct ember_stacks *s, const struct ember_intern *t);
+/* Writes "a;b;c count[ count2]\n" lines, in table order. */
+int ember_stacks_write(const struct ember_stacks *s,
+		       const struct ember_intern *t, int two_counts,
+		       ember_write_fn w, void *ctx) EMBER_WUR;
+
+/* ---- merged call tree ------------------------------------------------- */
+
+/* A flame graph's boxes, built as flamegraph.pl's `flow` builds them: the
+ * caller feeds stacks in drawing order (sorted for a flame graph, time
+ * order for a flame chart); a stack's frames shared with the previous
+ * stack extend the boxes already open, the rest close and new ones open.
+ * Frame names are slices that must outlive the tree. */
+struct ember_slice {
+	const char *s;
+	size_t len;
+};
+struct ember_tree_node {
+	const char *name;
+	uint32_t len;
+	uint32_t depth; /* 0 = the root ("all") */
+	double start, end;
+	double delta;   /* self delta of a differential stack */
+	int has_delta;
+};
+struct ember_tree {
+	struct ember_tree_node *nodes; /* closed boxes, children first */
+	size_t n, alloc;
+	double min_width;  /* boxes narrower than this are dropped */
+	uint32_t maxdepth; /* of the boxes kept */
+	double time;       /* sum of counts so far */
+	/* the boxes open now, one per depth */
+	struct ember_tree_node *open;
+	size_t nopen, aopen;
+};
+void ember_tree_init(struct ember_tree *t, double min_width);
+void ember_tree_release(struct ember_tree *t);
+/* Adds one stack (frames root first, without the implicit root); delta is
+ * NULL for a one-count stack. */
+void ember_tree_flow(struct ember_tree *t, const struct ember_slice *frames,
+		     size_t n, double count, const double *delta);
+/* Closes every open box; the root, if kept, is the last node. */
+void ember_tree_finish(struct ember_tree *t);
+
+/* ---- reading input ---------------------------------------------------- */
+
+/* A whole input in memory: a regular file is mapped, anything else (pipes,
+ * standard input, gzip-compressed files) is read into a buffer. */
+struct ember_input {
+	const char *data;
+	size_t len;
+	const char *name; /* as given; "-" or NULL for standard input */
+	void *priv_map;
+	size_t priv_maplen;
+	char *priv_buf;
+};
+int ember_input_load(struct ember_input *in, const char *path) EMBER_WUR;
+void ember_input_release(struct ember_input *in);
+
+/* A streamed input, read in chunks that end at a line boundary (the last
+ * chunk may end without a newline).  Memory stays bounded whatever the
+ * input's size.  gzip-compressed input is detected by its magic bytes. */
+struct ember_reader;
+int ember_reader_open(struct ember_reader **r, const char *path) EMBER_WUR;
+/* Returns 1 with a chunk, 0 at the end, or a negative EMBER_E* code.  The
+ * chunk stays valid until the next call. */
+int ember_reader_next(struct ember_reader *r, const char **p,
+		      size_t *len) EMBER_WUR;
+/* Bytes consumed from the underlying file so far (compressed bytes for a
+ * gzip input), and its size when known (0 otherwise): for progress. */
+uint64_t ember_reader_pos(const struct ember_reader *r);
+uint64_t ember_reader_size(const struct ember_reader *r);
+void ember_reader_close(struct ember_reader *r);
+
+/* ---- flamegraph ------------------------------------------------------- */
+
+/* Every option of flamegraph.pl, same names and defaults. */
+struct ember_fg_options {
+	const char *title;    /* NULL: "Flame Graph" / "Icicle Graph" / ... */
+	const char *subtitle; /* NULL: none */
+	int width;	      /* 1200 */
+	int height;	      /* frame height, 16 */
+	double minwidth;      /* 0.1 */
+	int minwidth_pct;     /* minwidth is a percentage of the total */
+	const char *fonttype; /* "Verdana" */
+	double fontsize;      /* 12 */
+	double fontwidth;     /* 0.59 */
+	const char *countname; /* "samples" */
+	const char *nametype;  /* "Function:" */
+	const char *colors;    /* "hot" */
+	const char *bgcolors;  /* NULL: by palette */
+	int hash, random;
+	const char *palette_file; /* --cp: "palette.map", else NULL */
+	int reverse, inverted, flamechart, negate;
+	const char *notes;
+	double factor;	     /* 1 */
+	double total;	     /* 0: the sum of the counts */
+	const char *encoding; /* NULL: none */
+	const char *nameattr_file;
+	/* ember's own */
+	int perl_compat; /* the error SVG names flamegraph.pl */
+};
+void ember_fg_options_init(struct ember_fg_options *o);
+
+/* The background gradient for --bgcolors (NULL: the palette's default);
+ * 0, or EMBER_EINVAL for a colour flamegraph.pl does not know. */
+int ember_fg_bgcolors(const char *bgcolors, const char *colors, char c1[8],
+		      char c2[8]);
+
+/* Reports from a render, for the caller to print. */
+struct ember_fg_stats {
+	size_t lines, ignored;	/* input lines, lines with no valid count */
+	const char *first_bad_name; /* input of the first ignored line */
+	size_t first_bad_line;	    /* its line number (1-based) */
+	double total;		    /* sum of the counts */
+	size_t frames;		    /* boxes drawn */
+	int total_ignored;	    /* --total was below the real total */
+	const char *bad_file; /* --nameattr or palette file that failed */
+};
+
+struct ember_flamegraph;
+struct ember_flamegraph *ember_flamegraph_new(const struct ember_fg_options *o);
+/* Adds one input's folded lines; data must stay valid until the render. */
+void ember_flamegraph_add(struct ember_flamegraph *fg, const char *name,
+			  const char *data, size_t len);
+/* Writes the SVG.  Returns EMBER_EEMPTY (after writing the error SVG that
+ * flamegraph.pl writes) when there are no stack counts. */
+int ember_flamegraph_render(struct ember_flamegraph *fg, ember_write_fn w,
+			    void *ctx, struct ember_fg_stats *stats) EMBER_WUR;
+void ember_flamegraph_free(struct ember_flamegraph *fg);
+
+/* ---- collapse --------------------------------------------------------- */
+
+/* ---- diff ------------------------------------------------------------- */
+
+/* ---- record ----------------------------------------------------------- */
+
+#endif

@@ -1,0 +1,46 @@
+/* Shared by the ember command's subcommands: messages, numbers, output. */
+#ifndef EMBER_CLI_H
+#define EMBER_CLI_H
+
+#include <stdio.h>
+
+#include "ember.h"
+
+/* Every subcommand: argv[0] is its name (or the link's); preset is what
+ * the command table or a FlameGraph-named link asks for (the format of
+ * `collapse`, "compat" for flamegraph.pl/difffolded.pl), else NULL. */
+typedef int (*cmd_fn)(int argc, char **argv, const char *preset);
+
+int cmd_flamegraph(int argc, char **argv, const char *preset);
+int cmd_collapse(int argc, char **argv, const char *preset);
+int cmd_diff(int argc, char **argv, const char *preset);
+int cmd_record(int argc, char **argv, const char *preset);
+
+/* "ember: <message>" on stderr; cli_warn adds "warning: ". */
+void cli_error(const char *fmt, ...) EMBER_PRINTF(1, 2);
+void cli_warn(const char *fmt, ...) EMBER_PRINTF(1, 2);
+/* Prints the message and a pointer to `ember CMD -h`; returns 2. */
+int cli_usage(const char *cmd, const char *fmt, ...) EMBER_PRINTF(2, 3);
+/* The library's log callback: warnings to stderr unless quiet. */
+void cli_log(int level, const char *msg, void *ctx);
+extern int cli_verbose; /* -1 quiet, 0 normal, 1+ verbose */
+
+/* Strict number parsing: the whole string, finite; 0 or -1. */
+int cli_double(const char *s, double *out);
+int cli_long(const char *s, long min, long max, long *out);
+
+/* Output to a file, written under a temporary name and renamed into place
+ * on success (removed on failure or a fatal signal), or to stdout. */
+struct cli_out {
+	FILE *f;
+	char *path, *tmp;
+};
+int cli_out_open(struct cli_out *o, const char *path);
+/* Flushes and checks for write errors; on ok, renames into place.
+ * Returns 0, or 1 after printing why. */
+int cli_out_close(struct cli_out *o, int ok);
+
+/* Whether standard error is a terminal (for progress lines). */
+int cli_stderr_tty(void);
+
+#endif

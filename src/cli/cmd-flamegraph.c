@@ -1,0 +1,289 @@
+/* ember flamegraph: folded stacks in, an interactive SVG out, with every
+ * option of flamegraph.pl. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static void help(FILE *f, const char *prog)
+{
+	fprintf(f,
+"usage: %s [OPTIONS] [FILE...] > out.svg\n"
+"\n"
+"Draws folded stacks (\"a;b;c 42\" lines, from files, '-' or standard\n"
+"input, gzip-compressed or not) as an interactive SVG flame graph: hover\n"
+"for details, click to zoom, Ctrl-F to search.  Same options and output\n"
+"as FlameGraph's flamegraph.pl.\n"
+"\n"
+"  -o, --output FILE    write the SVG to FILE (default: standard output)\n"
+"  --title TEXT         title (default \"Flame Graph\")\n"
+"  --subtitle TEXT      second title line\n"
+"  --width NUM          image width in pixels (default 1200)\n"
+"  --height NUM         frame height in pixels (default 16)\n"
+"  --minwidth NUM[%%]    omit frames narrower than NUM pixels, or NUM %% of\n"
+"                       the total (default 0.1)\n"
+"  --fonttype FONT      font (default Verdana)\n"
+"  --fontsize NUM       font size (default 12)\n"
+"  --fontwidth NUM      average glyph width / font size (default 0.59)\n"
+"  --countname TEXT     what the counts are (default \"samples\")\n"
+"  --nametype TEXT      what the frames are (default \"Function:\")\n"
+"  --colors PALETTE     hot (default) mem io wakeup chain java js perl red\n"
+"                       green blue aqua yellow purple orange\n"
+"  --bgcolors COLOR     background: yellow blue green grey or #rrggbb\n"
+"  --hash               colours by a hash of the name (positional)\n"
+"  --random             random colours\n"
+"  --cp                 consistent palette: reuse and update palette.map\n"
+"  --reverse            reverse the stacks (bottom-up, callers on top)\n"
+"  --inverted           icicle graph (root at the top)\n"
+"  --flamechart         keep input order (time on the x axis)\n"
+"  --negate             swap the differential colours\n"
+"  --notes TEXT         add a comment to the SVG\n"
+"  --factor NUM         multiply the counts shown (default 1)\n"
+"  --total NUM          use NUM as the full width instead of the sum\n"
+"  --encoding ENC       XML encoding declaration\n"
+"  --nameattr FILE      per-function attributes (title, href, class...)\n"
+"  -h, --help           this help\n"
+"\n"
+"Lines with two counts (\"stack before after\", from ember diff) draw a\n"
+"differential graph: red grew, blue shrank.\n"
+"\n"
+"EXAMPLES\n"
+"  %s out.folded > out.svg\n"
+"  grep ext4 out.folded | %s --title 'ext4 only' > ext4.svg\n"
+"  %s --colors java --minwidth 0.5%% -o java.svg java.folded.gz\n"
+"  ember diff before.folded after.folded | %s > diff.svg\n",
+		prog, prog, prog, prog, prog);
+}
+
+enum {
+	O_TITLE = 256, O_SUBTITLE, O_WIDTH, O_HEIGHT, O_MINWIDTH, O_FONTTYPE,
+	O_FONTSIZE, O_FONTWIDTH, O_COUNTNAME, O_NAMETYPE, O_COLORS,
+	O_BGCOLORS, O_HASH, O_RANDOM, O_CP, O_REVERSE, O_INVERTED,
+	O_FLAMECHART, O_NEGATE, O_NOTES, O_FACTOR, O_TOTAL, O_ENCODING,
+	O_NAMEATTR,
+};
+
+static const struct option longopts[] = {
+	{"title", required_argument, NULL, O_TITLE},
+	{"subtitle", required_argument, NULL, O_SUBTITLE},
+	{"width", required_argument, NULL, O_WIDTH},
+	{"height", required_argument, NULL, O_HEIGHT},
+	{"minwidth", required_argument, NULL, O_MINWIDTH},
+	{"fonttype", required_argument, NULL, O_FONTTYPE},
+	{"fontsize", required_argument, NULL, O_FONTSIZE},
+	{"fontwidth", required_argument, NULL, O_FONTWIDTH},
+	{"countname", required_argument, NULL, O_COUNTNAME},
+	{"nametype", required_argument, NULL, O_NAMETYPE},
+	{"colors", required_argument, NULL, O_COLORS},
+	{"bgcolors", required_argument, NULL, O_BGCOLORS},
+	{"hash", no_argument, NULL, O_HASH},
+	{"random", no_argument, NULL, O_RANDOM},
+	{"cp", no_argument, NULL, O_CP},
+	{"reverse", no_argument, NULL, O_REVERSE},
+	{"inverted", no_argument, NULL, O_INVERTED},
+	{"flamechart", no_argument, NULL, O_FLAMECHART},
+	{"negate", no_argument, NULL, O_NEGATE},
+	{"notes", required_argument, NULL, O_NOTES},
+	{"factor", required_argument, NULL, O_FACTOR},
+	{"total", required_argument, NULL, O_TOTAL},
+	{"encoding", required_argument, NULL, O_ENCODING},
+	{"nameattr", required_argument, NULL, O_NAMEATTR},
+	{"output", required_argument, NULL, 'o'},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+static const char *const palettes[] = {
+	"hot", "mem", "io", "wakeup", "chain", "java", "js", "perl", "red",
+	"green", "blue", "aqua", "yellow", "purple", "orange",
+};
+
+/* --minwidth: "NUM" pixels or "NUM%" of the total, as flamegraph.pl's
+ * ^[0-9.]+%?$ */
+static int parse_minwidth(const char *s, struct ember_fg_options *o)
+{
+	size_t n = strlen(s);
+	char *tmp;
+	int pct = n && s[n - 1] == '%';
+
+	if (!n || strspn(s, "0123456789.") != n - (size_t)pct)
+		return -1;
+	tmp = ember_xmemdup(s, n - (size_t)pct);
+	int err = cli_double(tmp, &o->minwidth);
+	free(tmp);
+	o->minwidth_pct = pct;
+	return err;
+}
+
+int cmd_flamegraph(int argc, char **argv, const char *preset)
+{
+	struct ember_fg_options o;
+	const char *prog = preset ? "flamegraph.pl" : "ember flamegraph";
+	const char *cmd = "flamegraph";
+	const char *output = NULL;
+	long lv;
+	int c, rc = 1;
+
+	ember_fg_options_init(&o);
+	o.perl_compat = preset != NULL;
+	opterr = 0;
+	optind = 1;
+	/* single-dash long options too, as Perl's Getopt::Long takes them */
+	while ((c = getopt_long_only(argc, argv, "o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case O_TITLE: o.title = optarg; break;
+		case O_SUBTITLE: o.subtitle = optarg; break;
+		case O_WIDTH:
+			if (cli_long(optarg, 1, 1000000, &lv))
+				return cli_usage(cmd, "--width must be a whole "
+						      "number of pixels, not '%s'",
+						 optarg);
+			o.width = (int)lv;
+			break;
+		case O_HEIGHT:
+			if (cli_long(optarg, 1, 10000, &lv))
+				return cli_usage(cmd, "--height must be a whole "
+						      "number of pixels, not '%s'",
+						 optarg);
+			o.height = (int)lv;
+			break;
+		case O_MINWIDTH:
+			if (parse_minwidth(optarg, &o))
+				return cli_usage(cmd, "--minwidth takes pixels "
+						      "or a percentage (0.5%%), "
+						      "not '%s'",
+						 optarg);
+			break;
+		case O_FONTTYPE: o.fonttype = optarg; break;
+		case O_FONTSIZE:
+			if (cli_double(optarg, &o.fontsize) || o.fontsize <= 0)
+				return cli_usage(cmd, "--fontsize must be a "
+						      "positive number, not '%s'",
+						 optarg);
+			break;
+		case O_FONTWIDTH:
+			if (cli_double(optarg, &o.fontwidth) || o.fontwidth <= 0)
+				return cli_usage(cmd, "--fontwidth must be a "
+						      "positive number, not '%s'",
+						 optarg);
+			break;
+		case O_COUNTNAME: o.countname = optarg; break;
+		case O_NAMETYPE: o.nametype = optarg; break;
+		case O_COLORS: o.colors = optarg; break;
+		case O_BGCOLORS: o.bgcolors = optarg; break;
+		case O_HASH: o.hash = 1; break;
+		case O_RANDOM: o.random = 1; break;
+		case O_CP: o.palette_file = "palette.map"; break;
+		case O_REVERSE: o.reverse = 1; break;
+		case O_INVERTED: o.inverted = 1; break;
+		case O_FLAMECHART: o.flamechart = 1; break;
+		case O_NEGATE: o.negate = 1; break;
+		case O_NOTES: o.notes = optarg; break;
+		case O_FACTOR:
+			if (cli_double(optarg, &o.factor))
+				return cli_usage(cmd, "--factor must be a number, "
+						      "not '%s'",
+						 optarg);
+			break;
+		case O_TOTAL:
+			if (cli_double(optarg, &o.total) || o.total < 0)
+				return cli_usage(cmd, "--total must be a number, "
+						      "not '%s'",
+						 optarg);
+			break;
+		case O_ENCODING: o.encoding = optarg; break;
+		case O_NAMEATTR: o.nameattr_file = optarg; break;
+		case 'o': output = optarg; break;
+		case 'h': help(stdout, prog); return 0;
+		default:
+			if (optopt && optopt < 256 && optopt != '?')
+				return cli_usage(cmd, "option '-%c' %s", optopt,
+						 strchr("o", optopt)
+							 ? "needs a value"
+							 : "is unknown");
+			return cli_usage(cmd, "option '%s' is unknown or needs "
+					      "a value",
+					 argv[optind - 1]);
+		}
+	}
+
+	int known = 0;
+	for (size_t i = 0; i < sizeof(palettes) / sizeof(palettes[0]); i++)
+		known |= !strcmp(o.colors, palettes[i]);
+	if (!known)
+		cli_warn("unknown palette '%s': frames will be black "
+			 "(palettes: hot mem io wakeup chain java js perl red "
+			 "green blue aqua yellow purple orange)",
+			 o.colors);
+	if (o.bgcolors) {
+		char c1[8], c2[8];
+		if (ember_fg_bgcolors(o.bgcolors, o.colors, c1, c2))
+			return cli_usage(cmd, "--bgcolors takes yellow, blue, "
+					      "green, grey or #rrggbb, not '%s'",
+					 o.bgcolors);
+	}
+
+	/* all inputs are read before anything is written */
+	int nin = argc - optind > 0 ? argc - optind : 1;
+	struct ember_input *in = ember_xcalloc((size_t)nin, sizeof(*in));
+	struct ember_flamegraph *fg = ember_flamegraph_new(&o);
+	struct cli_out out = {0};
+	int loaded = 0;
+	for (int i = 0; i < nin; i++) {
+		const char *path = optind + i < argc ? argv[optind + i] : "-";
+		int err = ember_input_load(&in[i], path);
+		if (err) {
+			cli_error("cannot read '%s': %s",
+				  strcmp(path, "-") ? path : "standard input",
+				  err == EMBER_EFORMAT ? "corrupt gzip data"
+						       : strerror(errno));
+			goto out;
+		}
+		loaded++;
+		ember_flamegraph_add(fg, in[i].name, in[i].data, in[i].len);
+	}
+
+	if (cli_out_open(&out, output))
+		goto out;
+	struct ember_fg_stats st;
+	int err = ember_flamegraph_render(fg, ember_write_stdio, out.f, &st);
+	if (st.ignored)
+		cli_warn("ignored %zu line%s with invalid format (the first "
+			 "is line %zu of %s)",
+			 st.ignored, st.ignored == 1 ? "" : "s",
+			 st.first_bad_line,
+			 strcmp(st.first_bad_name, "-") ? st.first_bad_name
+							: "standard input");
+	if (st.total_ignored)
+		cli_warn("--total %g is less than the actual total %g, so "
+			 "ignored",
+			 o.total, st.total);
+	if (err == EMBER_EEMPTY) {
+		cli_error("no stack counts found in the input");
+		cli_out_close(&out, 1); /* the error SVG, as flamegraph.pl */
+		rc = preset ? 2 : 1;
+		goto out;
+	}
+	if (!err && !strcmp(o.countname, "samples") && st.total < 100)
+		cli_warn("stack count is low (%g); did something go wrong?",
+			 st.total);
+	if (err == EMBER_EFORMAT && st.bad_file)
+		cli_error("invalid line in '%s' (want \"function<TAB>"
+			  "key=value...\")",
+			  st.bad_file);
+	else if (err && st.bad_file)
+		cli_error("cannot use '%s': %s", st.bad_file, strerror(errno));
+	else if (err && err != EMBER_EIO)
+		cli_error("cannot draw the flame graph: %s",
+			  ember_strerror(err));
+	/* a failed write is reported by cli_out_close */
+	rc = cli_out_close(&out, !err || (err == EMBER_EIO && !st.bad_file));
+out:
+	ember_flamegraph_free(fg);
+	for (int i = 0; i < loaded; i++)
+		ember_input_release(&in[i]);
+	free(in);
+	return rc;
+}

@@ -1,0 +1,87 @@
+/* The ember command: a table of subcommands, and the FlameGraph script
+ * names under which ember acts as those scripts. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const struct cmd {
+	const char *name;
+	cmd_fn fn;
+	const char *summary;
+} commands[] = {
+	{"record", cmd_record, "sample a command, a process or the system"},
+	{"collapse", cmd_collapse, "fold profiler output into folded stacks"},
+	{"flamegraph", cmd_flamegraph, "render folded stacks as an SVG"},
+	{"diff", cmd_diff, "compare two folded profiles"},
+};
+
+/* Invoked as one of these names, ember is that FlameGraph script. */
+static const struct link {
+	const char *name;
+	cmd_fn fn;
+	const char *preset;
+} links[] = {
+	{"flamegraph", cmd_flamegraph, "compat"},
+	{"stackcollapse-perf", cmd_collapse, "perf"},
+	{"stackcollapse-stap", cmd_collapse, "stap"},
+	{"stackcollapse", cmd_collapse, "dtrace"},
+	{"stackcollapse-recursive", cmd_collapse, "recursive"},
+	{"difffolded", cmd_diff, "compat"},
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: ember COMMAND [OPTIONS] [ARGS...]\n\n"
+		   "ember captures stack samples, folds profiler output and "
+		   "draws flame graphs.\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-11s %s\n", commands[i].name,
+			commands[i].summary);
+	fprintf(f,
+		"\n'ember COMMAND -h' describes a command's options.\n\n"
+		"EXAMPLES\n"
+		"  ember record -o profile.svg -- ./myprogram args\n"
+		"  perf script | ember collapse perf > out.folded\n"
+		"  ember flamegraph out.folded > out.svg\n"
+		"  ember diff before.folded after.folded | ember flamegraph > "
+		"diff.svg\n");
+}
+
+int main(int argc, char **argv)
+{
+	const char *base = argv[0] ? strrchr(argv[0], '/') : NULL;
+	char name[64];
+
+	base = base ? base + 1 : (argv[0] ? argv[0] : "ember");
+	snprintf(name, sizeof(name), "%s", base);
+	size_t n = strlen(name);
+	if (n > 3 && !strcmp(name + n - 3, ".pl"))
+		name[n - 3] = '\0';
+	ember_set_log(cli_log, NULL);
+	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++)
+		if (!strcmp(name, links[i].name))
+			return links[i].fn(argc, argv, links[i].preset);
+
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	const char *cmd = argv[1];
+	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") ||
+	    !strcmp(cmd, "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
+		printf("ember %s\n", EMBER_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(cmd, commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1, NULL);
+	fprintf(stderr, "ember: '%s' is not a command\n", cmd);
+	usage(stderr);
+	return 2;
+}

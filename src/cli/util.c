@@ -1,0 +1,185 @@
+/* Messages, number parsing and safe output for the subcommands. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+int cli_verbose;
+
+static void vmsg(const char *prefix, const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fputs("ember: ", stderr);
+	fputs(prefix, stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("", fmt, ap);
+	va_end(ap);
+}
+
+void cli_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (cli_verbose < 0)
+		return;
+	va_start(ap, fmt);
+	vmsg("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+int cli_usage(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("", fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "see 'ember %s -h' for the options\n", cmd);
+	return 2;
+}
+
+void cli_log(int level, const char *msg, void *ctx)
+{
+	(void)ctx;
+	if (level == EMBER_LOG_ERROR)
+		cli_error("%s", msg);
+	else if (level == EMBER_LOG_WARN)
+		cli_warn("%s", msg);
+	else if (cli_verbose >= level - EMBER_LOG_WARN)
+		fprintf(stderr, "ember: %s\n", msg);
+}
+
+int cli_double(const char *s, double *out)
+{
+	char *end;
+
+	errno = 0;
+	double v = strtod(s, &end);
+	if (!*s || *end || errno || !isfinite(v))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int cli_long(const char *s, long min, long max, long *out)
+{
+	char *end;
+
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (!*s || *end || errno || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int cli_stderr_tty(void)
+{
+	return isatty(2);
+}
+
+/* The temporary file to remove if a signal ends us mid-write. */
+static volatile sig_atomic_t have_tmp;
+static char tmp_path[PATH_MAX + 32];
+
+static void on_fatal_signal(int sig)
+{
+	if (have_tmp)
+		unlink(tmp_path);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+int cli_out_open(struct cli_out *o, const char *path)
+{
+	memset(o, 0, sizeof(*o));
+	if (!path || !strcmp(path, "-")) {
+		o->f = stdout;
+		return 0;
+	}
+	size_t n = strlen(path);
+	if (n > PATH_MAX) {
+		cli_error("cannot write '%s': %s", path, strerror(ENAMETOOLONG));
+		return 1;
+	}
+	o->path = ember_xstrdup(path);
+	o->tmp = ember_xmalloc(n + 16);
+	snprintf(o->tmp, n + 16, "%s.tmp.XXXXXX", path);
+	int fd = mkstemp(o->tmp);
+	if (fd < 0) {
+		cli_error("cannot write '%s': %s", path, strerror(errno));
+		free(o->path);
+		free(o->tmp);
+		return 1;
+	}
+	mode_t mask = umask(0);
+	umask(mask);
+	fchmod(fd, 0666 & ~mask);
+	o->f = fdopen(fd, "w");
+	if (!o->f) {
+		cli_error("cannot write '%s': %s", path, strerror(errno));
+		close(fd);
+		unlink(o->tmp);
+		free(o->path);
+		free(o->tmp);
+		return 1;
+	}
+	setvbuf(o->f, NULL, _IOFBF, 1 << 16);
+	memcpy(tmp_path, o->tmp, strlen(o->tmp) + 1);
+	have_tmp = 1;
+	signal(SIGINT, on_fatal_signal);
+	signal(SIGTERM, on_fatal_signal);
+	signal(SIGHUP, on_fatal_signal);
+	signal(SIGPIPE, on_fatal_signal);
+	return 0;
+}
+
+int cli_out_close(struct cli_out *o, int ok)
+{
+	int failed = 0;
+
+	if (!o->f)
+		return ok ? 0 : 1;
+	if (fflush(o->f) || ferror(o->f)) {
+		if (ok)
+			cli_error("cannot write '%s': %s",
+				  o->path ? o->path : "standard output",
+				  strerror(errno ? errno : EIO));
+		failed = 1;
+	}
+	if (o->f == stdout) {
+		o->f = NULL;
+		return failed || !ok;
+	}
+	if (fclose(o->f) && !failed) {
+		cli_error("cannot write '%s': %s", o->path, strerror(errno));
+		failed = 1;
+	}
+	o->f = NULL;
+	if (ok && !failed && rename(o->tmp, o->path)) {
+		cli_error("cannot write '%s': %s", o->path, strerror(errno));
+		failed = 1;
+	}
+	if (!ok || failed)
+		unlink(o->tmp);
+	have_tmp = 0;
+	free(o->path);
+	free(o->tmp);
+	return failed || !ok;
+}

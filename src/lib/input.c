@@ -1,0 +1,362 @@
+/*
+ * Reading input: whole files (mapped when they are regular files) and
+ * streams read in chunks of whole lines.  gzip-compressed data, recognised
+ * by its magic bytes, is inflated on the way (concatenated members too).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "internal.h"
+
+static int is_stdin(const char *path)
+{
+	return !path || !strcmp(path, "-");
+}
+
+static int open_path(const char *path)
+{
+	if (is_stdin(path))
+		return dup(0);
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+static int errno_code(void)
+{
+	switch (errno) {
+	case ENOENT:
+	case ENOTDIR: return EMBER_ENOENT;
+	case EACCES:
+	case EPERM: return EMBER_EPERM;
+	case ENOMEM: return EMBER_ENOMEM;
+	}
+	return EMBER_EIO;
+}
+
+static int read_all(int fd, struct ember_buf *b)
+{
+	for (;;) {
+		if (b->alloc - b->len < 65536)
+			ember_buf_grow(b, b->len < 65536 ? 65536 : b->len);
+		ssize_t r = read(fd, b->buf + b->len, b->alloc - b->len - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return errno_code();
+		if (r == 0)
+			break;
+		b->len += (size_t)r;
+	}
+	b->buf[b->len] = '\0';
+	return 0;
+}
+
+static int is_gzip(const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	return n >= 2 && s[0] == 0x1f && s[1] == 0x8b;
+}
+
+/* Inflates gzip data (every member) into out; EMBER_EFORMAT if corrupt. */
+static int gunzip(const void *src, size_t n, struct ember_buf *out)
+{
+	z_stream z;
+	int ret = Z_OK;
+
+	memset(&z, 0, sizeof(z));
+	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
+		return EMBER_ENOMEM;
+	z.next_in = (Bytef *)src;
+	while (n || ret == Z_OK) {
+		uInt chunk = n > (1u << 30) ? (1u << 30) : (uInt)n;
+		z.avail_in += chunk;
+		n -= chunk;
+		do {
+			if (out->alloc - out->len < 65536)
+				ember_buf_grow(out, out->len < 65536 ? 65536
+								     : out->len);
+			z.next_out = (Bytef *)out->buf + out->len;
+			z.avail_out = (uInt)(out->alloc - out->len - 1);
+			ret = inflate(&z, Z_NO_FLUSH);
+			out->len = (size_t)((char *)z.next_out - out->buf);
+			if (ret == Z_STREAM_END) {
+				/* another member may follow */
+				if (!z.avail_in && !n)
+					break;
+				if (!is_gzip(z.next_in, z.avail_in))
+					break; /* trailing garbage: ignore */
+				inflateReset(&z);
+				ret = Z_OK;
+			}
+		} while (ret == Z_OK && (z.avail_in || !z.avail_out));
+		if (ret != Z_OK || (!n && !z.avail_in))
+			break;
+	}
+	inflateEnd(&z);
+	out->buf[out->len] = '\0';
+	if (ret == Z_STREAM_END)
+		return 0;
+	if (ret == Z_MEM_ERROR)
+		return EMBER_ENOMEM;
+	return EMBER_EFORMAT; /* corrupt or truncated */
+}
+
+int ember_input_load(struct ember_input *in, const char *path)
+{
+	struct ember_buf b = EMBER_BUF_INIT;
+	struct stat st;
+	int fd, err = 0;
+
+	memset(in, 0, sizeof(*in));
+	in->name = is_stdin(path) ? "-" : path;
+	in->data = "";
+	fd = open_path(path);
+	if (fd < 0)
+		return errno_code();
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		unsigned char magic[2];
+		ssize_t r = pread(fd, magic, 2, 0);
+		if (!is_gzip(magic, r > 0 ? (size_t)r : 0)) {
+			void *p = mmap(NULL, (size_t)st.st_size, PROT_READ,
+				       MAP_PRIVATE, fd, 0);
+			if (p != MAP_FAILED) {
+				madvise(p, (size_t)st.st_size, MADV_SEQUENTIAL);
+				in->priv_map = p;
+				in->priv_maplen = (size_t)st.st_size;
+				in->data = p;
+				in->len = (size_t)st.st_size;
+				close(fd);
+				return 0;
+			}
+		}
+	} else if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		close(fd);
+		errno = EISDIR;
+		return EMBER_EIO;
+	}
+	err = read_all(fd, &b);
+	close(fd);
+	if (!err && is_gzip(b.buf, b.len)) {
+		struct ember_buf z = EMBER_BUF_INIT;
+		err = gunzip(b.buf, b.len, &z);
+		ember_buf_release(&b);
+		b = z;
+	}
+	if (err) {
+		ember_buf_release(&b);
+		return err;
+	}
+	in->priv_buf = ember_buf_detach(&b, &in->len);
+	in->data = in->priv_buf;
+	return 0;
+}
+
+void ember_input_release(struct ember_input *in)
+{
+	if (in->priv_map)
+		munmap(in->priv_map, in->priv_maplen);
+	free(in->priv_buf);
+	memset(in, 0, sizeof(*in));
+}
+
+/* ---- streaming ---- */
+
+#define CHUNK (1u << 20)	 /* bytes read at a time */
+#define MAX_LINE (64u << 20) /* a longer "line" is handed out in pieces */
+
+struct ember_reader {
+	int fd;
+	int eof;      /* no more decompressed bytes will come */
+	int detected; /* the first bytes were checked for gzip's magic */
+	int gz;	      /* inflating; 2 once inflateEnd has run */
+	int err;      /* reported once everything before it is handed out */
+	uint64_t pos, size;
+	z_stream z;
+	unsigned char *raw; /* compressed bytes (gzip) */
+	char *buf;	    /* decompressed bytes: [0, len) */
+	size_t len, alloc;
+	size_t keep; /* bytes of buf handed out by the last call */
+};
+
+int ember_reader_open(struct ember_reader **rp, const char *path)
+{
+	struct ember_reader *r;
+	struct stat st;
+	int fd = open_path(path);
+
+	*rp = NULL;
+	if (fd < 0)
+		return errno_code();
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		close(fd);
+		errno = EISDIR;
+		return EMBER_EIO;
+	}
+	r = ember_xcalloc(1, sizeof(*r));
+	r->fd = fd;
+	if (S_ISREG(st.st_mode)) {
+		r->size = (uint64_t)st.st_size;
+		posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	}
+	r->alloc = 2 * CHUNK;
+	r->buf = ember_xmalloc(r->alloc + 1);
+	*rp = r;
+	return 0;
+}
+
+static ssize_t raw_read(struct ember_reader *r, void *p, size_t n)
+{
+	for (;;) {
+		ssize_t got = read(r->fd, p, n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got > 0)
+			r->pos += (uint64_t)got;
+		return got;
+	}
+}
+
+static void gz_end(struct ember_reader *r, int err)
+{
+	if (r->gz == 1)
+		inflateEnd(&r->z);
+	r->gz = 2;
+	r->eof = 1;
+	if (err && !r->err)
+		r->err = err;
+}
+
+/* Starts inflating: the n bytes at buf are the first compressed ones. */
+static void gz_start(struct ember_reader *r)
+{
+	r->raw = ember_xmalloc(CHUNK);
+	memcpy(r->raw, r->buf, r->len);
+	r->z.next_in = r->raw;
+	r->z.avail_in = (uInt)r->len;
+	r->len = 0;
+	r->gz = 1;
+	if (inflateInit2(&r->z, 16 + MAX_WBITS) != Z_OK) {
+		r->gz = 2;
+		r->eof = 1;
+		r->err = EMBER_ENOMEM;
+	}
+}
+
+/* Appends up to `room` decompressed bytes at buf + len (at least one byte
+ * unless the input ends or fails). */
+static void fill(struct ember_reader *r, size_t room)
+{
+	if (!r->gz) {
+		ssize_t got = raw_read(r, r->buf + r->len, room);
+		if (got < 0) {
+			r->err = errno_code();
+			r->eof = 1;
+			return;
+		}
+		if (got == 0)
+			r->eof = 1;
+		r->len += (size_t)got;
+		if (!r->detected && (r->len >= 2 || r->eof)) {
+			r->detected = 1;
+			if (is_gzip(r->buf, r->len)) {
+				r->eof = 0;
+				gz_start(r);
+			}
+		}
+		if (!r->gz)
+			return;
+	}
+	size_t before = r->len;
+	while (r->len == before && !r->eof) {
+		if (!r->z.avail_in) {
+			ssize_t got = raw_read(r, r->raw, CHUNK);
+			if (got <= 0) {
+				/* the stream ended inside a member */
+				gz_end(r, got < 0 ? errno_code() : EMBER_EFORMAT);
+				break;
+			}
+			r->z.next_in = r->raw;
+			r->z.avail_in = (uInt)got;
+		}
+		r->z.next_out = (Bytef *)r->buf + r->len;
+		r->z.avail_out = (uInt)room;
+		int ret = inflate(&r->z, Z_NO_FLUSH);
+		r->len = (size_t)((char *)r->z.next_out - r->buf);
+		if (ret == Z_STREAM_END) {
+			if (!r->z.avail_in) {
+				/* at a member's end: more members, or the end */
+				ssize_t got = raw_read(r, r->raw, CHUNK);
+				if (got <= 0) {
+					gz_end(r, got < 0 ? errno_code() : 0);
+					break;
+				}
+				r->z.next_in = r->raw;
+				r->z.avail_in = (uInt)got;
+			}
+			if (!is_gzip(r->z.next_in, r->z.avail_in))
+				gz_end(r, 0); /* trailing bytes: ignored */
+			else
+				inflateReset(&r->z);
+		} else if (ret != Z_OK && !(ret == Z_BUF_ERROR && !r->z.avail_in)) {
+			gz_end(r, ret == Z_MEM_ERROR ? EMBER_ENOMEM : EMBER_EFORMAT);
+		}
+	}
+}
+
+int ember_reader_next(struct ember_reader *r, const char **p, size_t *len)
+{
+	/* drop what was handed out last time */
+	if (r->keep) {
+		memmove(r->buf, r->buf + r->keep, r->len - r->keep);
+		r->len -= r->keep;
+		r->keep = 0;
+	}
+	for (;;) {
+		/* hand out everything up to the last newline */
+		char *nl = r->len ? memrchr(r->buf, '\n', r->len) : NULL;
+		if (nl && (r->len >= CHUNK || r->eof))
+			r->keep = (size_t)(nl - r->buf) + 1;
+		else if (r->eof || r->len >= MAX_LINE)
+			r->keep = r->len; /* a last line without a newline, or
+					     an absurd one, handed out as is */
+		if (r->keep) {
+			*p = r->buf;
+			*len = r->keep;
+			return 1;
+		}
+		if (r->eof)
+			return r->err;
+		if (r->alloc - r->len < CHUNK) {
+			r->alloc *= 2;
+			r->buf = ember_xrealloc(r->buf, r->alloc + 1);
+		}
+		fill(r, CHUNK);
+	}
+}
+
+uint64_t ember_reader_pos(const struct ember_reader *r)
+{
+	return r->pos;
+}
+
+uint64_t ember_reader_size(const struct ember_reader *r)
+{
+	return r->size;
+}
+
+void ember_reader_close(struct ember_reader *r)
+{
+	if (!r)
+		return;
+	if (r->gz == 1)
+		inflateEnd(&r->z);
+	close(r->fd);
+	free(r->raw);
+	free(r->buf);
+	free(r);
+}

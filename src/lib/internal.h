@@ -1,0 +1,28 @@
+/* Declarations shared inside libember but not part of its interface. */
+#ifndef EMBER_INTERNAL_H
+#define EMBER_INTERNAL_H
+
+#include "ember.h"
+
+#define EMBER_HIDDEN __attribute__((visibility("hidden")))
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+/* Grows an array to hold at least n elements (geometric growth). */
+#define EMBER_GROW(p, n, alloc)                                              \
+	do {                                                                 \
+		if ((n) > (alloc)) {                                         \
+			size_t na_ = (alloc) ? (alloc) : 16;                 \
+			while (na_ < (n))                                    \
+				na_ = na_ / 2 * 3 + 16;                      \
+			(p) = ember_xreallocarray((p), na_, sizeof(*(p)));   \
+			(alloc) = na_;                                       \
+		}                                                            \
+	} while (0)
+
+/* The SVG's embedded assets (generated from src/lib/render/assets/). */
+extern const char ember_asset_flamegraph_js[];
+extern const char ember_asset_flamegraph_css[];
+
+#endif

@@ -1,0 +1,39 @@
+/* The flame-graph renderer's state, shared by flamegraph.c and svg.c. */
+#ifndef EMBER_FG_H
+#define EMBER_FG_H
+
+#include "render.h"
+
+#define EMBER_FG_XPAD 10
+#define EMBER_FG_FRAMEPAD 1
+
+/* One valid input line: the whole line (for sorting), its stack part and
+ * counts; c2 is the second column of a differential line. */
+struct fg_line {
+	const char *s;
+	uint32_t len, stack_len;
+	double c1, c2;
+	int two;
+};
+
+struct ember_flamegraph {
+	struct ember_fg_options o;
+	struct fg_line *lines;
+	size_t nlines, alines;
+	size_t nlines_in, ignored;
+	const char *first_bad_name;
+	size_t first_bad_line;
+	struct ember_arena arena; /* rewritten lines (--reverse, chain) */
+};
+
+struct fg_layout {
+	double time, timemax, wpt, maxdelta;
+};
+
+int ember_fg_write_svg(struct ember_flamegraph *fg, struct ember_tree *tree,
+		       const struct fg_layout *lay, ember_write_fn w,
+		       void *ctx, const char **bad_file);
+int ember_fg_write_error(struct ember_flamegraph *fg, ember_write_fn w,
+			 void *ctx);
+
+#endif

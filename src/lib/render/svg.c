@@ -1,0 +1,431 @@
+/*
+ * The SVG writer: flamegraph.pl's image, frame for frame (same geometry,
+ * tooltips, labels and colours), with ember's own JavaScript and CSS.
+ * Frames are written root first and in pre-order, so that every subtree is
+ * a contiguous run of <g> elements; the script relies on that.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fg.h"
+#include "nameattr.h"
+
+#define FLUSH_AT (1 << 16)
+
+struct out {
+	struct ember_buf b;
+	ember_write_fn w;
+	void *ctx;
+	int err;
+};
+
+static void out_flush(struct out *o, int force)
+{
+	if (o->err || (!force && o->b.len < FLUSH_AT))
+		return;
+	if (o->b.len)
+		o->err = o->w(o->ctx, o->b.buf, o->b.len);
+	ember_buf_reset(&o->b);
+}
+
+static void esc(struct ember_buf *b, const char *s)
+{
+	ember_xml_escape(b, s, strlen(s), 1);
+}
+
+/* A string as a JavaScript literal that is also safe inside CDATA. */
+static void js_string(struct ember_buf *b, const char *s)
+{
+	ember_buf_addch(b, '"');
+	for (const unsigned char *p = (const void *)s; *p; p++) {
+		if ((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') ||
+		    (*p >= 'A' && *p <= 'Z') || *p == ' ' || *p == ':' ||
+		    *p == '_' || *p == '-' || *p == '.' || *p == ',')
+			ember_buf_addch(b, (char)*p);
+		else if (*p >= 0x80)
+			ember_buf_addch(b, (char)*p); /* UTF-8 passes through */
+		else
+			ember_buf_addf(b, "\\u%04x", *p);
+	}
+	ember_buf_addch(b, '"');
+}
+
+/* "1234567" -> "1,234,567", as flamegraph.pl formats counts. */
+static void add_grouped(struct ember_buf *b, double v)
+{
+	size_t start = b->len;
+
+	ember_buf_addfix(b, v, 0);
+	if (b->buf[start] == '-')
+		start++;
+	size_t n = b->len - start, commas = (n - 1) / 3;
+	if (!commas)
+		return;
+	ember_buf_grow(b, commas);
+	/* spread the digits out from the right, a comma every three */
+	char *d = b->buf + start;
+	size_t src = n, dst = n + commas;
+	for (size_t k = 0; src > 0; k++) {
+		if (k && k % 3 == 0)
+			d[--dst] = ',';
+		d[--dst] = d[--src];
+	}
+	b->len += commas;
+	b->buf[b->len] = '\0';
+}
+
+static void add_rgb(struct ember_buf *b, struct ember_rgb c)
+{
+	ember_buf_adds(b, "rgb(");
+	ember_buf_addu(b, c.r);
+	ember_buf_addch(b, ',');
+	ember_buf_addu(b, c.g);
+	ember_buf_addch(b, ',');
+	ember_buf_addu(b, c.b);
+	ember_buf_addch(b, ')');
+}
+
+static const char *default_title(const struct ember_fg_options *o)
+{
+	if (o->flamechart)
+		return "Flame Chart";
+	return o->inverted ? "Icicle Graph" : "Flame Graph";
+}
+
+static void header(struct out *out, const struct ember_fg_options *o, int w,
+		   double h)
+{
+	struct ember_buf *b = &out->b;
+
+	ember_buf_adds(b, "<?xml version=\"1.0\"");
+	if (o->encoding) {
+		ember_buf_adds(b, " encoding=\"");
+		esc(b, o->encoding);
+		ember_buf_addch(b, '"');
+	}
+	ember_buf_adds(b, " standalone=\"no\"?>\n"
+			  "<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" "
+			  "\"http://www.w3.org/Graphics/SVG/1.1/DTD/"
+			  "svg11.dtd\">\n");
+	ember_buf_addf(b, "<svg version=\"1.1\" width=\"%d\" height=\"", w);
+	ember_buf_addnum(b, h);
+	ember_buf_addf(b, "\" onload=\"init(evt)\" viewBox=\"0 0 %d ", w);
+	ember_buf_addnum(b, h);
+	ember_buf_adds(b, "\" xmlns=\"http://www.w3.org/2000/svg\" "
+			  "xmlns:xlink=\"http://www.w3.org/1999/xlink\">\n"
+			  "<!-- Flame graph stack visualization, drawn by "
+			  "ember " EMBER_VERSION
+			  " after Brendan Gregg's flamegraph.pl. -->\n");
+}
+
+/* A comment can hold anything but "--" (and may not end in "-"). */
+static void notes(struct ember_buf *b, const char *s)
+{
+	ember_buf_adds(b, "<!-- NOTES: ");
+	struct ember_buf t = EMBER_BUF_INIT;
+	ember_xml_escape(&t, s, strlen(s), 0);
+	for (size_t i = 0; i < t.len; i++) {
+		ember_buf_addch(b, t.buf[i]);
+		if (t.buf[i] == '-' && (i + 1 == t.len || t.buf[i + 1] == '-'))
+			ember_buf_addch(b, ' ');
+	}
+	ember_buf_release(&t);
+	ember_buf_adds(b, " -->\n");
+}
+
+static void text_el(struct ember_buf *b, const char *id, double x, double y,
+		    const char *extra, const char *content)
+{
+	ember_buf_adds(b, "<text id=\"");
+	ember_buf_adds(b, id);
+	ember_buf_adds(b, "\" x=\"");
+	ember_buf_addfix(b, x, 2);
+	ember_buf_adds(b, "\" y=\"");
+	ember_buf_addnum(b, y);
+	ember_buf_adds(b, "\"");
+	if (extra) {
+		ember_buf_addch(b, ' ');
+		ember_buf_adds(b, extra);
+	}
+	ember_buf_adds(b, ">");
+	ember_xml_escape(b, content, strlen(content), 0);
+	ember_buf_adds(b, "</text>\n");
+}
+
+int ember_fg_write_error(struct ember_flamegraph *fg, ember_write_fn w,
+			 void *ctx)
+{
+	const struct ember_fg_options *o = &fg->o;
+	struct out out = {EMBER_BUF_INIT, w, ctx, 0};
+	double h = o->fontsize * 5;
+
+	header(&out, o, o->width, h);
+	text_el(&out.b, "error", (int)(o->width / 2), o->fontsize * 2,
+		"style=\"text-anchor:middle\"",
+		o->perl_compat ? "ERROR: No valid input provided to "
+				 "flamegraph.pl."
+			       : "ERROR: No valid input provided to ember "
+				 "flamegraph.");
+	ember_buf_adds(&out.b, "</svg>\n");
+	out_flush(&out, 1);
+	ember_buf_release(&out.b);
+	return out.err;
+}
+
+static void style_and_script(struct out *out, const struct ember_fg_options *o,
+			     double h, uint32_t depthmax, const char *c1,
+			     const char *c2)
+{
+	struct ember_buf *b = &out->b;
+
+	ember_buf_adds(b, "<defs>\n\t<linearGradient id=\"background\" "
+			  "y1=\"0\" y2=\"1\" x1=\"0\" x2=\"0\" >\n"
+			  "\t\t<stop stop-color=\"");
+	ember_buf_adds(b, c1);
+	ember_buf_adds(b, "\" offset=\"5%\" />\n\t\t<stop stop-color=\"");
+	ember_buf_adds(b, c2);
+	ember_buf_adds(b, "\" offset=\"95%\" />\n\t</linearGradient>\n"
+			  "</defs>\n<style type=\"text/css\">\n");
+	ember_buf_adds(b, "text { font-family:");
+	ember_xml_escape(b, o->fonttype, strlen(o->fonttype), 0);
+	ember_buf_adds(b, "; font-size:");
+	ember_buf_addnum(b, o->fontsize);
+	ember_buf_adds(b, "px; fill:rgb(0,0,0); }\n#title { font-size:");
+	ember_buf_addnum(b, o->fontsize + 5);
+	ember_buf_adds(b, "px; }\n");
+	ember_buf_adds(b, ember_asset_flamegraph_css);
+	ember_buf_adds(b, "</style>\n<script type=\"text/ecmascript\">"
+			  "<![CDATA[\n\"use strict\";\nvar fg = {nametype: ");
+	js_string(b, o->nametype);
+	ember_buf_adds(b, ", fontsize: ");
+	ember_buf_addnum(b, o->fontsize);
+	ember_buf_adds(b, ", fontwidth: ");
+	ember_buf_addnum(b, o->fontwidth);
+	ember_buf_addf(b, ", xpad: %d, width: %d, height: ", EMBER_FG_XPAD,
+		       o->width);
+	ember_buf_addnum(b, h);
+	ember_buf_addf(b, ", frameheight: %d, inverted: %d, depthmax: %u, "
+			  "searchcolor: \"rgb(230,0,230)\"};\n",
+		       o->height, o->inverted ? 1 : 0, depthmax);
+	ember_buf_adds(b, ember_asset_flamegraph_js);
+	ember_buf_adds(b, "]]></script>\n");
+}
+
+/* One frame: <g><title/><rect/>[<text/>]</g>, or <a> with --nameattr. */
+static void frame(struct ember_flamegraph *fg, struct out *out,
+		  const struct ember_tree_node *nd, const struct fg_layout *lay,
+		  double h, struct ember_palette *pal,
+		  const struct ember_nameattr *na)
+{
+	const struct ember_fg_options *o = &fg->o;
+	struct ember_buf *b = &out->b;
+	const char *name = nd->name;
+	size_t len = nd->len;
+	int root = nd->depth == 0 && len == 0;
+	double etime = root ? lay->timemax : nd->end;
+	double x1 = EMBER_FG_XPAD + nd->start * lay->wpt;
+	double x2 = EMBER_FG_XPAD + etime * lay->wpt;
+	double y1, y2;
+
+	if (!o->inverted) {
+		y1 = h - (o->fontsize * 2 + 10) - (nd->depth + 1.0) * o->height +
+		     EMBER_FG_FRAMEPAD;
+		y2 = h - (o->fontsize * 2 + 10) - nd->depth * (double)o->height;
+	} else {
+		y1 = o->fontsize * 3 + nd->depth * (double)o->height;
+		y2 = o->fontsize * 3 + (nd->depth + 1.0) * o->height -
+		     EMBER_FG_FRAMEPAD;
+	}
+
+	/* the annotation (_[k] _[w] _[i] _[j]) only picks the colour */
+	size_t shown = len;
+	if (len >= 4 && name[len - 4] == '_' && name[len - 3] == '[' &&
+	    name[len - 1] == ']' && strchr("kwij", name[len - 2]) &&
+	    name[len - 2])
+		shown = len - 4;
+
+	const struct ember_nameattr_ent *attr =
+		na ? ember_nameattr_find(na, name, len) : NULL;
+	ember_nameattr_open(b, attr);
+
+	ember_buf_adds(b, "<title>");
+	if (attr && attr->title) {
+		esc(b, attr->title);
+	} else {
+		double samples = (etime - nd->start) * o->factor;
+		double rounded = ember_round_fixed(samples, 0);
+		if (root) {
+			ember_buf_adds(b, "all (");
+			add_grouped(b, samples);
+			ember_buf_addch(b, ' ');
+			esc(b, o->countname);
+			ember_buf_adds(b, ", 100%)");
+		} else {
+			ember_xml_escape(b, name, shown, 1);
+			ember_buf_adds(b, " (");
+			add_grouped(b, samples);
+			ember_buf_addch(b, ' ');
+			esc(b, o->countname);
+			ember_buf_adds(b, ", ");
+			ember_buf_addfix(b, 100 * rounded / (lay->timemax * o->factor),
+					 2);
+			ember_buf_addch(b, '%');
+			if (nd->has_delta) {
+				double d = o->negate ? -nd->delta : nd->delta;
+				if (d == 0)
+					d = 0; /* no "-0.00%" */
+				ember_buf_adds(b, "; ");
+				if (d > 0)
+					ember_buf_addch(b, '+');
+				ember_buf_addfix(b,
+						 100 * d / (lay->timemax * o->factor),
+						 2);
+				ember_buf_addch(b, '%');
+			}
+			ember_buf_addch(b, ')');
+		}
+	}
+	ember_buf_adds(b, "</title>");
+
+	struct ember_rgb c;
+	if (len == 2 && name[0] == '-' && name[1] == '-')
+		c = (struct ember_rgb){160, 160, 160};
+	else if (len == 1 && name[0] == '-')
+		c = (struct ember_rgb){200, 200, 200};
+	else if (nd->has_delta)
+		c = ember_color_scale(o->negate ? -nd->delta : nd->delta,
+				      lay->maxdelta);
+	else if (o->palette_file)
+		c = ember_palette_map_color(pal, name, len);
+	else
+		c = ember_palette_color(pal, name, len);
+
+	/* flamegraph.pl rounds both edges to 0.1 px, then subtracts */
+	double rx1 = ember_round_fixed(x1, 1), rx2 = ember_round_fixed(x2, 1);
+
+	ember_buf_adds(b, "<rect x=\"");
+	ember_buf_addfix(b, x1, 1);
+	ember_buf_adds(b, "\" y=\"");
+	ember_buf_addnum(b, y1);
+	ember_buf_adds(b, "\" width=\"");
+	ember_buf_addfix(b, rx2 - rx1, 1);
+	ember_buf_adds(b, "\" height=\"");
+	ember_buf_addfix(b, y2 - y1, 1);
+	ember_buf_adds(b, "\" fill=\"");
+	add_rgb(b, c);
+	ember_buf_adds(b, "\" rx=\"2\" ry=\"2\"/>");
+
+	/* the label: as many characters as fit, ".." when cut */
+	double fitc = (x2 - x1) / (o->fontsize * o->fontwidth);
+	size_t chars = fitc >= 3 ? (size_t)fitc : 0;
+	if (chars >= 3 && shown) {
+		size_t i = 0, k = 0, l;
+		while (i < shown && k < chars) {
+			ember_utf8_next(name + i, shown - i, &l);
+			i += l;
+			k++;
+		}
+		ember_buf_adds(b, "<text x=\"");
+		ember_buf_addfix(b, x1 + 3, 2);
+		ember_buf_adds(b, "\" y=\"");
+		ember_buf_addnum(b, 3 + (y1 + y2) / 2);
+		ember_buf_adds(b, "\">");
+		if (i < shown) {
+			/* cut: drop the last two characters kept for ".." */
+			size_t j = 0, m = 0;
+			while (m + 2 < k) {
+				ember_utf8_next(name + j, shown - j, &l);
+				j += l;
+				m++;
+			}
+			ember_xml_escape(b, name, j, 0);
+			ember_buf_adds(b, "..");
+		} else {
+			ember_xml_escape(b, name, shown, 0);
+		}
+		ember_buf_adds(b, "</text>");
+	}
+	ember_nameattr_close(b, attr);
+	ember_buf_addch(b, '\n');
+	out_flush(out, 0);
+}
+
+int ember_fg_write_svg(struct ember_flamegraph *fg, struct ember_tree *tree,
+		       const struct fg_layout *lay, ember_write_fn w, void *ctx,
+		       const char **bad_file)
+{
+	const struct ember_fg_options *o = &fg->o;
+	struct out out = {EMBER_BUF_INIT, w, ctx, 0};
+	struct ember_buf *b = &out.b;
+	struct ember_nameattr *na = NULL;
+	char c1[8], c2[8];
+	int err;
+
+	if (ember_fg_bgcolors(o->bgcolors, o->colors, c1, c2))
+		return EMBER_EINVAL;
+	if (o->nameattr_file) {
+		err = ember_nameattr_load(&na, o->nameattr_file);
+		if (err) {
+			*bad_file = o->nameattr_file;
+			return err;
+		}
+	}
+	struct ember_palette *pal = ember_palette_new(
+		o->colors, o->hash ? EMBER_COLOR_HASH
+				   : o->random ? EMBER_COLOR_RANDOM
+					       : EMBER_COLOR_NAME);
+	if (o->palette_file) {
+		err = ember_palette_load_map(pal, o->palette_file);
+		if (err) {
+			*bad_file = o->palette_file;
+			goto out;
+		}
+	}
+
+	double ypad1 = o->fontsize * 3, ypad2 = o->fontsize * 2 + 10;
+	double h = (tree->maxdepth + 1.0) * o->height + ypad1 + ypad2;
+	if (o->subtitle && *o->subtitle)
+		h += o->fontsize * 2;
+
+	ember_buf_grow(b, FLUSH_AT + 4096);
+	header(&out, o, o->width, h);
+	if (o->notes && *o->notes)
+		notes(b, o->notes);
+	style_and_script(&out, o, h, tree->maxdepth, c1, c2);
+	ember_buf_addf(b, "<rect x=\"0.0\" y=\"0\" width=\"%d.0\" height=\"",
+		       o->width);
+	ember_buf_addfix(b, h, 1);
+	ember_buf_adds(b, "\" fill=\"url(#background)\"/>\n");
+	text_el(b, "title", (int)(o->width / 2), o->fontsize * 2, NULL,
+		o->title ? o->title : default_title(o));
+	if (o->subtitle && *o->subtitle)
+		text_el(b, "subtitle", (int)(o->width / 2), o->fontsize * 4,
+			NULL, o->subtitle);
+	text_el(b, "details", EMBER_FG_XPAD, h - ypad2 / 2, NULL, " ");
+	text_el(b, "unzoom", EMBER_FG_XPAD, o->fontsize * 2,
+		"class=\"hide\"", "Reset Zoom");
+	text_el(b, "search", o->width - EMBER_FG_XPAD - 100, o->fontsize * 2,
+		NULL, "Search");
+	text_el(b, "ignorecase", o->width - EMBER_FG_XPAD - 16,
+		o->fontsize * 2, NULL, "ic");
+	text_el(b, "matched", o->width - EMBER_FG_XPAD - 100, h - ypad2 / 2,
+		NULL, " ");
+	ember_buf_adds(b, "<g id=\"frames\">\n");
+	/* post-order reversed: root first, parents before children */
+	for (size_t i = tree->n; i-- > 0;)
+		frame(fg, &out, &tree->nodes[i], lay, h, pal, na);
+	ember_buf_adds(b, "</g>\n</svg>\n");
+	out_flush(&out, 1);
+	err = out.err;
+	if (!err && o->palette_file) {
+		err = ember_palette_save_map(pal, o->palette_file);
+		if (err)
+			*bad_file = o->palette_file;
+	}
+out:
+	ember_buf_release(b);
+	ember_palette_free(pal);
+	ember_nameattr_free(na);
+	return err;
+}

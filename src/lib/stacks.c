@@ -1,0 +1,177 @@
+/*
+ * The stack -> count table.  A stack is a run of frame ids in `ids`; `ents`
+ * holds one entry per distinct stack, in order of first appearance, and
+ * `slots` is an open-addressing hash over the entries (entry + 1, 0 for
+ * empty, load at most 1/2).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+void ember_stacks_init(struct ember_stacks *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->mask = 1023;
+	s->slots = ember_xcalloc(s->mask + 1, sizeof(*s->slots));
+}
+
+void ember_stacks_release(struct ember_stacks *s)
+{
+	free(s->ids);
+	free(s->ents);
+	free(s->slots);
+	memset(s, 0, sizeof(*s));
+}
+
+static void rehash(struct ember_stacks *s)
+{
+	size_t mask = s->mask * 2 + 1;
+	uint32_t *slots = ember_xcalloc(mask + 1, sizeof(*slots));
+
+	for (size_t e = 0; e < s->n; e++) {
+		size_t i = s->ents[e].hash & mask;
+		while (slots[i])
+			i = (i + 1) & mask;
+		slots[i] = (uint32_t)e + 1;
+	}
+	free(s->slots);
+	s->slots = slots;
+	s->mask = mask;
+}
+
+size_t ember_stacks_add(struct ember_stacks *s, const uint32_t *frames,
+			size_t n, double count, double count2)
+{
+	uint64_t h = ember_hash(frames, n * sizeof(*frames));
+	size_t i;
+
+	for (i = h & s->mask; s->slots[i]; i = (i + 1) & s->mask) {
+		struct ember_stack_ent *e = &s->ents[s->slots[i] - 1];
+		if (e->hash == h && e->n == n &&
+		    !memcmp(s->ids + e->off, frames, n * sizeof(*frames))) {
+			e->count += count;
+			e->count2 += count2;
+			return s->slots[i] - 1;
+		}
+	}
+	if (s->nids + n > UINT32_MAX || s->n >= UINT32_MAX - 1)
+		ember_xmalloc(SIZE_MAX); /* beyond 32-bit offsets: out of memory */
+	EMBER_GROW(s->ids, s->nids + n, s->aids);
+	memcpy(s->ids + s->nids, frames, n * sizeof(*frames));
+	EMBER_GROW(s->ents, s->n + 1, s->alloc);
+	struct ember_stack_ent *e = &s->ents[s->n];
+	e->hash = h;
+	e->off = (uint32_t)s->nids;
+	e->n = (uint32_t)n;
+	e->count = count;
+	e->count2 = count2;
+	s->nids += n;
+	s->slots[i] = (uint32_t)++s->n;
+	if (s->n * 2 > s->mask)
+		rehash(s);
+	return s->n - 1;
+}
+
+void ember_stacks_merge(struct ember_stacks *dst,
+			const struct ember_stacks *src)
+{
+	for (size_t i = 0; i < src->n; i++) {
+		const struct ember_stack_ent *e = &src->ents[i];
+		ember_stacks_add(dst, src->ids + e->off, e->n, e->count,
+				 e->count2);
+	}
+}
+
+/*
+ * Byte order of the folded lines "a;b;c": at the first frame that differs,
+ * the names decide, each followed by ';' when its stack goes on and by
+ * nothing when it ends there.
+ */
+struct sort_ctx {
+	const struct ember_stacks *stacks;
+	const struct ember_intern *names;
+};
+
+static int cmp_stack(const void *pa, const void *pb, void *arg)
+{
+	const struct sort_ctx *ctx = arg;
+	const struct ember_intern *sort_names = ctx->names;
+	const struct ember_stack_ent *a = pa, *b = pb;
+	const uint32_t *fa = ctx->stacks->ids + a->off;
+	const uint32_t *fb = ctx->stacks->ids + b->off;
+	uint32_t n = a->n < b->n ? a->n : b->n;
+
+	for (uint32_t i = 0; i < n; i++) {
+		if (fa[i] == fb[i])
+			continue;
+		size_t la, lb;
+		const unsigned char *sa =
+			(const void *)ember_intern_str(sort_names, fa[i], &la);
+		const unsigned char *sb =
+			(const void *)ember_intern_str(sort_names, fb[i], &lb);
+		size_t m = la < lb ? la : lb;
+		int c = memcmp(sa, sb, m);
+		if (c)
+			return c;
+		/* one name is a prefix of the other: compare what follows */
+		int ca = la > m ? sa[m] : (i + 1 < a->n ? ';' : -1);
+		int cb = lb > m ? sb[m] : (i + 1 < b->n ? ';' : -1);
+		if (ca != cb)
+			return ca < cb ? -1 : 1;
+		/* "x;..." against "x;y" can't happen: names hold no ';' */
+		return la < lb ? -1 : la > lb;
+	}
+	return a->n < b->n ? -1 : a->n > b->n;
+}
+
+void ember_stacks_sort(struct ember_stacks *s, const struct ember_intern *t)
+{
+	struct sort_ctx ctx = {s, t};
+
+	qsort_r(s->ents, s->n, sizeof(*s->ents), cmp_stack, &ctx);
+	/* entry indices moved: rebuild the hash */
+	memset(s->slots, 0, (s->mask + 1) * sizeof(*s->slots));
+	for (size_t e = 0; e < s->n; e++) {
+		size_t i = s->ents[e].hash & s->mask;
+		while (s->slots[i])
+			i = (i + 1) & s->mask;
+		s->slots[i] = (uint32_t)e + 1;
+	}
+}
+
+int ember_stacks_write(const struct ember_stacks *s,
+		       const struct ember_intern *t, int two_counts,
+		       ember_write_fn w, void *ctx)
+{
+	struct ember_buf b = EMBER_BUF_INIT;
+	int err = 0;
+
+	ember_buf_grow(&b, 1 << 16);
+	for (size_t i = 0; i < s->n && !err; i++) {
+		const struct ember_stack_ent *e = &s->ents[i];
+		const uint32_t *f = s->ids + e->off;
+		for (uint32_t j = 0; j < e->n; j++) {
+			size_t len;
+			const char *name = ember_intern_str(t, f[j], &len);
+			if (j)
+				ember_buf_addch(&b, ';');
+			ember_buf_add(&b, name, len);
+		}
+		ember_buf_addch(&b, ' ');
+		ember_buf_addnum(&b, e->count);
+		if (two_counts) {
+			ember_buf_addch(&b, ' ');
+			ember_buf_addnum(&b, e->count2);
+		}
+		ember_buf_addch(&b, '\n');
+		if (b.len >= (1 << 16) - 4096) {
+			err = w(ctx, b.buf, b.len);
+			ember_buf_reset(&b);
+		}
+	}
+	if (!err && b.len)
+		err = w(ctx, b.buf, b.len);
+	ember_buf_release(&b);
+	return err;
+}

@@ -1,0 +1,88 @@
+/*
+ * The merged call tree, built the way flamegraph.pl's flow() builds it.
+ *
+ * `open` is the path of boxes open now: open[0] is the root, open[d] the
+ * box at depth d.  Each new stack keeps the prefix it shares with that path
+ * and closes the rest at the current time (deepest first), then opens its
+ * own frames; time then advances by the stack's count.  So every box spans
+ * [start, end) of the time axis, children lie inside their parent, and a
+ * box closes only after all its children: `nodes` is in post-order (a
+ * subtree is a contiguous run ending at its root).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+void ember_tree_init(struct ember_tree *t, double min_width)
+{
+	memset(t, 0, sizeof(*t));
+	t->min_width = min_width;
+}
+
+void ember_tree_release(struct ember_tree *t)
+{
+	free(t->nodes);
+	free(t->open);
+	memset(t, 0, sizeof(*t));
+}
+
+static void close_to(struct ember_tree *t, size_t keep)
+{
+	while (t->nopen > keep) {
+		struct ember_tree_node *o = &t->open[--t->nopen];
+		o->end = t->time;
+		if (o->end - o->start < t->min_width)
+			continue;
+		EMBER_GROW(t->nodes, t->n + 1, t->alloc);
+		t->nodes[t->n++] = *o;
+		if (o->depth > t->maxdepth)
+			t->maxdepth = o->depth;
+	}
+}
+
+static void open_box(struct ember_tree *t, const char *name, size_t len,
+		     const double *delta)
+{
+	EMBER_GROW(t->open, t->nopen + 1, t->aopen);
+	struct ember_tree_node *o = &t->open[t->nopen];
+	o->name = name;
+	o->len = len > UINT32_MAX ? UINT32_MAX : (uint32_t)len;
+	o->depth = (uint32_t)t->nopen;
+	o->start = t->time;
+	o->end = t->time;
+	o->has_delta = delta != NULL;
+	o->delta = delta ? *delta : 0;
+	t->nopen++;
+}
+
+void ember_tree_flow(struct ember_tree *t, const struct ember_slice *frames,
+		     size_t n, double count, const double *delta)
+{
+	static const double zero;
+	size_t same = 0;
+
+	if (t->nopen) {
+		same = 1; /* the root */
+		while (same < t->nopen && same - 1 < n) {
+			const struct ember_tree_node *o = &t->open[same];
+			const struct ember_slice *f = &frames[same - 1];
+			if (o->len != f->len || memcmp(o->name, f->s, f->len))
+				break;
+			same++;
+		}
+		close_to(t, same);
+	}
+	/* a new box carries the stack's delta only if it is the leaf */
+	if (!t->nopen)
+		open_box(t, "", 0, delta ? (n == 0 ? delta : &zero) : NULL);
+	for (size_t i = t->nopen - 1; i < n; i++)
+		open_box(t, frames[i].s, frames[i].len,
+			 delta ? (i == n - 1 ? delta : &zero) : NULL);
+	t->time += count;
+}
+
+void ember_tree_finish(struct ember_tree *t)
+{
+	close_to(t, 0);
+}

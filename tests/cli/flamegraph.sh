@@ -1,0 +1,121 @@
+#!/bin/sh
+# ember flamegraph from the command line: inputs, outputs, errors, links,
+# and the deliberate differences from flamegraph.pl (docs/COMPATIBILITY.md).
+. tests/cli/lib.sh
+IN=tests/conformance/flamegraph/inputs
+
+# inputs: file, standard input, '-', several files, gzip
+status 0 "file input" "$EMBER" flamegraph "$IN/calltree.folded"
+cp "$T/out" "$T/file.svg"
+check "SVG is well-formed" wellformed "$T/file.svg"
+status 0 "stdin input" sh -c "\"$EMBER\" flamegraph < $IN/calltree.folded"
+check "stdin gives the same SVG" cmp -s "$T/out" "$T/file.svg"
+gzip -c "$IN/calltree.folded" > "$T/c.folded.gz"
+status 0 "gzip input" "$EMBER" flamegraph "$T/c.folded.gz"
+check "gzip gives the same SVG" cmp -s "$T/out" "$T/file.svg"
+status 0 "gzip on stdin" sh -c "\"$EMBER\" flamegraph - < $T/c.folded.gz"
+check "gzip on stdin gives the same SVG" cmp -s "$T/out" "$T/file.svg"
+head -20 "$IN/calltree.folded" > "$T/a"
+tail -n +21 "$IN/calltree.folded" > "$T/b"
+status 0 "two files" "$EMBER" flamegraph "$T/b" "$T/a"
+check "two files make one graph" cmp -s "$T/out" "$T/file.svg"
+printf 'a;b 1' > "$T/nonl1"; printf 'a;c 2' > "$T/nonl2"
+status 0 "files without final newlines" "$EMBER" flamegraph "$T/nonl1" "$T/nonl2"
+"$SVGFRAMES" "$T/out" > "$T/frames"
+check "a last line without newline stays its own line" has "c (2 samples" "$T/frames"
+
+# -o writes atomically; failures leave no file and no partial output
+status 0 "-o" "$EMBER" flamegraph -o "$T/o.svg" "$IN/calltree.folded"
+check "-o writes the SVG" cmp -s "$T/o.svg" "$T/file.svg"
+check "-o leaves no temporary file" test -z "$(ls "$T" | grep '\.tmp\.')"
+echo keep > "$T/keep.svg"
+status 1 "missing input" "$EMBER" flamegraph -o "$T/keep.svg" "$T/nope.folded"
+check "missing input named" has "cannot read '$T/nope.folded'" "$T/err"
+check "existing output untouched on error" test "$(cat "$T/keep.svg")" = keep
+status 1 "unwritable output" "$EMBER" flamegraph -o /nonexistent/dir/x.svg "$IN/calltree.folded"
+check "unwritable output named" has "cannot write '/nonexistent/dir/x.svg'" "$T/err"
+if [ -w /dev/full ]; then
+	status 1 "full disk" sh -c "\"$EMBER\" flamegraph $IN/calltree.folded > /dev/full"
+	check "full disk reported" has "cannot write" "$T/err"
+fi
+
+# usage errors exit 2 and say what is wrong
+status 2 "bad --width" "$EMBER" flamegraph --width abc "$IN/calltree.folded"
+check "bad --width explained" has "--width" "$T/err"
+status 2 "bad --minwidth" "$EMBER" flamegraph --minwidth 5px "$IN/calltree.folded"
+status 2 "bad --bgcolors" "$EMBER" flamegraph --bgcolors '#zzzzzz' "$IN/calltree.folded"
+status 2 "unknown option" "$EMBER" flamegraph --no-such-option "$IN/calltree.folded"
+status 0 "-h" "$EMBER" flamegraph -h
+check "-h ends with examples" has "EXAMPLES" "$T/out"
+status 0 "--help" "$EMBER" flamegraph --help
+
+# flamegraph.pl's single-dash and --opt=value spellings
+status 0 "-title=X" "$EMBER" flamegraph -title=Single --width=600 "$IN/calltree.folded"
+check "-title=X sets the title" has ">Single</text>" "$T/out"
+check "--width=600 sets the width" has 'width="600"' "$T/out"
+
+# empty input: flamegraph.pl's error SVG and a failing status
+: > "$T/empty"
+status 1 "empty input" "$EMBER" flamegraph "$T/empty"
+check "error SVG written" has "ERROR: No valid input provided" "$T/out"
+check "error SVG well-formed" wellformed "$T/out"
+check "empty input explained" has "no stack counts found" "$T/err"
+
+# drop-in links: flamegraph.pl and flamegraph act as the Perl script
+ln -s "$EMBER" "$T/flamegraph.pl"
+ln -s "$EMBER" "$T/flamegraph"
+status 0 "flamegraph.pl link" "$T/flamegraph.pl" "$IN/calltree.folded"
+check "link draws the same SVG" cmp -s "$T/out" "$T/file.svg"
+status 0 "flamegraph link" sh -c "\"$T/flamegraph\" < $IN/calltree.folded"
+check "link without .pl draws the same SVG" cmp -s "$T/out" "$T/file.svg"
+status 2 "link: empty input exits 2 as flamegraph.pl" "$T/flamegraph.pl" "$T/empty"
+check "link names flamegraph.pl in the error SVG" has "provided to flamegraph.pl." "$T/out"
+
+# deviations (docs/COMPATIBILITY.md): every byte sequence gives valid XML
+printf 'main;\001ctl\033[0m;bad\377\376utf8;ok&<>"x\n main;\357\277\276 3\n' > "$T/nasty"
+printf 'main;]]>;<!-- -->;a--b 2\n' >> "$T/nasty"
+status 0 "control chars and invalid UTF-8" "$EMBER" flamegraph --title 'T <&> "q" ]]>' \
+	--subtitle "s&<" --notes 'n <b> -- end-' --nametype 'N"</script>' "$T/nasty"
+cp "$T/out" "$T/nasty.svg"
+check "escaped SVG is well-formed" wellformed "$T/nasty.svg"
+check "title escaped" has 'T &lt;&amp;&gt; "q" ]]&gt;</text>' "$T/nasty.svg"
+check "notes kept, comment safe" has '<!-- NOTES: n &lt;b&gt; - - end-  -->' "$T/nasty.svg"
+# CRLF input is read as LF input
+printf 'a;b 3\r\na;c 4\r\n' > "$T/crlf"
+printf 'a;b 3\na;c 4\n' > "$T/lf"
+status 0 "CRLF input" "$EMBER" flamegraph "$T/crlf"
+cp "$T/out" "$T/crlf.svg"
+"$EMBER" flamegraph "$T/lf" > "$T/lf.svg" 2>/dev/null
+check "CRLF input draws as LF input" cmp -s "$T/crlf.svg" "$T/lf.svg"
+# deterministic output: the same input gives the same bytes
+"$EMBER" flamegraph "$IN/sys-all.folded" > "$T/r1.svg"
+"$EMBER" flamegraph "$IN/sys-all.folded" > "$T/r2.svg"
+check "same input, same SVG" cmp -s "$T/r1.svg" "$T/r2.svg"
+# bad lines: counted, the first named, the rest drawn
+status 0 "bad lines" "$EMBER" flamegraph "$IN/bad-lines.folded"
+check "bad lines reported with the first line number" has "ignored 4 lines with invalid format (the first is line 2 of" "$T/err"
+# unknown palette: drawn black, as flamegraph.pl, but with a warning
+status 0 "unknown palette" "$EMBER" flamegraph --colors nosuch "$IN/calltree.folded"
+check "unknown palette warned" has "unknown palette 'nosuch'" "$T/err"
+
+# --cp keeps colours in palette.map across runs
+(cd "$T" && "$EMBER" flamegraph --cp "$top/$IN/calltree.folded" > cp1.svg)
+check "--cp writes palette.map" test -s "$T/palette.map"
+cp "$T/palette.map" "$T/palette.first"
+(cd "$T" && "$EMBER" flamegraph --cp --colors blue "$top/$IN/calltree.folded" > cp2.svg)
+check "--cp reuses stored colours" cmp -s "$T/palette.map" "$T/palette.first"
+"$SVGFRAMES" "$T/cp1.svg" > "$T/f1"; "$SVGFRAMES" "$T/cp2.svg" > "$T/f2"
+check "--cp: same colours with another palette" cmp -s "$T/f1" "$T/f2"
+
+# --nameattr: links, classes and titles on named frames
+printf 'main\thref=http://example.com/?a=1&b=2\tclass=hot\ttitle=The <main>\n' > "$T/attrs"
+status 0 "--nameattr" "$EMBER" flamegraph --nameattr "$T/attrs" "$IN/calltree.folded"
+check "--nameattr href" has '<a xlink:href="http://example.com/?a=1&amp;b=2" target="_top" class="hot">' "$T/out"
+check "--nameattr title" has '<title>The &lt;main&gt;</title>' "$T/out"
+cp "$T/out" "$T/na.svg"
+check "--nameattr SVG well-formed" wellformed "$T/na.svg"
+printf 'no tab here\n' > "$T/badattrs"
+status 1 "--nameattr bad line" "$EMBER" flamegraph --nameattr "$T/badattrs" "$IN/calltree.folded"
+check "--nameattr bad line explained" has "invalid line in" "$T/err"
+
+finish

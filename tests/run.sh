@@ -1,0 +1,27 @@
+#!/bin/sh
+# Runs every test suite against $BUILD (default build/): unit tests,
+# conformance with the FlameGraph scripts, golden tests, command-line
+# behaviour, and the suites that need a browser or perf_event_open (those
+# skip, saying why, where the machine lacks them).
+set -u
+BUILD=${BUILD:-build}
+export EMBER="$BUILD/ember" SVGFRAMES="$BUILD/tests/svgframes" BUILD
+failed=""
+run() {
+	name=$1; shift
+	echo "== $name"
+	if ! "$@"; then failed="$failed $name"; fi
+}
+for t in "$BUILD"/tests/test-*; do
+	[ -x "$t" ] && run "unit $(basename "$t")" "$t"
+done
+for t in tests/conformance/*.sh tests/golden/run.sh tests/cli/[!l]*.sh \
+	 tests/browser/run.sh tests/record/*.sh; do
+	[ -f "$t" ] && run "$t" sh "$t"
+done
+echo
+if [ -n "$failed" ]; then
+	echo "FAILED:$failed"
+	exit 1
+fi
+echo "all test suites passed"

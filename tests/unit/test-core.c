@@ -1,0 +1,369 @@
+/* Unit tests of the primitives: buffers, number formats, the arena,
+ * interning, the stack table, the call tree and input reading. */
+#include <math.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "ember.h"
+#include "harness.h"
+
+static void test_buf(void)
+{
+	struct ember_buf b = EMBER_BUF_INIT;
+
+	CHECK(b.buf && b.buf[0] == '\0' && b.len == 0);
+	ember_buf_adds(&b, "abc");
+	ember_buf_addch(&b, 'd');
+	ember_buf_addf(&b, "%d-%s", 42, "x");
+	CHECK_STR(b.buf, "abcd42-x");
+	/* growth across many appends keeps content and terminator */
+	for (int i = 0; i < 10000; i++)
+		ember_buf_addch(&b, (char)('a' + i % 26));
+	CHECK(b.len == 8 + 10000 && b.buf[b.len] == '\0');
+	CHECK(b.buf[8] == 'a' && b.buf[8 + 25] == 'z');
+	ember_buf_reset(&b);
+	CHECK(b.len == 0 && b.buf[0] == '\0');
+	/* a long formatted string takes the second vsnprintf path */
+	char big[3000];
+	memset(big, 'q', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	ember_buf_addf(&b, "<%s>", big);
+	CHECK(b.len == sizeof(big) + 1 && b.buf[b.len - 1] == '>');
+	size_t len;
+	char *s = ember_buf_detach(&b, &len);
+	CHECK(len == sizeof(big) + 1 && b.len == 0 && b.buf[0] == '\0');
+	free(s);
+	ember_buf_release(&b);
+}
+
+/* ember_buf_addfix must print exactly what printf prints. */
+static void test_fixed(void)
+{
+	struct ember_buf b = EMBER_BUF_INIT;
+	char want[64];
+	int bad = 0;
+	double vals[] = {0,	   0.05,     0.15,   0.25,	  1.005, 2.5,
+			 3.5,	   -0.04,    -0.0,   123456.789, 1e14 + 0.5,
+			 1180.0,   842.85,   0.125,  0.375,	  999.95,
+			 1.0 / 3,  2.0 / 3,  1e-300, 4503599627370497.0};
+
+	srand(7);
+	for (int i = 0; i < 200000; i++) {
+		double x;
+		if (i < (int)(sizeof(vals) / sizeof(vals[0])))
+			x = vals[i];
+		else if (i % 3 == 0)
+			x = (rand() % 2000000) / 1000.0 - 1000;
+		else if (i % 3 == 1)
+			x = (double)rand() / RAND_MAX * 1200;
+		else
+			x = (rand() % 100000) / 8.0;
+		for (int prec = 0; prec <= 3; prec++) {
+			ember_buf_reset(&b);
+			ember_buf_addfix(&b, x, prec);
+			snprintf(want, sizeof(want), "%.*f", prec, x);
+			if (strcmp(b.buf, want)) {
+				if (bad++ < 5)
+					fprintf(stderr, "addfix(%.17g, %d): %s != %s\n",
+						x, prec, b.buf, want);
+			}
+			double r = ember_round_fixed(x, prec);
+			if (r != strtod(want, NULL) && bad++ < 5)
+				fprintf(stderr, "round_fixed(%.17g, %d)\n", x, prec);
+		}
+	}
+	CHECK(bad == 0);
+
+	ember_buf_reset(&b);
+	ember_buf_addnum(&b, 42);
+	ember_buf_addch(&b, ' ');
+	ember_buf_addnum(&b, 1.5);
+	ember_buf_addch(&b, ' ');
+	ember_buf_addnum(&b, -7);
+	ember_buf_addch(&b, ' ');
+	ember_buf_addnum(&b, 0.1 + 0.2);
+	ember_buf_addch(&b, ' ');
+	ember_buf_addnum(&b, 9007199254740993.0);
+	CHECK_STR(b.buf, "42 1.5 -7 0.3 9007199254740992");
+	ember_buf_reset(&b);
+	ember_buf_addu(&b, 0);
+	ember_buf_addu(&b, UINT64_MAX);
+	CHECK_STR(b.buf, "018446744073709551615");
+	ember_buf_release(&b);
+}
+
+static void test_arena(void)
+{
+	struct ember_arena a;
+	char *p[1000];
+
+	ember_arena_init(&a);
+	for (int i = 0; i < 1000; i++) {
+		p[i] = ember_arena_alloc(&a, (size_t)(i % 50) + 1);
+		memset(p[i], i & 0xff, (size_t)(i % 50) + 1);
+		CHECK(((uintptr_t)p[i] & 7) == 0);
+	}
+	int ok = 1;
+	for (int i = 0; i < 1000; i++)
+		for (int j = 0; j <= i % 50; j++)
+			ok &= (unsigned char)p[i][j] == (i & 0xff);
+	CHECK(ok); /* no allocation overlapped another */
+	char *big = ember_arena_alloc(&a, 1 << 20); /* bigger than a block */
+	memset(big, 1, 1 << 20);
+	char *after = ember_arena_alloc(&a, 8);
+	CHECK(after != NULL && (after < big || after >= big + (1 << 20)));
+	CHECK_STR(ember_arena_strndup(&a, "hello world", 5), "hello");
+	ember_arena_release(&a);
+	CHECK(a.head == NULL && a.total == 0);
+}
+
+static void test_intern(void)
+{
+	struct ember_intern t;
+	char name[32];
+
+	ember_intern_init(&t);
+	uint32_t a = ember_intern(&t, "main", 4);
+	uint32_t b = ember_intern(&t, "mainx", 4); /* same 4 bytes */
+	uint32_t c = ember_intern(&t, "", 0);
+	CHECK(a == 0 && b == 0 && c == 1);
+	/* many names: rehashing keeps every id and string */
+	int ok = 1;
+	for (int i = 0; i < 50000; i++) {
+		int n = snprintf(name, sizeof(name), "func_%d", i);
+		ok &= ember_intern(&t, name, (size_t)n) == (uint32_t)i + 2;
+	}
+	CHECK(ok);
+	CHECK(ember_intern_count(&t) == 50002);
+	size_t len;
+	CHECK_STR(ember_intern_str(&t, 12345 + 2, &len), "func_12345");
+	CHECK(len == 10);
+	CHECK(ember_intern_find(&t, "func_49999", 10) == 50001);
+	CHECK(ember_intern_find(&t, "func_50000", 10) == UINT32_MAX);
+	/* bytes, not C strings: embedded NULs are distinct names */
+	uint32_t z1 = ember_intern(&t, "a\0b", 3), z2 = ember_intern(&t, "a\0c", 3);
+	CHECK(z1 != z2);
+	ember_intern_release(&t);
+}
+
+static int collect(void *ctx, const void *p, size_t n)
+{
+	ember_buf_add(ctx, p, n);
+	return 0;
+}
+
+static void test_stacks(void)
+{
+	struct ember_intern t;
+	struct ember_stacks s;
+	struct ember_buf out = EMBER_BUF_INIT;
+	const char *names[] = {"main", "b", "b-x", "a", "main;x"};
+	uint32_t id[5];
+
+	ember_intern_init(&t);
+	ember_stacks_init(&s);
+	for (int i = 0; i < 5; i++)
+		id[i] = ember_intern(&t, names[i], strlen(names[i]));
+	uint32_t s1[] = {id[0], id[1]};	       /* main;b */
+	uint32_t s2[] = {id[0], id[1], id[3]}; /* main;b;a */
+	uint32_t s3[] = {id[0], id[2]};	       /* main;b-x */
+	uint32_t s4[] = {id[3]};	       /* a */
+	ember_stacks_add(&s, s2, 3, 5, 0);
+	ember_stacks_add(&s, s1, 2, 1, 0);
+	ember_stacks_add(&s, s3, 2, 2.5, 0);
+	ember_stacks_add(&s, s1, 2, 3, 0);
+	ember_stacks_add(&s, s4, 1, 1, 0);
+	CHECK(s.n == 4);
+	ember_stacks_sort(&s, &t);
+	CHECK(ember_stacks_write(&s, &t, 0, collect, &out) == 0);
+	/* byte order of the lines: "main;b" < "main;b-x" < "main;b;a" */
+	CHECK_STR(out.buf, "a 1\nmain;b 4\nmain;b-x 2.5\nmain;b;a 5\n");
+	/* still a table after sorting: adding finds the moved entries */
+	ember_stacks_add(&s, s3, 2, 1, 0);
+	CHECK(s.n == 4);
+	/* many stacks: growth and rehash */
+	uint32_t f[64];
+	for (int i = 0; i < 20000; i++) {
+		for (int j = 0; j < 64; j++)
+			f[j] = (uint32_t)((i * 31 + j) % 5);
+		ember_stacks_add(&s, f, (size_t)(i % 64) + 1, 1, 2);
+		ember_stacks_add(&s, f, (size_t)(i % 64) + 1, 1, 2);
+	}
+	double total = 0, total2 = 0;
+	for (size_t i = 0; i < s.n; i++)
+		total += s.ents[i].count, total2 += s.ents[i].count2;
+	CHECK(total == 5 + 4 + 3.5 + 1 + 40000 && total2 == 80000);
+	struct ember_stacks m;
+	ember_stacks_init(&m);
+	ember_stacks_merge(&m, &s);
+	ember_stacks_merge(&m, &s);
+	CHECK(m.n == s.n && m.ents[0].count == 2 * s.ents[0].count);
+	ember_stacks_release(&m);
+	ember_stacks_release(&s);
+	ember_intern_release(&t);
+	ember_buf_release(&out);
+}
+
+static struct ember_slice *frames(const char *stack, size_t *n)
+{
+	static struct ember_slice fr[16];
+	const char *p = stack;
+
+	*n = 0;
+	while (*p) {
+		const char *e = strchr(p, ';');
+		if (!e)
+			e = p + strlen(p);
+		fr[*n].s = p;
+		fr[(*n)++].len = (size_t)(e - p);
+		p = *e ? e + 1 : e;
+	}
+	return fr;
+}
+
+static const struct ember_tree_node *find(const struct ember_tree *t,
+					  const char *name, uint32_t depth,
+					  double start)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		const struct ember_tree_node *nd = &t->nodes[i];
+		if (nd->depth == depth && nd->len == strlen(name) &&
+		    !memcmp(nd->name, name, nd->len) && nd->start == start)
+			return nd;
+	}
+	return NULL;
+}
+
+static void test_tree(void)
+{
+	struct ember_tree t;
+	size_t n;
+	struct ember_slice *fr;
+	double d = 2;
+
+	ember_tree_init(&t, 0);
+	fr = frames("a;b", &n);
+	ember_tree_flow(&t, fr, n, 3, NULL);
+	fr = frames("a;b;c", &n);
+	ember_tree_flow(&t, fr, n, 2, &d);
+	fr = frames("a;d", &n);
+	ember_tree_flow(&t, fr, n, 5, NULL);
+	fr = frames("e", &n);
+	ember_tree_flow(&t, fr, n, 1, NULL);
+	ember_tree_finish(&t);
+	CHECK(t.n == 6 && t.maxdepth == 3 && t.time == 11);
+	const struct ember_tree_node *nd;
+	CHECK((nd = find(&t, "", 0, 0)) && nd->end == 11);
+	CHECK((nd = find(&t, "a", 1, 0)) && nd->end == 10);
+	CHECK((nd = find(&t, "b", 2, 0)) && nd->end == 5 && !nd->has_delta);
+	/* self time first: c starts after b's own 3 */
+	CHECK((nd = find(&t, "c", 3, 3)) && nd->end == 5 && nd->has_delta &&
+	      nd->delta == 2);
+	CHECK((nd = find(&t, "d", 2, 5)) && nd->end == 10);
+	CHECK((nd = find(&t, "e", 1, 10)) && nd->end == 11);
+	/* post-order: children before parents, root last */
+	CHECK(t.nodes[t.n - 1].depth == 0);
+	ember_tree_release(&t);
+
+	/* boxes narrower than min_width are dropped as they close */
+	ember_tree_init(&t, 2);
+	fr = frames("a;b", &n);
+	ember_tree_flow(&t, fr, n, 1, NULL);
+	fr = frames("a;c", &n);
+	ember_tree_flow(&t, fr, n, 4, NULL);
+	ember_tree_finish(&t);
+	CHECK(t.n == 3 && !find(&t, "b", 2, 0) && find(&t, "c", 2, 1));
+	ember_tree_release(&t);
+}
+
+static void write_file(const char *path, const char *data, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+	fwrite(data, 1, n, f);
+	fclose(f);
+}
+
+static void test_input(void)
+{
+	char dir[] = "/tmp/ember-test-XXXXXX";
+	char plain[64], gz[64], bad[64];
+	struct ember_input in;
+	struct ember_buf big = EMBER_BUF_INIT;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(plain, sizeof(plain), "%s/a.txt", dir);
+	snprintf(gz, sizeof(gz), "%s/a.txt.gz", dir);
+	snprintf(bad, sizeof(bad), "%s/bad.gz", dir);
+	for (int i = 0; i < 300000; i++)
+		ember_buf_addf(&big, "line %d;frame 1\n", i);
+	ember_buf_adds(&big, "last line without newline 2");
+	write_file(plain, big.buf, big.len);
+	/* two gzip members, as `cat a.gz b.gz` makes */
+	gzFile g = gzopen(gz, "wb");
+	gzwrite(g, big.buf, (unsigned)(big.len / 2));
+	gzclose(g);
+	g = gzopen(gz, "ab");
+	gzwrite(g, big.buf + big.len / 2, (unsigned)(big.len - big.len / 2));
+	gzclose(g);
+
+	CHECK(ember_input_load(&in, plain) == 0);
+	CHECK(in.len == big.len && !memcmp(in.data, big.buf, big.len));
+	ember_input_release(&in);
+	CHECK(ember_input_load(&in, gz) == 0);
+	CHECK(in.len == big.len && !memcmp(in.data, big.buf, big.len));
+	ember_input_release(&in);
+	CHECK(ember_input_load(&in, "/nonexistent/x") == EMBER_ENOENT);
+
+	/* streaming: whole lines per chunk, everything exactly once */
+	const char *paths[] = {plain, gz};
+	for (int k = 0; k < 2; k++) {
+		struct ember_reader *r;
+		const char *p;
+		size_t n, total = 0;
+		int ok = 1, rc;
+		CHECK(ember_reader_open(&r, paths[k]) == 0);
+		while ((rc = ember_reader_next(r, &p, &n)) == 1) {
+			ok &= total + n <= big.len &&
+			      !memcmp(p, big.buf + total, n);
+			total += n;
+			ok &= p[n - 1] == '\n' || total == big.len;
+		}
+		CHECK(rc == 0 && ok && total == big.len);
+		ember_reader_close(r);
+	}
+	/* a truncated gzip file: what was decoded, then an error */
+	FILE *f = fopen(gz, "rb");
+	char *raw = malloc(1 << 22);
+	size_t rn = fread(raw, 1, 1 << 22, f);
+	fclose(f);
+	write_file(bad, raw, rn / 3);
+	struct ember_reader *r;
+	const char *p;
+	size_t n, total = 0;
+	int rc;
+	CHECK(ember_reader_open(&r, bad) == 0);
+	while ((rc = ember_reader_next(r, &p, &n)) == 1)
+		total += n;
+	CHECK(rc == EMBER_EFORMAT && total > 0 && total < big.len);
+	ember_reader_close(r);
+	CHECK(ember_input_load(&in, bad) == EMBER_EFORMAT);
+	free(raw);
+	unlink(plain);
+	unlink(gz);
+	unlink(bad);
+	rmdir(dir);
+	ember_buf_release(&big);
+}
+
+int main(void)
+{
+	test_buf();
+	test_fixed();
+	test_arena();
+	test_intern();
+	test_stacks();
+	test_tree();
+	test_input();
+	DONE();
+}

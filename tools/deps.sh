@@ -1,0 +1,41 @@
+#!/bin/sh
+# Installs the Debian packages ember needs, when run as root, or prints the
+# exact command to run.  `deps.sh build` covers building; `deps.sh test`
+# adds what the tests use (Chromium for the browser tests, xz for inputs).
+set -u
+case "${1:-build}" in
+build) pkgs="gcc make pkg-config libelf-dev libdw-dev libiberty-dev zlib1g-dev" ;;
+test)  pkgs="xz-utils chromium nodejs npm" ;;
+bench) pkgs="xz-utils" ;;
+*) echo "usage: deps.sh build|test|bench" >&2; exit 2 ;;
+esac
+command -v dpkg-query >/dev/null 2>&1 || exit 0   # not Debian: the build says what is missing
+missing=
+for p in $pkgs; do
+	st=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null)
+	[ "$st" = installed ] || missing="$missing $p"
+done
+# Node.js may come from elsewhere than Debian; only ask for it when absent.
+case "$missing" in *nodejs*|*npm*)
+	if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then
+		missing=$(echo "$missing" | sed 's/ nodejs//; s/ npm//')
+	fi ;;
+esac
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" = 0 ]; then
+	echo "ember: installing Debian packages:$missing"
+	export DEBIAN_FRONTEND=noninteractive
+	if ! apt-get install -y -q $missing >/tmp/ember-apt.log 2>&1; then
+		apt-get update -q >/dev/null 2>&1
+		apt-get install -y -q $missing >/tmp/ember-apt.log 2>&1 || {
+			echo "ember: apt-get install failed, see /tmp/ember-apt.log" >&2
+			[ "${1:-build}" = build ] && exit 1
+			exit 0   # test extras are optional: those tests skip
+		}
+	fi
+else
+	echo "ember: missing Debian packages; run:" >&2
+	echo "  sudo apt-get install -y$missing" >&2
+	[ "${1:-build}" = build ] && exit 1
+fi
+exit 0
