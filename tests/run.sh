@@ -16,7 +16,7 @@ for t in "$BUILD"/tests/test-*; do
 	[ -x "$t" ] && run "unit $(basename "$t")" "$t"
 done
 for t in tests/conformance/*.sh tests/golden/run.sh tests/cli/[!l]*.sh \
-	 tests/browser/run.sh tests/record/*.sh; do
+	 tests/fuzz/replay.sh tests/browser/run.sh tests/record/*.sh; do
 	[ -f "$t" ] && run "$t" sh "$t"
 done
 echo

@@ -5,7 +5,7 @@
 set -u
 case "${1:-build}" in
 build) pkgs="gcc make pkg-config libelf-dev libdw-dev libiberty-dev zlib1g-dev" ;;
-test)  pkgs="xz-utils chromium nodejs npm" ;;
+test)  pkgs="xz-utils libxml2-utils chromium nodejs npm" ;;
 bench) pkgs="xz-utils" ;;
 *) echo "usage: deps.sh build|test|bench" >&2; exit 2 ;;
 esac

@@ -175,8 +175,9 @@ static void parse_svg(const char *svg, struct desc *d)
 		f.w = num(r, "width");
 		f.h = num(r, "height");
 		f.fill = attr(r, "fill");
-		const char *t = strstr(r, "<text");
-		if (t && (!next || t < next)) {
+		const char *lim = next ? next : r + strlen(r);
+		const char *t = memmem(r, (size_t)(lim - r), "<text", 5);
+		if (t) {
 			const char *c = strchr(t, '>') + 1;
 			const char *e = strstr(c, "</text>");
 			f.label = decode(c, (size_t)(e - c));

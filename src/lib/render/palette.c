@@ -349,6 +349,8 @@ static struct map_ent *map_find(struct ember_palette *p, const char *s,
 {
 	struct map_ent key = {(char *)s, n, {0, 0, 0}, NULL};
 
+	if (!p->nmap)
+		return NULL;
 	if (!p->map_sorted) {
 		qsort(p->map, p->nmap, sizeof(*p->map), cmp_map);
 		p->map_sorted = 1;

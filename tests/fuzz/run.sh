@@ -1,0 +1,46 @@
+#!/bin/sh
+# Builds each libFuzzer target tests/fuzz/fuzz-*.c against the library
+# (clang, -fsanitize=fuzzer,address,undefined) and runs it briefly from its
+# corpus in tests/fuzz/corpus/<name>/.  Crashes found are kept as files in
+# tests/fuzz/crashes/<name>/, which `make test` replays as regressions.
+# FUZZ_SECONDS sets the time per target (default 20).
+set -u
+secs=${FUZZ_SECONDS:-20}
+CC=${FUZZ_CC:-clang}
+if ! command -v "$CC" > /dev/null 2>&1; then
+	echo "fuzz: skipped: $CC is not installed (apt-get install clang)"
+	exit 0
+fi
+out=build/fuzz
+mkdir -p "$out"
+pkg=$(pkg-config --cflags --libs libelf libdw zlib 2>/dev/null || echo -lelf -ldw -lz)
+failed=0 n=0
+for src in tests/fuzz/fuzz-*.c; do
+	[ -f "$src" ] || continue
+	name=$(basename "$src" .c)
+	n=$((n + 1))
+	lib_src=$(ls src/lib/*.c src/lib/*/*.c)
+	if ! $CC -std=gnu11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
+		-Iinclude -Isrc/lib -o "$out/$name" "$src" $lib_src build/gen/assets.c \
+		$pkg -liberty -lpthread -lm 2> "$out/$name.log"; then
+		echo "fuzz: $name: build failed:"; tail -5 "$out/$name.log"
+		failed=1; continue
+	fi
+	corpus=tests/fuzz/corpus/${name#fuzz-}
+	mkdir -p "$out/corpus-$name" "tests/fuzz/crashes/${name#fuzz-}"
+	"$out/$name" -max_total_time="$secs" -max_len=65536 -timeout=10 \
+		-artifact_prefix="tests/fuzz/crashes/${name#fuzz-}/" \
+		"$out/corpus-$name" $( [ -d "$corpus" ] && echo "$corpus" ) \
+		> "$out/$name.run" 2>&1
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		echo "fuzz: $name: FAILED (crash kept in tests/fuzz/crashes/${name#fuzz-}/)"
+		grep -m5 'ERROR\|SUMMARY' "$out/$name.run"
+		failed=1
+	else
+		echo "fuzz: $name: $(grep -o 'stat::number_of_executed_units: [0-9]*' "$out/$name.run" | tail -1 || tail -1 "$out/$name.run")"
+		grep -m1 -o '#[0-9]*.*DONE.*' "$out/$name.run" || true
+	fi
+done
+echo "fuzz: $n targets, $( [ $failed = 0 ] && echo clean || echo 'crashes found' )"
+exit $failed
