@@ -6,7 +6,7 @@ set -u
 case "${1:-build}" in
 build) pkgs="gcc make pkg-config libelf-dev libdw-dev libiberty-dev zlib1g-dev" ;;
 test)  pkgs="xz-utils libxml2-utils chromium nodejs npm" ;;
-bench) pkgs="xz-utils" ;;
+bench) pkgs="xz-utils bc time" ;;
 *) echo "usage: deps.sh build|test|bench" >&2; exit 2 ;;
 esac
 command -v dpkg-query >/dev/null 2>&1 || exit 0   # not Debian: the build says what is missing
