@@ -235,6 +235,11 @@ void ember_tree_release(struct ember_tree *t);
  * NULL for a one-count stack. */
 void ember_tree_flow(struct ember_tree *t, const struct ember_slice *frames,
 		     size_t n, double count, const double *delta);
+/* The same, when the caller knows that the first `known` frames equal
+ * the previous stack's (it then skips comparing them). */
+void ember_tree_flow_keep(struct ember_tree *t,
+			  const struct ember_slice *frames, size_t n,
+			  size_t known, double count, const double *delta);
 /* Closes every open box; the root, if kept, is the last node. */
 void ember_tree_finish(struct ember_tree *t);
 

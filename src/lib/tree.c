@@ -59,11 +59,20 @@ static void open_box(struct ember_tree *t, const char *name, size_t len,
 void ember_tree_flow(struct ember_tree *t, const struct ember_slice *frames,
 		     size_t n, double count, const double *delta)
 {
+	ember_tree_flow_keep(t, frames, n, 0, count, delta);
+}
+
+void ember_tree_flow_keep(struct ember_tree *t,
+			  const struct ember_slice *frames, size_t n,
+			  size_t known, double count, const double *delta)
+{
 	static const double zero;
 	size_t same = 0;
 
 	if (t->nopen) {
-		same = 1; /* the root */
+		same = 1 + known; /* the root, and what the caller knows */
+		if (same > t->nopen)
+			same = t->nopen;
 		while (same < t->nopen && same - 1 < n) {
 			const struct ember_tree_node *o = &t->open[same];
 			const struct ember_slice *f = &frames[same - 1];

@@ -118,4 +118,18 @@ printf 'no tab here\n' > "$T/badattrs"
 status 1 "--nameattr bad line" "$EMBER" flamegraph --nameattr "$T/badattrs" "$IN/calltree.folded"
 check "--nameattr bad line explained" has "invalid line in" "$T/err"
 
+# unsorted input is sorted as flamegraph.pl sorts it (whole lines, bytes):
+# shuffled lines with shared prefixes, lengths around the 8-byte chunks
+# the sort reads, empty frames and spaces in names draw the same graph
+awk 'BEGIN { srand(3); split("a b ab ;; a;b abcdefgh abcdefg; x\ty", w, " ");
+	for (i = 0; i < 3000; i++) { s = ""; n = int(rand() * 12);
+		for (j = 0; j < n; j++) s = s w[int(rand() * 9) + 1];
+		print s " " int(rand() * 9) + 1 } }' > "$T/tricky"
+LC_ALL=C sort "$T/tricky" > "$T/tricky.sorted"
+awk 'BEGIN { srand(4) } { print rand() "\t" $0 }' "$T/tricky" | sort -k1,1 | cut -f2- > "$T/tricky.shuf"
+"$EMBER" flamegraph --minwidth 0 "$T/tricky.sorted" > "$T/t1.svg" 2>/dev/null
+"$EMBER" flamegraph --minwidth 0 "$T/tricky.shuf" > "$T/t2.svg" 2>/dev/null
+check "unsorted input sorted as sort(1) in the C locale" cmp -s "$T/t1.svg" "$T/t2.svg"
+check "sort test is not vacuous" test "$(grep -c '<title>' "$T/t1.svg")" -gt 1000
+
 finish

@@ -59,29 +59,31 @@ static int is_space(unsigned char c)
  */
 static long split_count(const char *s, size_t len, double *count)
 {
-	size_t i = len, dot = 0, ndig = 0;
-	uint64_t v = 0;
+	size_t i = len, dot = 0;
+	uint64_t v = 0, scale = 1;
+	int overflow = 0;
 
-	while (i > 0 && !is_space((unsigned char)s[i - 1]))
-		i--;
-	if (i == 0)
-		return -1; /* no whitespace */
-	for (size_t j = i; j < len; j++) {
-		unsigned char c = (unsigned char)s[j];
+	/* the count's characters, from the end: digits and at most one '.' */
+	while (i > 0) {
+		unsigned char c = (unsigned char)s[i - 1];
 		if (c >= '0' && c <= '9') {
-			if (!dot)
-				ndig++;
-			if (v < 100000000000000ull)
-				v = v * 10 + (c - '0');
-		} else if (c == '.' && !dot && ndig) {
-			dot = j;
+			if (scale <= 100000000000000ull)
+				v += (uint64_t)(c - '0') * scale, scale *= 10;
+			else
+				overflow = 1;
+		} else if (c == '.' && !dot) {
+			dot = i; /* position of the fraction's first digit */
+			v = 0, scale = 1;
 		} else {
-			return -1;
+			break;
 		}
+		i--;
 	}
-	if (!ndig)
+	/* the count starts with a digit, right after a whitespace character */
+	if (i == 0 || i == len || !is_space((unsigned char)s[i - 1]) ||
+	    s[i] == '.')
 		return -1;
-	if (!dot && ndig <= 15) {
+	if (!dot && !overflow) {
 		*count = (double)v;
 	} else {
 		char tmp[64];
@@ -153,30 +155,58 @@ void ember_flamegraph_add(struct ember_flamegraph *fg, const char *name,
 	}
 }
 
-/* Perl's split(";", $stack): fields between ';', trailing empty ones
- * dropped.  Returns the number of frames. */
+/* Splits s into its ';'-separated fields, appending to *fr from index
+ * `from`; returns the number of fields (all of them, empty ones too). */
+static size_t split_fields(const char *s, size_t len, size_t from,
+			   struct ember_slice **fr, size_t *afr)
+{
+	size_t n = from;
+	const char *p = s, *end = s + len;
+
+	for (;;) {
+		const char *f = p;
+		while (p < end && *p != ';')
+			p++;
+		EMBER_GROW(*fr, n + 1, *afr);
+		(*fr)[n].s = f;
+		(*fr)[n].len = (size_t)(p - f);
+		n++;
+		if (p == end)
+			break;
+		p++;
+	}
+	return n;
+}
+
+/* Perl's split(";", $stack): the fields, without trailing empty ones. */
 static size_t split_frames(const char *s, size_t len, struct ember_slice **fr,
 			   size_t *afr)
 {
-	size_t n = 0, keep = 0;
-	const char *p = s, *end = s + len;
-
 	if (!len)
 		return 0;
-	for (;;) {
-		const char *semi = memchr(p, ';', (size_t)(end - p));
-		const char *fe = semi ? semi : end;
-		EMBER_GROW(*fr, n + 1, *afr);
-		(*fr)[n].s = p;
-		(*fr)[n].len = (size_t)(fe - p);
-		n++;
-		if (fe > p)
-			keep = n;
-		if (!semi)
-			break;
-		p = semi + 1;
+	size_t n = split_fields(s, len, 0, fr, afr);
+	while (n && !(*fr)[n - 1].len)
+		n--;
+	return n;
+}
+
+/* The index of the first byte where a and b differ (or the shorter's
+ * length). */
+static size_t mismatch(const char *a, size_t na, const char *b, size_t nb)
+{
+	size_t n = na < nb ? na : nb, i = 0;
+
+	while (i + 8 <= n) {
+		uint64_t x, y;
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			return i + ((size_t)__builtin_ctzll(x ^ y) >> 3);
+		i += 8;
 	}
-	return keep;
+	while (i < n && a[i] == b[i])
+		i++;
+	return i;
 }
 
 static int cmp_line(const void *pa, const void *pb)
@@ -186,6 +216,111 @@ static int cmp_line(const void *pa, const void *pb)
 	int c = memcmp(a->s, b->s, m);
 
 	return c ? c : (a->len > b->len) - (a->len < b->len);
+}
+
+/*
+ * Sorting lines in byte order, fast when they share long prefixes (folded
+ * stacks do): a multikey quicksort on 8-byte chunks.  Lines are
+ * partitioned by the chunk at depth d into <, = and > parts; only the =
+ * part moves on to d + 8, so common prefixes are read once per level
+ * rather than once per comparison.
+ */
+static inline uint64_t chunk(const struct fg_line *l, size_t d)
+{
+	uint64_t v = 0;
+
+	if (d + 8 <= l->len) {
+		memcpy(&v, l->s + d, 8);
+	} else if (d < l->len) {
+		unsigned char t[8] = {0};
+		memcpy(t, l->s + d, l->len - d);
+		memcpy(&v, t, 8);
+	}
+	return __builtin_bswap64(v);
+}
+
+static int cmp_len(const void *pa, const void *pb)
+{
+	const struct fg_line *a = *(struct fg_line *const *)pa;
+	const struct fg_line *b = *(struct fg_line *const *)pb;
+	return (a->len > b->len) - (a->len < b->len);
+}
+
+static int cmp_line_ptr(const void *pa, const void *pb)
+{
+	return cmp_line(*(struct fg_line *const *)pa,
+			*(struct fg_line *const *)pb);
+}
+
+#define SWAP(x, y)                                                           \
+	do {                                                                 \
+		struct fg_line *t_ = (x);                                    \
+		(x) = (y);                                                   \
+		(y) = t_;                                                    \
+	} while (0)
+
+static void mkqs(struct fg_line **a, size_t n, size_t d, int budget)
+{
+	while (n > 16) {
+		if (budget-- <= 0) {
+			/* pathological pivots: plain comparisons will do */
+			qsort(a, n, sizeof(*a), cmp_line_ptr);
+			return;
+		}
+		uint64_t x = chunk(a[0], d), y = chunk(a[n / 2], d);
+		uint64_t z = chunk(a[n - 1], d), pv;
+		pv = x < y ? (y < z ? y : (x < z ? z : x))
+			   : (x < z ? x : (y < z ? z : y));
+		size_t lt = 0, i = 0, gt = n;
+		while (i < gt) {
+			uint64_t k = chunk(a[i], d);
+			if (k < pv) {
+				SWAP(a[lt], a[i]);
+				lt++, i++;
+			} else if (k > pv) {
+				gt--;
+				SWAP(a[i], a[gt]);
+			} else {
+				i++;
+			}
+		}
+		mkqs(a, lt, d, budget);
+		mkqs(a + gt, n - gt, d, budget);
+		a += lt;
+		n = gt - lt;
+		/* lines that end within this chunk are prefixes of the rest */
+		size_t e = 0;
+		for (size_t j = 0; j < n; j++)
+			if (a[j]->len <= d + 8) {
+				SWAP(a[e], a[j]);
+				e++;
+			}
+		qsort(a, e, sizeof(*a), cmp_len);
+		a += e;
+		n -= e;
+		d += 8;
+	}
+	/* few lines left: insertion sort */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && cmp_line(a[j - 1], a[j]) > 0; j--)
+			SWAP(a[j - 1], a[j]);
+}
+
+static void sort_lines(struct ember_flamegraph *fg)
+{
+	size_t n = fg->nlines;
+	struct fg_line **ptr = ember_xreallocarray(NULL, n, sizeof(*ptr));
+	struct fg_line *out = ember_xreallocarray(NULL, n, sizeof(*out));
+
+	for (size_t i = 0; i < n; i++)
+		ptr[i] = &fg->lines[i];
+	mkqs(ptr, n, 0, 64);
+	for (size_t i = 0; i < n; i++)
+		out[i] = *ptr[i];
+	free(ptr);
+	free(fg->lines);
+	fg->lines = out;
+	fg->alines = n;
 }
 
 /* --reverse: rebuild each line with its frames in reverse order. */
@@ -273,8 +408,7 @@ int ember_flamegraph_render(struct ember_flamegraph *fg, ember_write_fn w,
 		for (size_t i = 1; i < fg->nlines && sorted; i++)
 			sorted = cmp_line(&fg->lines[i - 1], &fg->lines[i]) <= 0;
 		if (!sorted)
-			qsort(fg->lines, fg->nlines, sizeof(*fg->lines),
-			      cmp_line);
+			sort_lines(fg);
 	}
 
 	memset(stats, 0, sizeof(*stats));
@@ -300,14 +434,49 @@ int ember_flamegraph_render(struct ember_flamegraph *fg, ember_write_fn w,
 
 	struct ember_tree tree;
 	ember_tree_init(&tree, minwidth_time);
+	/* fr holds the previous stack's fields; a sorted stack shares most
+	 * of them, so only the part after the first differing byte is split */
+	const char *prev = "";
+	size_t plen = 0, nraw = 0, nprev = 0;
+	int chain = o->colors && !strcmp(o->colors, "chain");
 	for (size_t i = 0; i < fg->nlines; i++) {
 		struct fg_line *l = &fg->lines[i];
-		if (o->colors && !strcmp(o->colors, "chain"))
+		if (chain)
 			chain_stack(fg, l, &tmp);
-		size_t n = split_frames(l->s, l->stack_len, &fr, &afr);
+		const char *cur = l->s;
+		size_t clen = l->stack_len;
+		size_t p = mismatch(prev, plen, cur, clen), k = 0;
+		while (k < nraw && fr[k].s - prev + fr[k].len < p)
+			k++; /* fields ending (in ';') before the difference */
+		if (k < nraw && fr[k].s - prev + fr[k].len == p &&
+		    (p == plen || prev[p] == ';') && (p == clen || cur[p] == ';'))
+			k++; /* and the one ending at it in both */
+		/* the shared fields now point into cur, at the same offsets */
+		for (size_t j = 0; j < k; j++)
+			fr[j].s = cur + (fr[j].s - prev);
+		if (!clen)
+			nraw = 0;
+		else if (k && fr[k - 1].s + fr[k - 1].len == cur + clen)
+			nraw = k; /* cur ends with the last shared field */
+		else if (k)
+			nraw = split_fields(fr[k - 1].s + fr[k - 1].len + 1,
+					    (size_t)(cur + clen -
+						     (fr[k - 1].s + fr[k - 1].len + 1)),
+					    k, &fr, &afr);
+		else
+			nraw = split_fields(cur, clen, 0, &fr, &afr);
+		size_t n = nraw;
+		while (n && !fr[n - 1].len)
+			n--; /* Perl's split drops trailing empty fields */
+		size_t known = k < n ? k : n;
+		if (known > nprev)
+			known = nprev;
 		double delta = l->c2 - l->c1;
-		ember_tree_flow(&tree, fr, n, l->two ? l->c2 : l->c1,
-				l->two ? &delta : NULL);
+		ember_tree_flow_keep(&tree, fr, n, known, l->two ? l->c2 : l->c1,
+				     l->two ? &delta : NULL);
+		prev = cur;
+		plen = clen;
+		nprev = n;
 	}
 	ember_tree_finish(&tree);
 	free(fr);
