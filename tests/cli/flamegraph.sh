@@ -118,6 +118,15 @@ printf 'no tab here\n' > "$T/badattrs"
 status 1 "--nameattr bad line" "$EMBER" flamegraph --nameattr "$T/badattrs" "$IN/calltree.folded"
 check "--nameattr bad line explained" has "invalid line in" "$T/err"
 
+# default colours are flamegraph.pl's: srand(sum of code points); rand(1)
+# (values computed by perl 5.36 with flamegraph.pl's formula)
+printf 'main 5\nmain;\355\225\234\352\270\200_\355\225\250\354\210\230 3\nmain;foo_[k] 2\n' > "$T/colors"
+"$EMBER" flamegraph --minwidth 0 "$T/colors" > "$T/colors.svg" 2>/dev/null
+"$SVGFRAMES" "$T/colors.svg" > "$T/colors.frames"
+check "default colour of main" grep -q '^main (10 samples.*rgb(243,179,42)' "$T/colors.frames"
+check "default colour of a UTF-8 name" grep -q 'rgb(216,53,12)' "$T/colors.frames"
+check "default colour keyed with the annotation" grep -q '^foo (2 samples.*rgb(227,101,24)' "$T/colors.frames"
+
 # unsorted input is sorted as flamegraph.pl sorts it (whole lines, bytes):
 # shuffled lines with shared prefixes, lengths around the 8-byte chunks
 # the sort reads, empty frames and spaces in names draw the same graph
