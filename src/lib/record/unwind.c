@@ -1,0 +1,722 @@
+/*
+ * The stack walk: rule lookup through a direct-mapped cache, validation at
+ * every step, and the fallbacks for code without CFI.
+ *
+ * Data structures:
+ *  - the rule cache: 4096 slots keyed by (lookup address, first-frame
+ *    bit) and the process's generation.  A generation is unique over the
+ *    unwinder's life; invalidating a process gives it a new one, which
+ *    makes all its slots stale at once.  A slot is filled only for an
+ *    address inside an executable mapping, so a hit also stands for the
+ *    "return address is executable" check.
+ *  - files: ELF images keyed by (dev, ino), or by path when the inode is
+ *    unknown; shared by all processes mapping them, never evicted.
+ *  - processes: pid -> generation and registered jitdump.
+ * A walk allocates nothing.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "jitdump.h"
+#include "unwind-cfi.h"
+#include "unwind.h"
+
+#define CACHE_BITS 12
+#define CACHE_SIZE (1u << CACHE_BITS)
+#define FIRST_BIT  (1ull << 63)
+
+struct slot {
+	uint64_t key;
+	uint32_t gen, pad;
+	struct ember_cfi_rule rule;
+};
+
+struct file {
+	uint64_t dev, ino, hash;
+	char *path; /* key when ino is 0 */
+	int ok;
+	struct ember_uw_elf elf;
+	struct file *next;
+};
+
+struct proc {
+	int pid;
+	uint32_t gen;
+	struct ember_jitdump *jd;
+	struct proc *next;
+};
+
+struct ember_unwinder {
+	struct slot *cache;
+	struct file **files;
+	size_t nfiles, files_mask;
+	struct proc **procs;
+	size_t nprocs, procs_mask;
+	struct proc *last;
+	uint32_t next_gen;
+	unsigned flags;
+	ember_unwind_read_fn read;
+	void *read_ctx;
+	struct file vdso;
+	int vdso_tried;
+	struct ember_unwind_stats st;
+};
+
+/* ---- processes ---- */
+
+static size_t pid_hash(int pid, size_t mask)
+{
+	return ((uint32_t)pid * 2654435761u) & mask;
+}
+
+static void procs_grow(struct ember_unwinder *u)
+{
+	size_t nmask = u->procs_mask ? u->procs_mask * 2 + 1 : 63;
+	struct proc **nv = ember_xcalloc(nmask + 1, sizeof(*nv));
+
+	for (size_t i = 0; u->procs && i <= u->procs_mask; i++) {
+		struct proc *p = u->procs[i], *next;
+		for (; p; p = next) {
+			next = p->next;
+			size_t h = pid_hash(p->pid, nmask);
+			p->next = nv[h];
+			nv[h] = p;
+		}
+	}
+	free(u->procs);
+	u->procs = nv;
+	u->procs_mask = nmask;
+}
+
+static struct proc *find_proc(struct ember_unwinder *u, int pid, int create)
+{
+	struct proc *p;
+
+	if (u->last && u->last->pid == pid)
+		return u->last;
+	if (u->procs) {
+		for (p = u->procs[pid_hash(pid, u->procs_mask)]; p; p = p->next)
+			if (p->pid == pid)
+				return u->last = p;
+	}
+	if (!create)
+		return NULL;
+	if (u->nprocs + 1 > (u->procs_mask + 1) / 2 || !u->procs)
+		procs_grow(u);
+	p = ember_xcalloc(1, sizeof(*p));
+	p->pid = pid;
+	p->gen = ++u->next_gen;
+	size_t h = pid_hash(pid, u->procs_mask);
+	p->next = u->procs[h];
+	u->procs[h] = p;
+	u->nprocs++;
+	return u->last = p;
+}
+
+void ember_unwinder_invalidate(struct ember_unwinder *u, int pid)
+{
+	struct proc *p = find_proc(u, pid, 0);
+	if (p)
+		p->gen = ++u->next_gen;
+}
+
+void ember_unwinder_forget(struct ember_unwinder *u, int pid)
+{
+	struct proc **pp, *p;
+
+	if (!u->procs)
+		return;
+	for (pp = &u->procs[pid_hash(pid, u->procs_mask)]; (p = *pp);
+	     pp = &p->next) {
+		if (p->pid == pid) {
+			*pp = p->next;
+			if (u->last == p)
+				u->last = NULL;
+			free(p);
+			u->nprocs--;
+			return;
+		}
+	}
+}
+
+void ember_unwinder_set_jitdump(struct ember_unwinder *u, int pid,
+				struct ember_jitdump *jd)
+{
+	struct proc *p = find_proc(u, pid, 1);
+	p->jd = jd;
+	p->gen = ++u->next_gen; /* rules from before may be fallbacks */
+}
+
+/* ---- the unwinder ---- */
+
+struct ember_unwinder *ember_unwinder_new(void)
+{
+	struct ember_unwinder *u = ember_xcalloc(1, sizeof(*u));
+	u->cache = ember_xcalloc(CACHE_SIZE, sizeof(*u->cache));
+	return u;
+}
+
+static void free_file(struct file *f)
+{
+	if (f->ok)
+		ember_uw_elf_release(&f->elf);
+	free(f->path);
+}
+
+void ember_unwinder_free(struct ember_unwinder *u)
+{
+	if (!u)
+		return;
+	for (size_t i = 0; u->files && i <= u->files_mask; i++) {
+		struct file *f = u->files[i], *next;
+		for (; f; f = next) {
+			next = f->next;
+			free_file(f);
+			free(f);
+		}
+	}
+	for (size_t i = 0; u->procs && i <= u->procs_mask; i++) {
+		struct proc *p = u->procs[i], *next;
+		for (; p; p = next) {
+			next = p->next;
+			free(p);
+		}
+	}
+	free_file(&u->vdso);
+	free(u->files);
+	free(u->procs);
+	free(u->cache);
+	free(u);
+}
+
+void ember_unwinder_set_flags(struct ember_unwinder *u, unsigned flags)
+{
+	u->flags = flags;
+	u->next_gen++;
+	for (size_t i = 0; i < CACHE_SIZE; i++)
+		u->cache[i].gen = 0;
+}
+
+void ember_unwinder_set_reader(struct ember_unwinder *u,
+			       ember_unwind_read_fn fn, void *ctx)
+{
+	u->read = fn;
+	u->read_ctx = ctx;
+}
+
+const struct ember_unwind_stats *
+ember_unwinder_stats(const struct ember_unwinder *u)
+{
+	return &u->st;
+}
+
+/* ---- files ---- */
+
+static uint64_t file_hash(const struct ember_unwind_mapping *m)
+{
+	if (m->ino) {
+		uint64_t k[2] = {m->dev, m->ino};
+		return ember_hash(k, sizeof(k));
+	}
+	return ember_hash(m->path, strlen(m->path));
+}
+
+static int same_file(int fd, const struct ember_unwind_mapping *m)
+{
+	struct stat st;
+
+	if (!m->ino)
+		return 1;
+	return !fstat(fd, &st) && (uint64_t)st.st_ino == m->ino &&
+	       (!m->dev || (uint64_t)st.st_dev == m->dev);
+}
+
+/* Opens the file behind m: by its path if that is still the mapped
+ * file, else through /proc (deleted or replaced files, other mount
+ * namespaces), else by its path anyway (overlay filesystems report other
+ * device numbers). */
+static int open_mapped(int pid, const struct ember_unwind_mapping *m)
+{
+	char alt[4096];
+	int fd = open(m->path, O_RDONLY | O_CLOEXEC), fd2;
+
+	if (fd >= 0 && same_file(fd, m))
+		return fd;
+	if (pid > 0) {
+		snprintf(alt, sizeof(alt), "/proc/%d/map_files/%llx-%llx", pid,
+			 (unsigned long long)m->start,
+			 (unsigned long long)m->end);
+		fd2 = open(alt, O_RDONLY | O_CLOEXEC);
+		if (fd2 < 0 &&
+		    (size_t)snprintf(alt, sizeof(alt), "/proc/%d/root%s", pid,
+				     m->path) < sizeof(alt))
+			fd2 = open(alt, O_RDONLY | O_CLOEXEC);
+		if (fd2 >= 0 && same_file(fd2, m)) {
+			if (fd >= 0)
+				close(fd);
+			return fd2;
+		}
+		if (fd2 >= 0)
+			close(fd2);
+	}
+	return fd;
+}
+
+static void files_grow(struct ember_unwinder *u)
+{
+	size_t nmask = u->files_mask ? u->files_mask * 2 + 1 : 63;
+	struct file **nv = ember_xcalloc(nmask + 1, sizeof(*nv));
+
+	for (size_t i = 0; u->files && i <= u->files_mask; i++) {
+		struct file *f = u->files[i], *next;
+		for (; f; f = next) {
+			next = f->next;
+			f->next = nv[f->hash & nmask];
+			nv[f->hash & nmask] = f;
+		}
+	}
+	free(u->files);
+	u->files = nv;
+	u->files_mask = nmask;
+}
+
+/* This process's own vdso image: the same in every process on a kernel. */
+static struct file *vdso_file(struct ember_unwinder *u)
+{
+	if (!u->vdso_tried) {
+		uint64_t base = getauxval(AT_SYSINFO_EHDR), lo, hi;
+		char line[512];
+		FILE *f = fopen("/proc/self/maps", "re");
+		u->vdso_tried = 1;
+		while (base && f && fgets(line, sizeof(line), f)) {
+			if (!strstr(line, "[vdso]") ||
+			    sscanf(line, "%llx-%llx", (unsigned long long *)&lo,
+				   (unsigned long long *)&hi) != 2 ||
+			    lo != base)
+				continue;
+			if (!ember_uw_elf_mem(&u->vdso.elf,
+					      (const void *)(uintptr_t)lo,
+					      (size_t)(hi - lo)))
+				u->vdso.ok = 1;
+			break;
+		}
+		if (f)
+			fclose(f);
+	}
+	return u->vdso.ok ? &u->vdso : NULL;
+}
+
+static struct file *get_file(struct ember_unwinder *u, int pid,
+			     const struct ember_unwind_mapping *m)
+{
+	uint64_t h;
+	struct file *f;
+	int fd;
+
+	if (!strcmp(m->path, "[vdso]"))
+		return vdso_file(u);
+	h = file_hash(m);
+	if (u->files) {
+		for (f = u->files[h & u->files_mask]; f; f = f->next) {
+			if (f->hash != h)
+				continue;
+			if (m->ino ? f->dev == m->dev && f->ino == m->ino
+				   : !f->ino && !strcmp(f->path, m->path))
+				return f->ok ? f : NULL;
+		}
+	}
+	if (u->nfiles + 1 > (u->files_mask + 1) / 2 || !u->files)
+		files_grow(u);
+	f = ember_xcalloc(1, sizeof(*f));
+	f->dev = m->dev;
+	f->ino = m->ino;
+	f->hash = h;
+	f->path = ember_xstrdup(m->path);
+	f->next = u->files[h & u->files_mask];
+	u->files[h & u->files_mask] = f;
+	u->nfiles++;
+	fd = open_mapped(pid, m);
+	if (fd >= 0) {
+		f->ok = !ember_uw_elf_open(&f->elf, fd);
+		close(fd);
+	}
+	if (f->ok)
+		u->st.files++;
+	else
+		u->st.files_failed++;
+	return f->ok ? f : NULL;
+}
+
+/* ---- rules for code without CFI ---- */
+
+static size_t read_mem(struct ember_unwinder *u, int pid, uint64_t addr,
+		       void *buf, size_t n)
+{
+	if (u->read)
+		return u->read(u->read_ctx, pid, addr, buf, n);
+	if (pid <= 0)
+		return 0;
+	struct iovec local = {buf, n};
+	struct iovec remote = {(void *)(uintptr_t)addr, n};
+	ssize_t r = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+	return r > 0 ? (size_t)r : 0;
+}
+
+/* Code bytes [a, a + n) of the mapping m: from the jitdump if it has
+ * them, else from the live process. */
+static size_t read_code(struct ember_unwinder *u, struct proc *p,
+			const struct ember_unwind_mapping *m, uint64_t a,
+			uint8_t *buf, size_t n)
+{
+	if (a < m->start)
+		a = m->start;
+	if (a >= m->end)
+		return 0;
+	if (n > m->end - a)
+		n = (size_t)(m->end - a);
+	if (p->jd) {
+		const struct ember_jit_code *c =
+		    ember_jitdump_find(p->jd, a, UINT64_MAX);
+		if (c && a + n <= c->addr + c->size &&
+		    ember_jitdump_read_code(p->jd, c, a, buf, n) == n)
+			return n;
+	}
+	return read_mem(u, p->pid, a, buf, n);
+}
+
+static void sp_rule(struct ember_cfi_rule *r, int32_t cfa_off, int bp_saved)
+{
+	memset(r, 0, sizeof(*r));
+	r->kind = EMBER_RULE_CFA;
+	r->cfa = EMBER_CFA_SP;
+	r->cfa_off = cfa_off;
+	r->ra = EMBER_LOC_CFA;
+	r->ra_off = -8;
+	r->bp = bp_saved ? EMBER_LOC_CFA : EMBER_LOC_SAME;
+	r->bp_off = bp_saved ? -16 : 0;
+	r->src = EMBER_SRC_PATTERN;
+}
+
+/* CPython's perf trampoline (Python/asm_trampoline.S, 3.12 and 3.13):
+ * sub $8,%rsp; call *%rcx; add $8,%rsp; ret */
+static const uint8_t py_tramp[11] = {0x48, 0x83, 0xec, 0x08, 0xff, 0xd1,
+				     0x48, 0x83, 0xc4, 0x08, 0xc3};
+
+/*
+ * Rules from the code bytes around rip: inside CPython's trampoline (at
+ * any instruction when it is the first frame, at its return address
+ * otherwise), and for a first frame at a push %rbp; mov %rsp,%rbp
+ * prologue or at a ret.  Returns 0 with *r set, or -1.
+ */
+static int pattern_rule(struct ember_unwinder *u, struct proc *p,
+			const struct ember_unwind_mapping *m, uint64_t rip,
+			int first, struct ember_cfi_rule *r)
+{
+	uint8_t w[32];
+	uint64_t base = rip >= 16 ? rip - 16 : 0;
+	size_t n, pos;
+
+	if (base < m->start)
+		base = m->start;
+	n = read_code(u, p, m, base, w, sizeof(w));
+	pos = (size_t)(rip - base);
+	if (pos > n)
+		return -1;
+	for (size_t o = 0; o < sizeof(py_tramp) && o <= pos; o++) {
+		size_t t = pos - o;
+		if (t + sizeof(py_tramp) > n ||
+		    memcmp(w + t, py_tramp, sizeof(py_tramp)))
+			continue;
+		if (!first && o != 6)
+			return -1;
+		/* the sub has run and the add not yet: one extra slot */
+		sp_rule(r, o >= 4 && o < 10 ? 16 : 8, 0);
+		return 0;
+	}
+	if (!first || pos >= n)
+		return -1;
+	if (n - pos >= 4 && !memcmp(w + pos, "\x55\x48\x89\xe5", 4)) {
+		sp_rule(r, 8, 0); /* at the push %rbp */
+		return 0;
+	}
+	if (pos >= 1 && n - pos >= 3 && w[pos - 1] == 0x55 &&
+	    !memcmp(w + pos, "\x48\x89\xe5", 3)) {
+		sp_rule(r, 16, 1); /* %rbp pushed, not yet the frame pointer */
+		return 0;
+	}
+	if (w[pos] == 0xc3) {
+		sp_rule(r, 8, 0); /* at a ret */
+		return 0;
+	}
+	return -1;
+}
+
+/* Drops cached rules of pid that did not come from file CFI: after the
+ * jitdump grew they may have better ones. */
+static void drop_jit_rules(struct ember_unwinder *u, struct proc *p)
+{
+	for (size_t i = 0; i < CACHE_SIZE; i++)
+		if (u->cache[i].gen == p->gen &&
+		    u->cache[i].rule.src != EMBER_SRC_CFI)
+			u->cache[i].gen = 0;
+}
+
+static int jit_rule(struct ember_unwinder *u, struct proc *p, uint64_t pc,
+		    uint64_t rip, struct ember_cfi_rule *r)
+{
+	const struct ember_jit_code *c =
+	    ember_jitdump_find(p->jd, pc, UINT64_MAX);
+	struct ember_cfi cfi;
+	int err;
+
+	if (!c) {
+		/* the runtime may have written it since the last read */
+		u->st.jit_updates++;
+		if (ember_jitdump_update(p->jd) <= 0)
+			return -1;
+		drop_jit_rules(u, p);
+		c = ember_jitdump_find(p->jd, pc, UINT64_MAX);
+	}
+	if (!c || !c->eh_frame)
+		return -1;
+	ember_cfi_init(&cfi, c->eh_frame, c->eh_frame_len, c->eh_frame_addr,
+		       c->eh_frame_hdr, c->eh_frame_hdr_len,
+		       c->eh_frame_hdr_addr, EMBER_CFI_NOINDEX);
+	err = ember_cfi_rule(&cfi, pc, rip, r, NULL, NULL);
+	ember_cfi_release(&cfi);
+	if (err)
+		return -1;
+	r->src = EMBER_SRC_JIT;
+	return 0;
+}
+
+static int is_file(const char *path)
+{
+	return path && (path[0] == '/' || !strcmp(path, "[vdso]"));
+}
+
+/*
+ * The rule for the frame at lookup address pc (rip: the frame's ip).
+ * Returns -1 when pc is not in an executable mapping.  Order: the file's
+ * CFI; for code without it, jitdump CFI, code patterns, frame pointers.
+ */
+static int compute(struct ember_unwinder *u, struct proc *p, uint64_t pc,
+		   uint64_t rip, int first, ember_unwind_find_fn find,
+		   void *ctx, struct ember_cfi_rule *r)
+{
+	const struct ember_unwind_mapping *m = find(ctx, pc);
+	struct file *f;
+
+	if (!m || !m->exec || pc < m->start || pc >= m->end)
+		return -1;
+	memset(r, 0, sizeof(*r));
+	if (is_file(m->path) && (f = get_file(u, p->pid, m))) {
+		uint64_t svma;
+		if (!f->elf.has_cfi ||
+		    ember_uw_elf_svma(&f->elf, pc - m->start + m->pgoff,
+				      &svma)) {
+			r->kind = EMBER_RULE_LEAF_FP;
+			r->src = EMBER_SRC_FP;
+			return 0;
+		}
+		int err = ember_cfi_rule(&f->elf.cfi, svma, svma + (rip - pc),
+					 r, NULL, NULL);
+		if (!err)
+			return 0;
+		memset(r, 0, sizeof(*r));
+		/* no FDE: a stub without CFI, a leaf or frame-pointer code;
+		 * unusable CFI: frame pointers */
+		r->kind =
+		    err == EMBER_ENOENT ? EMBER_RULE_LEAF_FP : EMBER_RULE_FP;
+		r->src = EMBER_SRC_FP;
+		return 0;
+	}
+	if (p->jd && !jit_rule(u, p, pc, rip, r))
+		return 0;
+	if (!(u->flags & EMBER_UNWIND_NO_PATTERNS) &&
+	    !pattern_rule(u, p, m, rip, first, r))
+		return 0;
+	memset(r, 0, sizeof(*r));
+	r->kind = EMBER_RULE_FP;
+	r->src = EMBER_SRC_FP;
+	return 0;
+}
+
+/* ---- the walk ---- */
+
+struct stack {
+	const uint8_t *p;
+	uint64_t lo;
+	size_t len;
+};
+
+static inline int rd(const struct stack *s, uint64_t a, uint64_t *v)
+{
+	uint64_t off = a - s->lo;
+	if (a < s->lo || off > s->len || s->len - off < 8)
+		return -1;
+	memcpy(v, s->p + off, 8);
+	return 0;
+}
+
+enum { STEP_OK, STEP_END, STEP_STACK, STEP_NORULE };
+
+/* Applies rule r to (ip, sp, bp).  cfa receives the caller's sp. */
+static int step(const struct ember_cfi_rule *r, const struct stack *s,
+		int first, unsigned flags, uint64_t *ip, uint64_t *sp,
+		uint64_t *bp)
+{
+	uint64_t cfa, ra, nbp;
+	int kind = r->kind;
+
+	if (kind == EMBER_RULE_LEAF_FP && first) {
+		if (rd(s, *sp, &ra))
+			return STEP_STACK;
+		*ip = ra;
+		*sp += 8;
+		return STEP_OK;
+	}
+	if (kind == EMBER_RULE_LEAF_FP)
+		kind = EMBER_RULE_FP;
+	switch (kind) {
+	case EMBER_RULE_END:
+		return STEP_END;
+	case EMBER_RULE_FP:
+		if (flags & EMBER_UNWIND_NO_FP)
+			return STEP_NORULE;
+		/* the frame pointer must point into this frame or above */
+		if (*bp < *sp || rd(s, *bp + 8, &ra) || rd(s, *bp, &nbp))
+			return STEP_STACK;
+		*ip = ra;
+		*sp = *bp + 16;
+		*bp = nbp;
+		return STEP_OK;
+	case EMBER_RULE_CFA:
+		break;
+	default:
+		return STEP_NORULE;
+	}
+	cfa = ((r->cfa & EMBER_CFA_BP) ? *bp : *sp) +
+	      (uint64_t)(int64_t)r->cfa_off;
+	if ((r->cfa & EMBER_CFA_DEREF) && rd(s, cfa, &cfa))
+		return STEP_STACK;
+	uint64_t ra_at = r->ra == EMBER_LOC_SP	 ? *sp
+			 : r->ra == EMBER_LOC_BP ? *bp
+						 : cfa;
+	if (rd(s, ra_at + (uint64_t)(int64_t)r->ra_off, &ra))
+		return STEP_STACK;
+	switch (r->bp) {
+	case EMBER_LOC_SAME:
+		nbp = *bp;
+		break;
+	case EMBER_LOC_UNDEF:
+		nbp = 0;
+		break;
+	case EMBER_LOC_VAL_CFA:
+		nbp = cfa + (uint64_t)(int64_t)r->bp_off;
+		break;
+	default: {
+		uint64_t at = r->bp == EMBER_LOC_SP   ? *sp
+			      : r->bp == EMBER_LOC_BP ? *bp
+						      : cfa;
+		if (rd(s, at + (uint64_t)(int64_t)r->bp_off, &nbp))
+			return STEP_STACK;
+	}
+	}
+	*ip = ra;
+	*sp = cfa;
+	*bp = nbp;
+	return STEP_OK;
+}
+
+static inline size_t slot_of(uint64_t key, uint32_t gen)
+{
+	uint64_t h = (key ^ ((uint64_t)gen << 47)) * 0x9E3779B97F4A7C15ull;
+	return (size_t)(h >> (64 - CACHE_BITS));
+}
+
+size_t ember_unwind(struct ember_unwinder *u, int pid,
+		    const struct ember_unwind_regs *regs, const uint8_t *stack,
+		    size_t stack_len, ember_unwind_find_fn find, void *ctx,
+		    uint64_t *ips, size_t max, int *truncated)
+{
+	struct stack s = {stack, regs->sp, stack ? stack_len : 0};
+	struct proc *p = find_proc(u, pid, 1);
+	uint64_t ip = regs->ip, sp = regs->sp, bp = regs->bp;
+	int first = 1, exact = 1, stop = 0;
+	size_t n = 0;
+
+	*truncated = 0;
+	u->st.samples++;
+	if (!max)
+		return 0;
+	for (;;) {
+		uint64_t pc = exact ? ip : ip - 1;
+		uint64_t key = pc | (first ? FIRST_BIT : 0);
+		struct slot *sl = &u->cache[slot_of(key, p->gen)];
+		struct ember_cfi_rule r;
+
+		if (sl->key == key && sl->gen == p->gen &&
+		    !(u->flags & EMBER_UNWIND_NO_CACHE)) {
+			u->st.cache_hits++;
+			r = sl->rule;
+		} else {
+			u->st.cache_misses++;
+			if (compute(u, p, pc, ip, first, find, ctx, &r)) {
+				if (n == 0)
+					ips[n++] =
+					    ip; /* the sampled ip is real */
+				u->st.stop_no_exec++;
+				stop = 1;
+				break;
+			}
+			sl->key = key;
+			sl->gen = p->gen;
+			sl->rule = r;
+		}
+		if (n == max) {
+			u->st.stop_max++;
+			stop = 1;
+			break;
+		}
+		/* after a signal frame, ip is exact: keep "ips[i] - 1" true */
+		ips[n] = exact && n > 0 ? ip + 1 : ip;
+		n++;
+		uint64_t osp = sp;
+		int ret = step(&r, &s, first, u->flags, &ip, &sp, &bp);
+		if (ret == STEP_END)
+			break;
+		if (ret == STEP_STACK) {
+			u->st.stop_stack++;
+			stop = 1;
+			break;
+		}
+		if (ret == STEP_NORULE) {
+			u->st.stop_no_rule++;
+			stop = 1;
+			break;
+		}
+		if (sp <= osp || sp - s.lo > s.len) {
+			u->st.stop_sp++;
+			stop = 1;
+			break;
+		}
+		u->st.by_src[r.src < 4 ? r.src : EMBER_SRC_FP]++;
+		if (ip == 0)
+			break; /* outermost frame without CFI saying so */
+		first = exact = r.signal;
+	}
+	u->st.frames += n;
+	if (stop) {
+		u->st.truncated++;
+		*truncated = 1;
+	}
+	return n;
+}

@@ -1,0 +1,723 @@
+/* Unit tests of the unwinder: the CFI interpreter on crafted and real
+ * .eh_frame, walks over synthetic stacks (every rule kind, fallback and
+ * validation), and walks of this process's own stack through functions
+ * without frame pointers and through libc's qsort. */
+#include <stdint.h>
+
+#include "harness.h"
+#include "record/unwind-cfi.h"
+#include "unwind-helpers.h"
+
+/* ---- the CFI interpreter on crafted sections ---- */
+
+static int rule_at(const struct bytes *eh, uint64_t base, uint64_t pc,
+		   uint64_t rip, struct ember_cfi_rule *r)
+{
+	struct ember_cfi c;
+	ember_cfi_init(&c, eh->b, eh->n, base, NULL, 0, 0, 0);
+	int err = ember_cfi_rule(&c, pc, rip, r, NULL, NULL);
+	ember_cfi_release(&c);
+	return err;
+}
+
+static void test_cfi_basic(void)
+{
+	/* push %rbp at +0, push %rbx at +1, body from +2; an epilogue with
+	 * remember/restore_state at +0x20 */
+	static const uint8_t ins[] = {
+	    0x41, 0x0e, 0x10, 0x86, 0x02, /* +1: cfa 16, rbp at cfa-16 */
+	    0x41, 0x0e, 0x18, 0x83, 0x03, /* +2: cfa 24, rbx */
+	    0x5e, 0x0a, 0x0e, 0x08,	  /* +0x20: remember; cfa 8 */
+	    0x41, 0x0b,			  /* +0x21: restore */
+	};
+	struct bytes eh = {0};
+	struct ember_cfi_rule r;
+	uint64_t base = 0x2000, f = 0x1000;
+
+	eh_add(&eh, base, "zR", f, 0x40, ins, sizeof(ins));
+	CHECK(rule_at(&eh, base, f, f, &r) == 0);
+	CHECK(r.kind == EMBER_RULE_CFA && r.cfa == EMBER_CFA_SP &&
+	      r.cfa_off == 8 && r.ra == EMBER_LOC_CFA && r.ra_off == -8 &&
+	      r.bp == EMBER_LOC_SAME);
+	CHECK(rule_at(&eh, base, f + 1, f + 1, &r) == 0);
+	CHECK(r.cfa_off == 16 && r.bp == EMBER_LOC_CFA && r.bp_off == -16);
+	CHECK(rule_at(&eh, base, f + 0x1f, f + 0x1f, &r) == 0);
+	CHECK(r.cfa_off == 24 && r.bp_off == -16);
+	CHECK(rule_at(&eh, base, f + 0x20, f + 0x20, &r) == 0);
+	CHECK(r.cfa_off == 8);
+	CHECK(rule_at(&eh, base, f + 0x21, f + 0x21, &r) == 0);
+	CHECK(r.cfa_off == 24); /* restore_state brings the CFA back */
+	CHECK(rule_at(&eh, base, f + 0x40, f + 0x40, &r) == EMBER_ENOENT);
+	CHECK(rule_at(&eh, base, f - 1, f - 1, &r) == EMBER_ENOENT);
+	free(eh.b);
+}
+
+static void test_cfi_expressions(void)
+{
+	/* the .plt: CFA = rsp + 8 + ((rip & 15) >= 11 ? 8 : 0) */
+	static const uint8_t plt[] = {0x0f, 0x0b, 0x77, 0x08, 0x80, 0x00, 0x3f,
+				      0x1a, 0x3b, 0x2a, 0x33, 0x24, 0x22};
+	/* glibc's __restore_rt: CFA = [rsp + 160], rip at rsp + 168, rbp at
+	 * rsp + 120 */
+	static const uint8_t sig[] = {0x0f, 0x04, 0x77, 0xa0, 0x01, 0x06,
+				      0x10, 0x10, 0x03, 0x77, 0xa8, 0x01,
+				      0x10, 0x06, 0x03, 0x77, 0xf8, 0x00};
+	/* a stack-realigning prologue: CFA = [rbp - 8] */
+	static const uint8_t realign[] = {0x0f, 0x03, 0x76, 0x78, 0x06};
+	/* CFA in r10: not expressible */
+	static const uint8_t r10[] = {0x0c, 0x0a, 0x00};
+	/* return address undefined: the outermost frame */
+	static const uint8_t outer[] = {0x07, 0x10};
+	struct bytes eh = {0};
+	struct ember_cfi_rule r;
+	uint64_t base = 0x9000;
+
+	eh_add(&eh, base, "zR", 0x1000, 0x100, plt, sizeof(plt));
+	eh_add(&eh, base, "zRS", 0x2000, 0x10, sig, sizeof(sig));
+	eh_add(&eh, base, "zR", 0x3000, 0x10, realign, sizeof(realign));
+	eh_add(&eh, base, "zR", 0x4000, 0x10, r10, sizeof(r10));
+	eh_add(&eh, base, "zR", 0x5000, 0x10, outer, sizeof(outer));
+	CHECK(rule_at(&eh, base, 0x1010, 0x1010, &r) == 0);
+	CHECK(r.cfa == EMBER_CFA_SP && r.cfa_off == 8);
+	CHECK(rule_at(&eh, base, 0x101b, 0x101b, &r) == 0);
+	CHECK(r.cfa == EMBER_CFA_SP && r.cfa_off == 16);
+	CHECK(rule_at(&eh, base, 0x2004, 0x2004, &r) == 0);
+	CHECK(r.cfa == (EMBER_CFA_SP | EMBER_CFA_DEREF) && r.cfa_off == 160 &&
+	      r.ra == EMBER_LOC_SP && r.ra_off == 168 && r.bp == EMBER_LOC_SP &&
+	      r.bp_off == 120 && r.signal);
+	CHECK(rule_at(&eh, base, 0x3004, 0x3004, &r) == 0);
+	CHECK(r.cfa == (EMBER_CFA_BP | EMBER_CFA_DEREF) && r.cfa_off == -8);
+	CHECK(rule_at(&eh, base, 0x4004, 0x4004, &r) == EMBER_ENOTSUP);
+	CHECK(rule_at(&eh, base, 0x5004, 0x5004, &r) == 0);
+	CHECK(r.kind == EMBER_RULE_END);
+	free(eh.b);
+}
+
+/* An .eh_frame_hdr for eh (at eh_addr) placed at hdr_addr. */
+static void make_hdr(struct bytes *hdr, const struct bytes *eh,
+		     uint64_t eh_addr, uint64_t hdr_addr, const uint64_t *pcs,
+		     const uint64_t *fdes, size_t n)
+{
+	put8(hdr, 1);
+	put8(hdr, 0x1b);
+	put8(hdr, 0x03);
+	put8(hdr, 0x3b);
+	put32(hdr, (uint32_t)(eh_addr - (hdr_addr + 4)));
+	put32(hdr, (uint32_t)n);
+	for (size_t i = 0; i < n; i++) {
+		put32(hdr, (uint32_t)(pcs[i] - hdr_addr));
+		put32(hdr, (uint32_t)(eh_addr + fdes[i] - hdr_addr));
+	}
+	(void)eh;
+}
+
+static int count_fde(void *ctx, uint64_t s, uint64_t e)
+{
+	(void)s;
+	(void)e;
+	++*(int *)ctx;
+	return 0;
+}
+
+static void test_cfi_index(void)
+{
+	static const uint8_t a[] = {0x0e, 0x10}, b[] = {0x0e, 0x20};
+	struct bytes eh = {0}, hdr = {0};
+	struct ember_cfi c;
+	struct ember_cfi_rule r;
+	uint64_t base = 0x10000, hbase = 0x20000, fdes[2], pcs[2];
+	size_t fb, fa;
+	int n = 0;
+
+	/* FDEs out of address order: the scan must sort them */
+	fb = eh_add(&eh, base, "zR", 0x3000, 0x100, b, sizeof(b));
+	fa = eh_add(&eh, base, "zR", 0x1000, 0x100, a, sizeof(a));
+	ember_cfi_init(&c, eh.b, eh.n, base, NULL, 0, 0, 0);
+	CHECK(c.own_n == 2 && !c.tab);
+	CHECK(ember_cfi_rule(&c, 0x1050, 0x1050, &r, NULL, NULL) == 0 &&
+	      r.cfa_off == 16);
+	CHECK(ember_cfi_rule(&c, 0x3050, 0x3050, &r, NULL, NULL) == 0 &&
+	      r.cfa_off == 32);
+	CHECK(ember_cfi_rule(&c, 0x2050, 0x2050, &r, NULL, NULL) ==
+	      EMBER_ENOENT);
+	CHECK(ember_cfi_each_fde(&c, count_fde, &n) == 2 && n == 2);
+	ember_cfi_release(&c);
+	/* the same through a header table, and a linear scan */
+	pcs[0] = 0x1000;
+	fdes[0] = fa;
+	pcs[1] = 0x3000;
+	fdes[1] = fb;
+	make_hdr(&hdr, &eh, base, hbase, pcs, fdes, 2);
+	ember_cfi_init(&c, eh.b, eh.n, base, hdr.b, hdr.n, hbase, 0);
+	CHECK(c.tab && c.tab_n == 2 && !c.own);
+	CHECK(ember_cfi_rule(&c, 0x1050, 0x1050, &r, NULL, NULL) == 0 &&
+	      r.cfa_off == 16);
+	CHECK(ember_cfi_rule(&c, 0x30ff, 0x30ff, &r, NULL, NULL) == 0 &&
+	      r.cfa_off == 32);
+	CHECK(ember_cfi_rule(&c, 0x0fff, 0x0fff, &r, NULL, NULL) ==
+	      EMBER_ENOENT);
+	ember_cfi_release(&c);
+	ember_cfi_init(&c, eh.b, eh.n, base, NULL, 0, 0, EMBER_CFI_NOINDEX);
+	CHECK(!c.tab && !c.own);
+	CHECK(ember_cfi_rule(&c, 0x3050, 0x3050, &r, NULL, NULL) == 0 &&
+	      r.cfa_off == 32);
+	ember_cfi_release(&c);
+	free(eh.b);
+	free(hdr.b);
+}
+
+/* Every truncation and every single-byte change of a valid section must
+ * give a rule or an error, never a crash (ASan checks the reads). */
+static void test_cfi_corrupt(void)
+{
+	static const uint8_t ins[] = {0x41, 0x0e, 0x10, 0x86, 0x02, 0x0a,
+				      0x0f, 0x03, 0x76, 0x78, 0x06, 0x0b};
+	struct bytes eh = {0};
+	struct ember_cfi_rule r;
+	int ok = 0, bad = 0;
+
+	eh_add(&eh, 0x2000, "zR", 0x1000, 0x40, ins, sizeof(ins));
+	for (size_t len = 0; len <= eh.n; len++) {
+		uint8_t *copy = malloc(len ? len : 1);
+		memcpy(copy, eh.b, len);
+		struct bytes t = {copy, len, len};
+		int err = rule_at(&t, 0x2000, 0x1002, 0x1002, &r);
+		if (len < eh.n)
+			CHECK(err != 0);
+		free(copy);
+	}
+	for (size_t i = 0; i < eh.n; i++) {
+		for (int v = 0; v < 256; v += 7) {
+			uint8_t keep = eh.b[i];
+			eh.b[i] = (uint8_t)v;
+			if (rule_at(&eh, 0x2000, 0x1002, 0x1002, &r) == 0)
+				ok++;
+			else
+				bad++;
+			eh.b[i] = keep;
+		}
+	}
+	CHECK(ok > 0 && bad > 0);
+	/* a CIE pointer before the section, an absurd length */
+	set32(&eh, 0x1c, 0x7fffffff);
+	CHECK(rule_at(&eh, 0x2000, 0x1002, 0x1002, &r) != 0);
+	set32(&eh, 0x18, 0xfffffff0);
+	CHECK(rule_at(&eh, 0x2000, 0x1002, 0x1002, &r) != 0);
+	free(eh.b);
+}
+
+/* Every FDE of real libraries evaluates, at its start and middle. */
+struct real_ctx {
+	const struct ember_cfi *c;
+	size_t n, bad;
+};
+
+static int eval_fde(void *ctx, uint64_t s, uint64_t e)
+{
+	struct real_ctx *r = ctx;
+	struct ember_cfi_rule rule;
+	int err = ember_cfi_rule(r->c, s, s, &rule, NULL, NULL);
+	int err2 = ember_cfi_rule(r->c, s + (e - s) / 2, s, &rule, NULL, NULL);
+
+	r->n++;
+	/* ENOTSUP is fine (CFA in another register, as in longjmp) */
+	if (e > s && (err == EMBER_EFORMAT || err == EMBER_ENOENT ||
+		      err2 == EMBER_EFORMAT || err2 == EMBER_ENOENT))
+		r->bad++;
+	return 0;
+}
+
+static void test_cfi_real(void)
+{
+	static const char *libs[] = {"/proc/self/exe",
+				     "/usr/lib/x86_64-linux-gnu/libc.so.6"};
+	for (size_t i = 0; i < ARRAY_SIZE(libs); i++) {
+		struct ember_uw_elf e;
+		int fd = open(libs[i], O_RDONLY);
+		if (fd < 0)
+			continue;
+		CHECK(ember_uw_elf_open(&e, fd) == 0);
+		close(fd);
+		CHECK(e.has_cfi && e.cfi.tab);
+		struct real_ctx r = {&e.cfi, 0, 0};
+		ember_cfi_each_fde(&e.cfi, eval_fde, &r);
+		CHECK(r.n > 10 && r.bad == 0);
+		ember_uw_elf_release(&e);
+	}
+}
+
+/* ---- walks over a synthetic process ---- */
+
+#define SP0  0x7ff000000000ull
+#define JIT  0x100000ull
+#define CODE 0x150000ull /* code bytes the fake reader returns */
+
+static struct ember_unwind_mapping fake_maps[] = {
+    {JIT, 0x200000, 0, 0, 0, "//anon", 1},
+    {0x300000, 0x400000, 0, 0, 0, "//anon", 0},
+};
+
+static const struct ember_unwind_mapping *fake_find(void *ctx, uint64_t a)
+{
+	(void)ctx;
+	for (size_t i = 0; i < ARRAY_SIZE(fake_maps); i++)
+		if (a >= fake_maps[i].start && a < fake_maps[i].end)
+			return &fake_maps[i];
+	return NULL;
+}
+
+static uint8_t fake_code[256];
+
+/* The JIT mapping's bytes: zeros, but fake_code at CODE. */
+static size_t fake_read(void *ctx, int pid, uint64_t a, void *buf, size_t n)
+{
+	(void)ctx;
+	(void)pid;
+	if (a < JIT || a >= 0x200000)
+		return 0;
+	if (n > 0x200000 - a)
+		n = (size_t)(0x200000 - a);
+	for (size_t i = 0; i < n; i++)
+		((uint8_t *)buf)[i] =
+		    a + i >= CODE && a + i < CODE + sizeof(fake_code)
+			? fake_code[a + i - CODE]
+			: 0;
+	return n;
+}
+
+/* jitted functions with CFI */
+#define F_LEAF	(JIT + 0x000) /* from +4: CFA sp+16, rbp saved at CFA-16 */
+#define F_OUTER (JIT + 0x100) /* return address undefined */
+#define F_STUCK (JIT + 0x200) /* CFA = sp, ra at [sp]: never advances */
+#define F_MID	(JIT + 0x300) /* CFA = sp+8 */
+#define F_BP	(JIT + 0x400) /* CFA = rbp+16 */
+
+static struct ember_jitdump *fake_jitdump(void)
+{
+	static const uint8_t leaf[] = {0x44, 0x0e, 0x10, 0x86, 0x02};
+	static const uint8_t outer[] = {0x07, 0x10};
+	static const uint8_t stuck[] = {0x0e, 0x00, 0x11, 0x10, 0x00};
+	static const uint8_t bp[] = {0x0c, 0x06, 0x10, 0x86, 0x02};
+	static const struct {
+		uint64_t addr;
+		const uint8_t *ins;
+		size_t n;
+		const char *name;
+	} fn[] = {
+	    {F_LEAF, leaf, sizeof(leaf), "leaf"},
+	    {F_OUTER, outer, sizeof(outer), "outer"},
+	    {F_STUCK, stuck, sizeof(stuck), "stuck"},
+	    {F_MID, NULL, 0, "mid"},
+	    {F_BP, bp, sizeof(bp), "bp"},
+	};
+	struct bytes d = {0}, eh = {0};
+	struct ember_jitdump *jd;
+
+	jd_header(&d, 42);
+	for (size_t i = 0; i < ARRAY_SIZE(fn); i++) {
+		jd_eh_for(&eh, fn[i].addr, 0x40, "zR", fn[i].ins, fn[i].n);
+		jd_unwind(&d, 2000 + i, &eh);
+		jd_load(&d, 2000 + i, fn[i].addr, 0x40, i, fn[i].name, NULL);
+	}
+	CHECK(ember_jitdump_from_memory(d.b, d.n, &jd) == 0);
+	free(d.b);
+	free(eh.b);
+	return jd;
+}
+
+struct walk {
+	uint64_t ips[16];
+	size_t n;
+	int trunc;
+};
+
+static void walk(struct ember_unwinder *u, uint64_t ip, uint64_t bp,
+		 const uint64_t *stk, size_t len, size_t max, struct walk *w)
+{
+	struct ember_unwind_regs regs = {ip, SP0, bp};
+	w->n = ember_unwind(u, 42, &regs, (const uint8_t *)stk, len, fake_find,
+			    NULL, w->ips, max, &w->trunc);
+}
+
+static void test_walk_synthetic(void)
+{
+	struct ember_unwinder *u = ember_unwinder_new();
+	struct ember_jitdump *jd = fake_jitdump();
+	const struct ember_unwind_stats *st = ember_unwinder_stats(u);
+	uint64_t stk[16];
+	struct walk w;
+
+	ember_unwinder_set_reader(u, fake_read, NULL);
+	ember_unwinder_set_jitdump(u, 42, jd);
+
+	/* CFA rules from jitdump CFI, ending at an undefined RA */
+	memset(stk, 0, sizeof(stk));
+	stk[0] = 0xb0b0;
+	stk[1] = F_OUTER + 5;
+	walk(u, F_LEAF + 0x10, 1, stk, sizeof(stk), 16, &w);
+	CHECK(w.n == 2 && !w.trunc && w.ips[0] == F_LEAF + 0x10 &&
+	      w.ips[1] == F_OUTER + 5);
+	CHECK(st->by_src[EMBER_SRC_JIT] == 1);
+	uint64_t hits = st->cache_hits;
+	walk(u, F_LEAF + 0x10, 1, stk, sizeof(stk), 16, &w);
+	CHECK(w.n == 2 && st->cache_hits == hits + 2);
+	ember_unwinder_invalidate(u, 42);
+	walk(u, F_LEAF + 0x10, 1, stk, sizeof(stk), 16, &w);
+	CHECK(w.n == 2 && st->cache_hits == hits + 2);
+
+	/* at the function's first byte, before the push */
+	stk[0] = F_OUTER + 5;
+	walk(u, F_LEAF, 1, stk, sizeof(stk), 16, &w);
+	CHECK(w.n == 2 && !w.trunc && w.ips[1] == F_OUTER + 5);
+
+	/* the stack pointer does not move: stop, keep what was found */
+	stk[0] = F_MID + 9;
+	walk(u, F_STUCK + 8, 1, stk, sizeof(stk), 16, &w);
+	CHECK(w.n == 1 && w.trunc && st->stop_sp == 1);
+
+	/* return address outside executable memory: never reported */
+	stk[0] = 0x300010;
+	walk(u, F_MID + 8, 1, stk, sizeof(stk), 16, &w);
+	CHECK(w.n == 1 && w.trunc && st->stop_no_exec == 1);
+	stk[0] = 0x12345678;
+	walk(u, F_MID + 8, 1, stk, sizeof(stk), 16, &w);
+	CHECK(w.n == 1 && w.trunc && st->stop_no_exec == 2);
+
+	/* a zero return address ends the stack */
+	stk[0] = 0;
+	walk(u, F_MID + 8, 1, stk, sizeof(stk), 16, &w);
+	CHECK(w.n == 1 && !w.trunc);
+
+	/* stack copy too short for the return address */
+	stk[0] = F_OUTER + 5;
+	walk(u, F_MID + 8, 1, stk, 4, 16, &w);
+	CHECK(w.n == 1 && w.trunc && st->stop_stack == 1);
+	walk(u, F_MID + 8, 1, NULL, 0, 16, &w);
+	CHECK(w.n == 1 && w.trunc);
+
+	/* max frames */
+	walk(u, F_MID + 8, 1, stk, sizeof(stk), 1, &w);
+	CHECK(w.n == 1 && w.trunc && st->stop_max == 1);
+
+	/* CFA from rbp */
+	memset(stk, 0, sizeof(stk));
+	stk[2] = 0xdead0;
+	stk[3] = F_OUTER + 5;
+	walk(u, F_BP + 0x10, SP0 + 16, stk, sizeof(stk), 16, &w);
+	CHECK(w.n == 2 && !w.trunc && w.ips[1] == F_OUTER + 5);
+
+	/* the sampled ip outside any mapping: reported, then stop */
+	walk(u, 0x5000, 1, stk, sizeof(stk), 16, &w);
+	CHECK(w.n == 1 && w.ips[0] == 0x5000 && w.trunc);
+
+	ember_unwinder_free(u);
+	ember_jitdump_free(jd);
+}
+
+static void test_walk_fallbacks(void)
+{
+	struct ember_unwinder *u = ember_unwinder_new();
+	struct ember_jitdump *jd = fake_jitdump();
+	const struct ember_unwind_stats *st = ember_unwinder_stats(u);
+	static const uint8_t tramp[] = {0x48, 0x83, 0xec, 0x08, 0xff, 0xd1,
+					0x48, 0x83, 0xc4, 0x08, 0xc3};
+	uint64_t stk[16], anon = 0x180000;
+	struct walk w;
+
+	ember_unwinder_set_reader(u, fake_read, NULL);
+	ember_unwinder_set_jitdump(u, 42, jd);
+	memset(fake_code, 0x90, sizeof(fake_code));
+	memcpy(fake_code, tramp, sizeof(tramp));
+	memcpy(fake_code + 0x40, "\x55\x48\x89\xe5", 4);
+	fake_code[0x50] = 0xc3;
+
+	/* frame-pointer chain through code without CFI, ended by RA 0 */
+	memset(stk, 0, sizeof(stk));
+	stk[1] = SP0 + 32; /* saved rbp */
+	stk[2] = anon + 0x105;
+	walk(u, anon + 0x10, SP0 + 8, stk, sizeof(stk), 16, &w);
+	CHECK(w.n == 2 && !w.trunc && w.ips[1] == anon + 0x105);
+	CHECK(st->by_src[EMBER_SRC_FP] == 2);
+	ember_unwinder_set_flags(u, EMBER_UNWIND_NO_FP);
+	walk(u, anon + 0x10, SP0 + 8, stk, sizeof(stk), 16, &w);
+	CHECK(w.n == 1 && w.trunc && st->stop_no_rule == 1);
+	ember_unwinder_set_flags(u, 0);
+
+	/* a frame-pointer loop stops */
+	stk[1] = SP0 + 8;
+	walk(u, anon + 0x10, SP0 + 8, stk, sizeof(stk), 16, &w);
+	CHECK(w.n == 2 && w.trunc);
+
+	/* CPython's trampoline between two frames with CFI */
+	memset(stk, 0, sizeof(stk));
+	stk[0] = CODE + 6; /* the leaf's return address */
+	stk[2] = F_OUTER + 5;
+	walk(u, F_MID + 8, 1, stk, sizeof(stk), 16, &w);
+	CHECK(w.n == 3 && !w.trunc && w.ips[1] == CODE + 6 &&
+	      w.ips[2] == F_OUTER + 5);
+	CHECK(st->by_src[EMBER_SRC_PATTERN] == 1);
+	ember_unwinder_set_flags(u, EMBER_UNWIND_NO_PATTERNS);
+	walk(u, F_MID + 8, 1, stk, sizeof(stk), 16, &w);
+	CHECK(w.n == 2 && w.trunc); /* frame pointers cannot do it */
+	ember_unwinder_set_flags(u, 0);
+
+	/* sampled inside the trampoline */
+	stk[0] = F_OUTER + 5;
+	walk(u, CODE, 1, stk, sizeof(stk), 16, &w); /* before the sub */
+	CHECK(w.n == 2 && !w.trunc && w.ips[1] == F_OUTER + 5);
+	stk[0] = 0;
+	stk[1] = F_OUTER + 5;
+	walk(u, CODE + 4, 1, stk, sizeof(stk), 16, &w); /* at the call */
+	CHECK(w.n == 2 && !w.trunc && w.ips[1] == F_OUTER + 5);
+	walk(u, CODE + 6, 1, stk, sizeof(stk), 16, &w); /* returned */
+	CHECK(w.n == 2 && !w.trunc && w.ips[1] == F_OUTER + 5);
+	stk[0] = F_OUTER + 5;
+	walk(u, CODE + 10, 1, stk, sizeof(stk), 16, &w); /* at the ret */
+	CHECK(w.n == 2 && !w.trunc && w.ips[1] == F_OUTER + 5);
+
+	/* frame-pointer prologue and ret in a leaf without CFI */
+	stk[0] = F_OUTER + 5;
+	walk(u, CODE + 0x40, 1, stk, sizeof(stk), 16, &w);
+	CHECK(w.n == 2 && !w.trunc && w.ips[1] == F_OUTER + 5);
+	stk[0] = 0xb0b0;
+	stk[1] = F_OUTER + 5;
+	walk(u, CODE + 0x41, 1, stk, sizeof(stk), 16, &w);
+	CHECK(w.n == 2 && !w.trunc && w.ips[1] == F_OUTER + 5);
+	stk[0] = F_OUTER + 5;
+	walk(u, CODE + 0x50, 1, stk, sizeof(stk), 16, &w);
+	CHECK(w.n == 2 && !w.trunc && w.ips[1] == F_OUTER + 5);
+
+	ember_unwinder_free(u);
+	ember_jitdump_free(jd);
+}
+
+/* A jitdump that grows while the walk needs it. */
+static void test_walk_jitdump_grows(void)
+{
+	static const uint8_t leaf[] = {0x44, 0x0e, 0x10, 0x86, 0x02};
+	char path[] = "/tmp/ember-test-jit-XXXXXX";
+	int fd = mkstemp(path);
+	struct bytes d = {0}, eh = {0};
+	struct ember_jitdump *jd;
+	uint64_t stk[4] = {0xb0b0, F_OUTER + 5, 0, 0};
+	struct walk w;
+
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	jd_header(&d, 42);
+	jd_eh_for(&eh, F_OUTER, 0x40, "zR", (const uint8_t *)"\x07\x10", 2);
+	jd_unwind(&d, 1, &eh);
+	jd_load(&d, 1, F_OUTER, 0x40, 1, "outer", NULL);
+	CHECK(write(fd, d.b, d.n) == (ssize_t)d.n);
+	CHECK(ember_jitdump_open(path, &jd) == 0);
+	struct ember_unwinder *u = ember_unwinder_new();
+	ember_unwinder_set_reader(u, fake_read, NULL);
+	ember_unwinder_set_jitdump(u, 42, jd);
+	walk(u, F_LEAF + 0x10, 1, stk, sizeof(stk), 16, &w);
+	CHECK(w.n == 1 && w.trunc); /* leaf unknown: frame pointer fails */
+	d.n = 0;
+	jd_eh_for(&eh, F_LEAF, 0x40, "zR", leaf, sizeof(leaf));
+	jd_unwind(&d, 2, &eh);
+	jd_load(&d, 2, F_LEAF, 0x40, 2, "leaf", NULL);
+	CHECK(write(fd, d.b, d.n) == (ssize_t)d.n);
+	/* the cached fallback for the leaf goes once the dump grows: the
+	 * miss on another address re-reads the dump */
+	walk(u, F_LEAF + 0x11, 1, stk, sizeof(stk), 16, &w);
+	CHECK(w.n == 2 && !w.trunc);
+	walk(u, F_LEAF + 0x10, 1, stk, sizeof(stk), 16, &w);
+	CHECK(w.n == 2 && !w.trunc);
+	CHECK(ember_unwinder_stats(u)->jit_updates >= 1);
+	ember_unwinder_free(u);
+	ember_jitdump_free(jd);
+	close(fd);
+	unlink(path);
+	free(d.b);
+	free(eh.b);
+}
+
+/* ---- this process's own stack ---- */
+
+#define NOFP __attribute__((noinline, noclone, optimize("omit-frame-pointer")))
+
+static struct snap cap;
+static volatile int sink;
+
+#define CAPTURE()                                                              \
+	do {                                                                   \
+		__asm__ volatile("leaq 0(%%rip), %0\n\t"                       \
+				 "movq %%rsp, %1\n\t"                          \
+				 "movq %%rbp, %2"                              \
+				 : "=r"(cap.regs.ip), "=r"(cap.regs.sp),       \
+				   "=r"(cap.regs.bp)                           \
+				 :                                             \
+				 : "memory");                                  \
+		snap_copy(getpid(), &cap, 32768);                              \
+	} while (0)
+
+NOFP static int chain3(int x)
+{
+	CAPTURE();
+	sink += x;
+	return x + 1;
+}
+
+NOFP static int chain2(int x)
+{
+	int r = chain3(x + 1);
+	sink += r;
+	return r * 2;
+}
+
+NOFP static int chain1(int x)
+{
+	int r = chain2(x + 1);
+	sink += r;
+	return r * 3;
+}
+
+static int cmp_calls;
+
+NOFP static int cmp_int(const void *a, const void *b)
+{
+	if (cmp_calls++ == 250) /* past ASan's own sortedness check */
+		CAPTURE();
+	return *(const int *)a - *(const int *)b;
+}
+
+struct named {
+	const char *names[64];
+	size_t n;
+	int trunc;
+	uint64_t ips[64];
+};
+
+static void unwind_self(struct ember_unwinder *u, struct maps *m,
+			struct symbolizer *z, size_t len, struct named *out)
+{
+	out->n = ember_unwind(u, getpid(), &cap.regs, cap.stack, len, maps_find,
+			      m, out->ips, 64, &out->trunc);
+	for (size_t i = 0; i < out->n; i++)
+		out->names[i] = sym_name(z, m, out->ips[i] - (i ? 1 : 0));
+}
+
+/* The index of name in out from position from on, or -1. */
+static int find_name(const struct named *out, size_t from, const char *name)
+{
+	for (size_t i = from; i < out->n; i++)
+		if (out->names[i] && !strcmp(out->names[i], name))
+			return (int)i;
+	return -1;
+}
+
+static void print_stack(const char *what, const struct named *out)
+{
+	fprintf(stderr, "%s (%s):\n", what,
+		out->trunc ? "truncated" : "complete");
+	for (size_t i = 0; i < out->n; i++)
+		fprintf(stderr, "  #%zu %#llx %s\n", i,
+			(unsigned long long)out->ips[i], out->names[i]);
+}
+
+/* Whether frames from..to (exclusive) include one in a file whose path
+ * contains lib. */
+static int has_lib(struct maps *m, const struct named *out, size_t from,
+		   size_t to, const char *lib)
+{
+	for (size_t i = from; i < to && i < out->n; i++) {
+		const struct ember_unwind_mapping *mp =
+		    maps_find(m, out->ips[i] - 1);
+		if (mp && mp->path && strstr(mp->path, lib))
+			return 1;
+	}
+	return 0;
+}
+
+__attribute__((noinline)) static void test_self(void)
+{
+	struct ember_unwinder *u = ember_unwinder_new();
+	struct maps m;
+	struct symbolizer z = {0};
+	struct named full, part;
+	const struct ember_unwind_stats *st = ember_unwinder_stats(u);
+
+	CHECK(maps_load(getpid(), &m) == 0);
+
+	/* functions without frame pointers, then main and libc */
+	chain1(1);
+	unwind_self(u, &m, &z, cap.len, &full);
+	int ok = !full.trunc && find_name(&full, 0, "chain3") == 0 &&
+		 find_name(&full, 0, "chain2") == 1 &&
+		 find_name(&full, 0, "chain1") == 2 &&
+		 find_name(&full, 3, "test_self") == 3 &&
+		 find_name(&full, 4, "main") > 0 &&
+		 !strcmp(full.names[full.n - 1], "_start");
+	CHECK(ok);
+	if (!ok || getenv("VERBOSE"))
+		print_stack("chain", &full);
+	/* the same without the frame-pointer fallback: all from CFI */
+	ember_unwinder_set_flags(u, EMBER_UNWIND_NO_FP);
+	unwind_self(u, &m, &z, cap.len, &part);
+	CHECK(part.n == full.n && !part.trunc &&
+	      !memcmp(part.ips, full.ips, full.n * 8));
+	ember_unwinder_set_flags(u, 0);
+	/* a warm cache answers every frame */
+	unwind_self(u, &m, &z, cap.len, &part);
+	uint64_t miss = st->cache_misses;
+	unwind_self(u, &m, &z, cap.len, &part);
+	CHECK(st->cache_misses == miss && part.n == full.n);
+	/* a short copy stops early, with a prefix of the full stack */
+	for (size_t len = 0; len < 512; len += 8) {
+		unwind_self(u, &m, &z, len, &part);
+		CHECK(part.trunc && part.n >= 1 && part.n < full.n &&
+		      !memcmp(part.ips, full.ips, part.n * 8));
+	}
+	/* garbage above the leaf's frame: no crash, only valid frames */
+	for (int seed = 1; seed < 50; seed++) {
+		uint64_t *w = (uint64_t *)cap.stack;
+		srand(seed);
+		for (size_t i = 4 + seed % 8; i < cap.len / 8 && i < 64; i++)
+			w[i] = (uint64_t)rand() << 20 ^ (uint64_t)rand();
+		unwind_self(u, &m, &z, cap.len, &part);
+		for (size_t i = 1; i < part.n; i++) {
+			const struct ember_unwind_mapping *mp =
+			    maps_find(&m, part.ips[i] - 1);
+			CHECK(mp && mp->exec);
+		}
+	}
+	free(cap.stack);
+
+	/* through libc's qsort (no frame pointers in Debian's libc) */
+	int v[200];
+	for (int i = 0; i < 200; i++)
+		v[i] = (i * 7919) % 200;
+	qsort(v, 200, sizeof(int), cmp_int);
+	unwind_self(u, &m, &z, cap.len, &full);
+	int t = find_name(&full, 0, "test_self");
+	ok = !full.trunc && find_name(&full, 0, "cmp_int") == 0 && t > 2 &&
+	     has_lib(&m, &full, 1, (size_t)t, "/libc.so") &&
+	     find_name(&full, (size_t)t, "main") > t &&
+	     !strcmp(full.names[full.n - 1], "_start");
+	CHECK(ok);
+	if (!ok || getenv("VERBOSE"))
+		print_stack("qsort", &full);
+	free(cap.stack);
+
+	sym_free(&z);
+	maps_free(&m);
+	ember_unwinder_free(u);
+}
+
+int main(void)
+{
+	test_cfi_basic();
+	test_cfi_expressions();
+	test_cfi_index();
+	test_cfi_corrupt();
+	test_cfi_real();
+	test_walk_synthetic();
+	test_walk_fallbacks();
+	test_walk_jitdump_grows();
+	test_self();
+	DONE();
+}
