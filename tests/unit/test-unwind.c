@@ -291,6 +291,7 @@ static size_t fake_read(void *ctx, int pid, uint64_t a, void *buf, size_t n)
 #define F_STUCK (JIT + 0x200) /* CFA = sp, ra at [sp]: never advances */
 #define F_MID	(JIT + 0x300) /* CFA = sp+8 */
 #define F_BP	(JIT + 0x400) /* CFA = rbp+16 */
+#define F_EPI	(JIT + 0x500) /* CFA = sp+8, rbp "saved" at CFA-16 */
 
 static struct ember_jitdump *fake_jitdump(void)
 {
@@ -298,6 +299,7 @@ static struct ember_jitdump *fake_jitdump(void)
 	static const uint8_t outer[] = {0x07, 0x10};
 	static const uint8_t stuck[] = {0x0e, 0x00, 0x11, 0x10, 0x00};
 	static const uint8_t bp[] = {0x0c, 0x06, 0x10, 0x86, 0x02};
+	static const uint8_t epi[] = {0x86, 0x02};
 	static const struct {
 		uint64_t addr;
 		const uint8_t *ins;
@@ -309,6 +311,7 @@ static struct ember_jitdump *fake_jitdump(void)
 	    {F_STUCK, stuck, sizeof(stuck), "stuck"},
 	    {F_MID, NULL, 0, "mid"},
 	    {F_BP, bp, sizeof(bp), "bp"},
+	    {F_EPI, epi, sizeof(epi), "epilogue"},
 	};
 	struct bytes d = {0}, eh = {0};
 	struct ember_jitdump *jd;
@@ -405,6 +408,16 @@ static void test_walk_synthetic(void)
 	stk[3] = F_OUTER + 5;
 	walk(u, F_BP + 0x10, SP0 + 16, stk, sizeof(stk), 16, &w);
 	CHECK(w.n == 2 && !w.trunc && w.ips[1] == F_OUTER + 5);
+
+	/* at a ret after pop %rbp: the CFI still names the old slot, below
+	 * sp now; rbp already holds the caller's value */
+	memset(stk, 0, sizeof(stk));
+	stk[0] = F_BP + 0x11;
+	stk[2] = 0xdead0;
+	stk[3] = F_OUTER + 5;
+	walk(u, F_EPI + 0x10, SP0 + 16, stk, sizeof(stk), 16, &w);
+	CHECK(w.n == 3 && !w.trunc && w.ips[1] == F_BP + 0x11 &&
+	      w.ips[2] == F_OUTER + 5);
 
 	/* the sampled ip outside any mapping: reported, then stop */
 	walk(u, 0x5000, 1, stk, sizeof(stk), 16, &w);

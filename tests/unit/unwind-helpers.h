@@ -573,6 +573,31 @@ static int spawn_seized(char *const argv[], const char *dir)
 	return pid;
 }
 
+/* Lets a seized child run to its end (10 s at most); 0 if it exited. */
+static int finish(int pid)
+{
+	double end = now_us() + 10e6;
+	int st;
+
+	ptrace(PTRACE_CONT, pid, 0, 0);
+	while (now_us() < end) {
+		int r = waitpid(pid, &st, WNOHANG | __WALL);
+		if (r == pid && (WIFEXITED(st) || WIFSIGNALED(st)))
+			return WIFEXITED(st) ? 0 : -1;
+		if (r == pid && WIFSTOPPED(st)) {
+			int sig = (st >> 16) ? 0 : WSTOPSIG(st);
+			ptrace(PTRACE_CONT, pid, 0, (void *)(long)sig);
+			continue;
+		}
+		if (r < 0 && errno != EINTR)
+			return -1;
+		usleep(5000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, __WALL);
+	return -1;
+}
+
 static void reap(int pid)
 {
 	kill(pid, SIGKILL);

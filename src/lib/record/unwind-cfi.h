@@ -6,7 +6,7 @@
 #ifndef EMBER_UNWIND_CFI_H
 #define EMBER_UNWIND_CFI_H
 
-#include "internal.h"
+#include "unwind.h"
 
 /* How to get from one frame's (ip, sp, bp) to its caller's. */
 enum {
@@ -33,15 +33,6 @@ enum {
 	EMBER_LOC_SP,	   /* saved at [sp + off], sp of this frame */
 	EMBER_LOC_BP,	   /* saved at [bp + off], bp of this frame */
 	EMBER_LOC_VAL_CFA, /* the value CFA + off itself (bp only) */
-};
-
-/* Which source produced a rule, for statistics. */
-enum {
-	EMBER_SRC_CFI,	   /* .eh_frame of a mapped file */
-	EMBER_SRC_JIT,	   /* jitdump unwinding info */
-	EMBER_SRC_PATTERN, /* a recognised code sequence */
-	EMBER_SRC_FP,	   /* frame-pointer fallback */
-	EMBER_SRC_COUNT
 };
 
 struct ember_cfi_rule {

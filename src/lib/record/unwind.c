@@ -623,10 +623,15 @@ static int step(const struct ember_cfi_rule *r, const struct stack *s,
 		nbp = cfa + (uint64_t)(int64_t)r->bp_off;
 		break;
 	default: {
-		uint64_t at = r->bp == EMBER_LOC_SP   ? *sp
-			      : r->bp == EMBER_LOC_BP ? *bp
-						      : cfa;
-		if (rd(s, at + (uint64_t)(int64_t)r->bp_off, &nbp))
+		uint64_t at = (r->bp == EMBER_LOC_SP   ? *sp
+			       : r->bp == EMBER_LOC_BP ? *bp
+						       : cfa) +
+			      (uint64_t)(int64_t)r->bp_off;
+		/* below sp: an epilogue has popped it back already (the CFI
+		 * keeps the old slot), so rbp holds the caller's value */
+		if (at < *sp)
+			nbp = *bp;
+		else if (rd(s, at, &nbp))
 			return STEP_STACK;
 	}
 	}

@@ -41,13 +41,20 @@ struct ember_unwind_regs {
 	uint64_t ip, sp, bp;
 };
 
+/* Where the rule that stepped over a frame came from. */
+enum {
+	EMBER_SRC_CFI,	   /* .eh_frame of a mapped file */
+	EMBER_SRC_JIT,	   /* jitdump unwinding info */
+	EMBER_SRC_PATTERN, /* a recognised code sequence */
+	EMBER_SRC_FP,	   /* frame-pointer fallback */
+	EMBER_SRC_COUNT
+};
+
 struct ember_unwind_stats {
 	uint64_t samples, frames; /* frames returned, leaf ips included */
 	uint64_t truncated;	  /* samples that stopped early */
 	uint64_t cache_hits, cache_misses;
-	/* frames stepped with a rule from each source (EMBER_SRC_*): file
-	 * CFI, jitdump CFI, code patterns, frame pointers */
-	uint64_t by_src[4];
+	uint64_t by_src[EMBER_SRC_COUNT]; /* frames stepped, by source */
 	/* why walks stopped early */
 	uint64_t stop_no_exec; /* address outside any executable mapping */
 	uint64_t stop_stack;   /* read outside the stack copy */
