@@ -45,11 +45,21 @@ NOFP static int c_cmp(const void *a, const void *b)
 	return *(const int *)a - *(const int *)b;
 }
 
+NOFP static void c_clock(void)
+{
+	struct timespec ts;
+	for (int i = 0; i < 20000; i++) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		spin += (unsigned long)ts.tv_nsec;
+	}
+}
+
 NOFP static void child_run(void)
 {
 	static int v[512];
 	for (;;) {
 		c_outer();
+		c_clock();
 		for (int i = 0; i < 512; i++)
 			v[i] = (i * 7919) % 512;
 		qsort(v, 512, sizeof(int), c_cmp);
@@ -160,7 +170,7 @@ static void test_c(const char *self)
 	struct maps m = {0};
 	struct symbolizer z = {0};
 	static struct run r;
-	int complete = 0, chain = 0, libc = 0, bad = 0;
+	int complete = 0, chain = 0, libc = 0, vdso = 0, bad = 0;
 
 	if (pid < 0) {
 		printf("live C: skipped: ptrace not permitted here\n");
@@ -179,13 +189,17 @@ static void test_c(const char *self)
 		size_t cr = 0;
 		while (cr < f->n && strcmp(f->names[cr], "child_run"))
 			cr++;
-		if (cr == f->n || cr + 1 >= f->n ||
+		if (cr == 0 || cr + 1 >= f->n ||
 		    strcmp(f->names[cr + 1], "main"))
 			ok = 0;
 		else if (!strcmp(f->names[0], "c_inner"))
 			chain += ok = cr == 3 &&
 				      !strcmp(f->names[1], "c_mid") &&
 				      !strcmp(f->names[2], "c_outer");
+		else if (!strcmp(f->names[0], "[vdso]"))
+			vdso += ok = !strcmp(f->names[cr - 1], "c_clock");
+		else if (!strcmp(f->names[cr - 1], "c_clock"))
+			ok = 1; /* in libc's clock_gettime or in c_clock */
 		else if (!strcmp(f->names[0], "c_cmp")) {
 			const struct ember_unwind_mapping *mp =
 			    maps_find(&m, f->ips[1] - 1);
@@ -203,8 +217,8 @@ static void test_c(const char *self)
 	}
 	printf("live C (no frame pointers, CFI only): %d snapshots, %d "
 	       "complete to _start, %d in c_outer;c_mid;c_inner, %d in "
-	       "libc's qsort, %.1f us per unwind\n",
-	       r.n, complete, chain, libc, r.us / (r.n ? r.n : 1));
+	       "libc's qsort, %d in the vdso, %.1f us per unwind\n",
+	       r.n, complete, chain, libc, vdso, r.us / (r.n ? r.n : 1));
 	CHECK(r.n == SNAPS && bad == 0 && complete == r.n && chain > 0 &&
 	      libc > 0);
 	reap(pid);

@@ -598,6 +598,12 @@ NOFP static int cmp_int(const void *a, const void *b)
 	return *(const int *)a - *(const int *)b;
 }
 
+NOFP static void on_signal(int sig)
+{
+	(void)sig;
+	CAPTURE();
+}
+
 struct named {
 	const char *names[64];
 	size_t n;
@@ -714,6 +720,23 @@ __attribute__((noinline)) static void test_self(void)
 	CHECK(ok);
 	if (!ok || getenv("VERBOSE"))
 		print_stack("qsort", &full);
+	free(cap.stack);
+
+	/* out of a signal handler, through the kernel's signal frame and
+	 * the interrupted code (raise) */
+	signal(SIGUSR1, on_signal);
+	raise(SIGUSR1);
+	signal(SIGUSR1, SIG_DFL);
+	unwind_self(u, &m, &z, cap.len, &full);
+	/* the return address into __restore_rt is its first byte */
+	int rt = full.n > 1 &&
+		 !strcmp(sym_name(&z, &m, full.ips[1]), "__restore_rt");
+	t = find_name(&full, 0, "test_self");
+	ok = !full.trunc && find_name(&full, 0, "on_signal") == 0 && rt &&
+	     t > 2 && !strcmp(full.names[full.n - 1], "_start");
+	CHECK(ok);
+	if (!ok || getenv("VERBOSE"))
+		print_stack("signal", &full);
 	free(cap.stack);
 
 	sym_free(&z);
