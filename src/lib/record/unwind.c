@@ -497,9 +497,11 @@ static int jit_rule(struct ember_unwinder *u, struct proc *p, uint64_t pc,
 	return 0;
 }
 
+/* A file the CFI can come from: a path ("//anon" is not one) or the vdso. */
 static int is_file(const char *path)
 {
-	return path && (path[0] == '/' || !strcmp(path, "[vdso]"));
+	return path && ((path[0] == '/' && path[1] != '/') ||
+			!strcmp(path, "[vdso]"));
 }
 
 /*
