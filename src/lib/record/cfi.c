@@ -7,10 +7,8 @@
  * EMBER_EFORMAT, never a crash.  The search table is the header's (zero
  * cost at load) when it is sound, else one built by scanning .eh_frame.
  * Only the CFA, the return-address column and rbp are tracked; the other
- * registers' instructions are decoded and ignored.  DWARF expressions are
- * evaluated symbolically (values are "register + constant", maybe
- * dereferenced once), which covers the .plt's rip-dependent CFA and
- * glibc's signal trampoline.
+ * registers' instructions are decoded and ignored.  DWARF expressions go
+ * to unwind-expr.c.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -500,8 +500,8 @@ static int jit_rule(struct ember_unwinder *u, struct proc *p, uint64_t pc,
 /* A file the CFI can come from: a path ("//anon" is not one) or the vdso. */
 static int is_file(const char *path)
 {
-	return path && ((path[0] == '/' && path[1] != '/') ||
-			!strcmp(path, "[vdso]"));
+	return path &&
+	       ((path[0] == '/' && path[1] != '/') || !strcmp(path, "[vdso]"));
 }
 
 /*
@@ -677,9 +677,10 @@ size_t ember_unwind(struct ember_unwinder *u, int pid,
 		} else {
 			u->st.cache_misses++;
 			if (compute(u, p, pc, ip, first, find, ctx, &r)) {
+				/* the sampled ip is real, a return address
+				 * outside executable memory is not */
 				if (n == 0)
-					ips[n++] =
-					    ip; /* the sampled ip is real */
+					ips[n++] = ip;
 				u->st.stop_no_exec++;
 				stop = 1;
 				break;
@@ -715,7 +716,7 @@ size_t ember_unwind(struct ember_unwinder *u, int pid,
 			stop = 1;
 			break;
 		}
-		u->st.by_src[r.src < 4 ? r.src : EMBER_SRC_FP]++;
+		u->st.by_src[r.src < EMBER_SRC_COUNT ? r.src : EMBER_SRC_FP]++;
 		if (ip == 0)
 			break; /* outermost frame without CFI saying so */
 		first = exact = r.signal;

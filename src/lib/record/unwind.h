@@ -6,9 +6,20 @@
  * Use: one unwinder for the whole recording.  For each sample of process
  * pid (the thread group id), pass its user ip/sp/bp and the copy of its
  * user stack, and a callback giving the process's mapping at an address.
- * The walk needs the process alive only on a rule-cache miss in anonymous
- * executable memory (it then reads a few code bytes with
- * process_vm_readv); file-backed code is read from the mapped files.
+ * Unwind while recording: the walk needs the process alive on a rule-cache
+ * miss in anonymous executable memory (it reads a few code bytes with
+ * process_vm_readv), and mappings must be the sample's; file-backed code
+ * is read from the mapped files.
+ *
+ * With perf_event_open: sample_type |= PERF_SAMPLE_REGS_USER |
+ * PERF_SAMPLE_STACK_USER, sample_regs_user = 0x1c0 (BP, SP, IP: bits 6,
+ * 7, 8, in that order in the record), sample_stack_user = 32768 (the
+ * record's dyn_size is stack_len); skip samples whose regs abi is not
+ * PERF_SAMPLE_REGS_ABI_64.  Side-band records: an MMAP2 of a file named
+ * jit-PID.dump registers that jitdump (ember_unwinder_set_jitdump); an
+ * MMAP2 over an existing mapping calls ember_unwinder_invalidate; exec
+ * and exit call ember_unwinder_forget.  Jitdump timestamps compare with
+ * sample times when the event uses CLOCK_MONOTONIC (use_clockid).
  */
 #ifndef EMBER_UNWIND_H
 #define EMBER_UNWIND_H
