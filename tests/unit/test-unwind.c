@@ -229,8 +229,10 @@ static int eval_fde(void *ctx, uint64_t s, uint64_t e)
 
 static void test_cfi_real(void)
 {
-	static const char *libs[] = {"/proc/self/exe",
-				     "/usr/lib/x86_64-linux-gnu/libc.so.6"};
+	/* libstdc++'s CIEs are "zPLR" (personality, LSDA) */
+	static const char *libs[] = {
+	    "/proc/self/exe", "/usr/lib/x86_64-linux-gnu/libc.so.6",
+	    "/usr/lib/x86_64-linux-gnu/libstdc++.so.6"};
 	for (size_t i = 0; i < ARRAY_SIZE(libs); i++) {
 		struct ember_uw_elf e;
 		int fd = open(libs[i], O_RDONLY);
