@@ -117,7 +117,7 @@ struct symbolizer {
 	struct tfile *f;
 	size_t n;
 	struct tsym *jit; /* perf map */
-	size_t njit;
+	size_t njit, jit_alloc;
 	struct ember_jitdump *jd;
 };
 
@@ -262,16 +262,16 @@ static void sym_load_perf_map(struct symbolizer *z, int pid)
 	char path[64], line[4096];
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map", pid);
 	FILE *f = fopen(path, "re");
-	size_t alloc = 0;
 	while (f && fgets(line, sizeof(line), f)) {
 		unsigned long long a, n;
 		int pos = 0;
 		if (sscanf(line, "%llx %llx %n", &a, &n, &pos) < 2)
 			continue;
 		line[strcspn(line, "\n")] = '\0';
-		if (z->njit == alloc) {
-			alloc = alloc * 2 + 256;
-			z->jit = realloc(z->jit, alloc * sizeof(*z->jit));
+		if (z->njit == z->jit_alloc) {
+			z->jit_alloc = z->jit_alloc * 2 + 256;
+			z->jit =
+			    realloc(z->jit, z->jit_alloc * sizeof(*z->jit));
 		}
 		z->jit[z->njit].lo = a;
 		z->jit[z->njit].hi = a + n;

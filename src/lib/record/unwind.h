@@ -81,6 +81,7 @@ struct ember_unwind_stats {
 #define EMBER_UNWIND_NO_PATTERNS 2 /* no code-pattern rules */
 #define EMBER_UNWIND_NO_CACHE	 4 /* compute every rule afresh */
 
+/* An unwinder is used by one thread at a time. */
 struct ember_unwinder;
 struct ember_unwinder *ember_unwinder_new(void);
 void ember_unwinder_free(struct ember_unwinder *u);
