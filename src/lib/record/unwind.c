@@ -369,26 +369,32 @@ static size_t read_mem(struct ember_unwinder *u, int pid, uint64_t addr,
 	return r > 0 ? (size_t)r : 0;
 }
 
-/* Code bytes [a, a + n) of the mapping m: from the jitdump if it has
- * them, else from the live process. */
+/* Code bytes around rip (up to 16 before, 16 from it) into w[32]: from
+ * the jitdump if it holds the code at rip (the part of the window inside
+ * that code), else from the live process (inside the mapping).  Sets
+ * *base to the window's address; returns its length. */
 static size_t read_code(struct ember_unwinder *u, struct proc *p,
-			const struct ember_unwind_mapping *m, uint64_t a,
-			uint8_t *buf, size_t n)
+			const struct ember_unwind_mapping *m, uint64_t rip,
+			uint8_t *w, uint64_t *base)
 {
-	if (a < m->start)
-		a = m->start;
-	if (a >= m->end)
-		return 0;
-	if (n > m->end - a)
-		n = (size_t)(m->end - a);
+	uint64_t lo = m->start, hi = m->end, a, b;
+
 	if (p->jd) {
 		const struct ember_jit_code *c =
-		    ember_jitdump_find(p->jd, a, UINT64_MAX);
-		if (c && a + n <= c->addr + c->size &&
-		    ember_jitdump_read_code(p->jd, c, a, buf, n) == n)
-			return n;
+		    ember_jitdump_find(p->jd, rip, UINT64_MAX);
+		if (c && c->code_off != UINT64_MAX) {
+			a = rip - c->addr >= 16 ? rip - 16 : c->addr;
+			b = c->addr + c->size - rip > 16 ? rip + 16
+							 : c->addr + c->size;
+			*base = a;
+			return ember_jitdump_read_code(p->jd, c, a, w,
+						       (size_t)(b - a));
+		}
 	}
-	return read_mem(u, p->pid, a, buf, n);
+	a = rip - lo >= 16 ? rip - 16 : lo;
+	b = hi - rip > 16 ? rip + 16 : hi;
+	*base = a;
+	return read_mem(u, p->pid, a, w, (size_t)(b - a));
 }
 
 static void sp_rule(struct ember_cfi_rule *r, int32_t cfa_off, int bp_saved)
@@ -420,12 +426,12 @@ static int pattern_rule(struct ember_unwinder *u, struct proc *p,
 			int first, struct ember_cfi_rule *r)
 {
 	uint8_t w[32];
-	uint64_t base = rip >= 16 ? rip - 16 : 0;
+	uint64_t base;
 	size_t n, pos;
 
-	if (base < m->start)
-		base = m->start;
-	n = read_code(u, p, m, base, w, sizeof(w));
+	if (rip < m->start || rip >= m->end)
+		return -1;
+	n = read_code(u, p, m, rip, w, &base);
 	pos = (size_t)(rip - base);
 	if (pos > n)
 		return -1;
