@@ -1,11 +1,11 @@
 /*
- * The stack walk: rule lookup through a direct-mapped cache, validation at
+ * The stack walk: rule lookup through a set-associative cache, validation at
  * every step, and the fallbacks for code without CFI.
  *
  * Data structures:
- *  - the rule cache: 4096 slots keyed by (lookup address, first-frame
- *    bit) and the process's generation.  A generation is unique over the
- *    unwinder's life; invalidating a process gives it a new one, which
+ *  - the rule cache: 4096 slots in sets of 4, keyed by (lookup address,
+ *    first-frame bit) and the process's generation.  A generation is unique
+ * over the unwinder's life; invalidating a process gives it a new one, which
  *    makes all its slots stale at once.  A slot is filled only for an
  *    address inside an executable mapping, so a hit also stands for the
  *    "return address is executable" check.
@@ -28,8 +28,9 @@
 #include "unwind-cfi.h"
 #include "unwind.h"
 
-#define CACHE_BITS 12
-#define CACHE_SIZE (1u << CACHE_BITS)
+#define CACHE_WAYS 4
+#define SET_BITS   10 /* 1024 sets of 4: 4096 rules */
+#define CACHE_SIZE (CACHE_WAYS << SET_BITS)
 #define FIRST_BIT  (1ull << 63)
 
 struct slot {
@@ -649,10 +650,41 @@ static int step(const struct ember_cfi_rule *r, const struct stack *s,
 	return STEP_OK;
 }
 
-static inline size_t slot_of(uint64_t key, uint32_t gen)
+/* The set of 4 slots for key, most recently used first. */
+static inline struct slot *set_of(struct ember_unwinder *u, uint64_t key,
+				  uint32_t gen)
 {
 	uint64_t h = (key ^ ((uint64_t)gen << 47)) * 0x9E3779B97F4A7C15ull;
-	return (size_t)(h >> (64 - CACHE_BITS));
+	return &u->cache[(h >> (64 - SET_BITS)) * CACHE_WAYS];
+}
+
+/* The cached rule for key: 1 with *r set, or 0.  A hit moves its slot one
+ * place forward, so that the ways of a set stay in rough LRU order. */
+static inline int cache_get(struct slot *set, uint64_t key, uint32_t gen,
+			    struct ember_cfi_rule *r)
+{
+	for (int w = 0; w < CACHE_WAYS; w++) {
+		if (set[w].key != key || set[w].gen != gen)
+			continue;
+		*r = set[w].rule;
+		if (w > 0) {
+			struct slot t = set[w - 1];
+			set[w - 1] = set[w];
+			set[w] = t;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+/* Puts a rule first in its set, dropping the least recently used one. */
+static inline void cache_put(struct slot *set, uint64_t key, uint32_t gen,
+			     const struct ember_cfi_rule *r)
+{
+	memmove(&set[1], &set[0], (CACHE_WAYS - 1) * sizeof(*set));
+	set[0].key = key;
+	set[0].gen = gen;
+	set[0].rule = *r;
 }
 
 size_t ember_unwind(struct ember_unwinder *u, int pid,
@@ -673,13 +705,12 @@ size_t ember_unwind(struct ember_unwinder *u, int pid,
 	for (;;) {
 		uint64_t pc = exact ? ip : ip - 1;
 		uint64_t key = pc | (first ? FIRST_BIT : 0);
-		struct slot *sl = &u->cache[slot_of(key, p->gen)];
+		struct slot *set = set_of(u, key, p->gen);
 		struct ember_cfi_rule r;
 
-		if (sl->key == key && sl->gen == p->gen &&
-		    !(u->flags & EMBER_UNWIND_NO_CACHE)) {
+		if (!(u->flags & EMBER_UNWIND_NO_CACHE) &&
+		    cache_get(set, key, p->gen, &r)) {
 			u->st.cache_hits++;
-			r = sl->rule;
 		} else {
 			u->st.cache_misses++;
 			if (compute(u, p, pc, ip, first, find, ctx, &r)) {
@@ -691,9 +722,7 @@ size_t ember_unwind(struct ember_unwinder *u, int pid,
 				stop = 1;
 				break;
 			}
-			sl->key = key;
-			sl->gen = p->gen;
-			sl->rule = r;
+			cache_put(set, key, p->gen, &r);
 		}
 		if (n == max) {
 			u->st.stop_max++;
