@@ -152,9 +152,11 @@ static char *pyenv_python(const char *pattern)
 
 	if (root)
 		snprintf(pat, sizeof(pat), "%s/versions/%s", root, pattern);
+	else if (home)
+		snprintf(pat, sizeof(pat), "%s/.pyenv/versions/%s", home,
+			 pattern);
 	else
-		snprintf(pat, sizeof(pat), "%s/.pyenv/versions/%s",
-			 home ? home : "/root", pattern);
+		return NULL;
 	if (glob(pat, 0, NULL, &g) || !g.gl_pathc)
 		return NULL;
 	snprintf(found, sizeof(found), "%s", g.gl_pathv[0]);
