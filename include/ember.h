@@ -336,4 +336,69 @@ void ember_flamegraph_free(struct ember_flamegraph *fg);
 
 /* ---- record ----------------------------------------------------------- */
 
+/* A sampling profiler on perf_event_open: a command (from its exec, with
+ * its threads and children), running processes, or the whole system.
+ * Stacks come from the kernel's callchains (frame pointers for user code);
+ * they are symbolized once recording stops, into folded stacks named as
+ * `perf script | ember collapse perf` names them. */
+struct ember_record_options {
+	char *const *argv;  /* a command to run, or NULL */
+	const int *pids;    /* or processes to attach to */
+	size_t npids;
+	int system_wide;    /* or every CPU (with argv: while it runs) */
+	const char *event;  /* "cpu-clock" (see ember_record_events) */
+	double freq;	    /* samples per second: 999 */
+	uint64_t period;    /* or one sample every period events (0: freq) */
+	double duration;    /* seconds; 0: until the target ends or a stop */
+	int no_kernel;	    /* user stacks only */
+	int jit_env;	    /* argv gets PYTHONPERFSUPPORT=1, Node's flags */
+	int idle;	    /* system-wide: keep the idle task's samples */
+	size_t mmap_pages;  /* ring buffer pages per CPU (power of 2), 0 */
+	/* frame names, as `ember collapse perf` options */
+	int root_pid, root_tid;		   /* --pid, --tid */
+	int annotate_kernel, annotate_jit; /* --kernel, --jit */
+	const char *perfmap_dir;	   /* NULL: /tmp */
+};
+void ember_record_options_init(struct ember_record_options *o);
+/* The event names -e takes. */
+const char *ember_record_events(void);
+
+struct ember_record_stats {
+	uint64_t samples;      /* samples kept */
+	uint64_t lost;	       /* samples lost: a ring buffer was full */
+	uint64_t throttled;    /* times the kernel throttled sampling */
+	uint64_t idle;	       /* idle samples left out */
+	double weight;	       /* sum of the sample periods */
+	double seconds;	       /* wall time recorded */
+	double post_seconds;   /* symbolizing and aggregating */
+	size_t stacks, frames; /* unique stacks and addresses */
+	size_t processes, threads;
+	int kernel_excluded;   /* no kernel frames: not permitted */
+	int clock_event;       /* periods are nanoseconds */
+	int exit_status; /* the command's: code, 128 + signal; -1 none */
+};
+
+struct ember_record;
+/* Checks the options (EMBER_EINVAL, EMBER_ENOTSUP, with a message in
+ * ember_record_error) and prepares a recording. */
+int ember_record_new(struct ember_record **r,
+		     const struct ember_record_options *o) EMBER_WUR;
+/* What the last failure was, and how to fix it (for a message). */
+const char *ember_record_error(const struct ember_record *r);
+/* Opens the events and starts or attaches to the target. */
+int ember_record_start(struct ember_record *r) EMBER_WUR;
+/* Records until the target ends, the duration passes or
+ * ember_record_stop; then stops (ending a command still running) and
+ * reaps the command. */
+int ember_record_run(struct ember_record *r) EMBER_WUR;
+/* Asks ember_record_run to stop; safe in a signal handler. */
+void ember_record_stop(struct ember_record *r);
+/* Symbolizes and fills names and stacks (initialized by the caller):
+ * each stack is "comm;user frames...;kernel frames" with its weight. */
+int ember_record_result(struct ember_record *r, struct ember_intern *names,
+			struct ember_stacks *stacks) EMBER_WUR;
+const struct ember_record_stats *
+ember_record_stats(const struct ember_record *r);
+void ember_record_free(struct ember_record *r);
+
 #endif

@@ -1,0 +1,548 @@
+/*
+ * The consumer of perf records, in time order: side-band records (MMAP2,
+ * COMM, FORK, EXIT) keep the world of processes current, and each SAMPLE
+ * becomes a stack of frame ids (root, user frames outermost first, then
+ * kernel frames) added to the session's stack table with its period.
+ * Frames are normalized at once, while the mappings are those of the
+ * sample's time: a user address becomes (file, file offset) or (process,
+ * address) for JIT code; names come after recording (symbolize.c).
+ */
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+#include <fcntl.h>
+
+#include "record/record.h"
+
+#define MAX_FRAMES 1024
+
+/* ---- unique frames ---------------------------------------------------- */
+
+void rec_frames_init(struct rec_frames *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->mask = 1023;
+	f->slots = ember_xcalloc(f->mask + 1, sizeof(*f->slots));
+}
+
+void rec_frames_release(struct rec_frames *f)
+{
+	free(f->v);
+	free(f->slots);
+	memset(f, 0, sizeof(*f));
+}
+
+static size_t frame_hash(uint32_t kind, uint32_t obj, uint64_t addr)
+{
+	uint64_t h = (addr ^ ((uint64_t)obj << 32 | kind)) * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(h ^ (h >> 29));
+}
+
+uint32_t rec_frames_id(struct rec_frames *f, uint32_t kind, uint32_t obj,
+		       uint64_t addr)
+{
+	size_t i = frame_hash(kind, obj, addr) & f->mask;
+
+	for (; f->slots[i]; i = (i + 1) & f->mask) {
+		const struct rec_frame *e = &f->v[f->slots[i] - 1];
+		if (e->addr == addr && e->obj == obj && e->kind == kind)
+			return f->slots[i] - 1;
+	}
+	EMBER_GROW(f->v, f->n + 1, f->alloc);
+	f->v[f->n].addr = addr;
+	f->v[f->n].obj = obj;
+	f->v[f->n].kind = kind;
+	f->slots[i] = (uint32_t)++f->n;
+	if (f->n * 2 > f->mask) {
+		free(f->slots);
+		f->mask = f->mask * 2 + 1;
+		f->slots = ember_xcalloc(f->mask + 1, sizeof(*f->slots));
+		for (size_t k = 0; k < f->n; k++) {
+			const struct rec_frame *e = &f->v[k];
+			size_t j = frame_hash(e->kind, e->obj, e->addr) & f->mask;
+			while (f->slots[j])
+				j = (j + 1) & f->mask;
+			f->slots[j] = (uint32_t)k + 1;
+		}
+	}
+	return (uint32_t)f->n - 1;
+}
+
+/* ---- decoding --------------------------------------------------------- */
+
+struct rec_sample {
+	uint64_t ip, time, period;
+	uint32_t pid, tid, cpu;
+	uint64_t nr;
+	const uint64_t *ips;
+	/* REGS_USER and STACK_USER, for a DWARF unwinder */
+	uint64_t abi;
+	const uint64_t *regs;
+	uint64_t stack_size, dyn_size;
+	const uint8_t *stack;
+};
+
+struct cursor {
+	const char *p, *end;
+	int bad;
+};
+
+static uint64_t take64(struct cursor *c)
+{
+	uint64_t v = 0;
+
+	if (c->end - c->p < 8) {
+		c->bad = 1;
+		c->p = c->end;
+		return 0;
+	}
+	memcpy(&v, c->p, 8);
+	c->p += 8;
+	return v;
+}
+
+static const void *take(struct cursor *c, uint64_t n)
+{
+	const void *p = c->p;
+
+	if ((uint64_t)(c->end - c->p) < n) {
+		c->bad = 1;
+		c->p = c->end;
+		return NULL;
+	}
+	c->p += n;
+	return p;
+}
+
+static int parse_sample(const struct ember_record *r, const void *rec,
+			size_t size, struct rec_sample *s)
+{
+	uint64_t t = r->sample_type;
+	struct cursor c = {(const char *)rec + 8, (const char *)rec + size, 0};
+	uint64_t v;
+
+	memset(s, 0, sizeof(*s));
+	if (t & PERF_SAMPLE_IDENTIFIER)
+		take64(&c);
+	if (t & PERF_SAMPLE_IP)
+		s->ip = take64(&c);
+	if (t & PERF_SAMPLE_TID) {
+		v = take64(&c);
+		s->pid = (uint32_t)v;
+		s->tid = (uint32_t)(v >> 32);
+	}
+	if (t & PERF_SAMPLE_TIME)
+		s->time = take64(&c);
+	if (t & PERF_SAMPLE_ADDR)
+		take64(&c);
+	if (t & PERF_SAMPLE_ID)
+		take64(&c);
+	if (t & PERF_SAMPLE_STREAM_ID)
+		take64(&c);
+	if (t & PERF_SAMPLE_CPU)
+		s->cpu = (uint32_t)take64(&c);
+	s->period = 1;
+	if (t & PERF_SAMPLE_PERIOD)
+		s->period = take64(&c);
+	if (t & PERF_SAMPLE_CALLCHAIN) {
+		s->nr = take64(&c);
+		if (s->nr > (size / 8))
+			return -1;
+		s->ips = take(&c, s->nr * 8);
+	}
+	if (t & PERF_SAMPLE_RAW) {
+		uint32_t n = 0;
+		const void *p = take(&c, 4);
+		if (p)
+			memcpy(&n, p, 4);
+		take(&c, n);
+	}
+	if (t & PERF_SAMPLE_REGS_USER) {
+		s->abi = take64(&c);
+		if (s->abi) {
+			uint64_t nregs =
+				(uint64_t)__builtin_popcountll(r->regs_mask);
+			s->regs = take(&c, nregs * 8);
+		}
+	}
+	if (t & PERF_SAMPLE_STACK_USER) {
+		s->stack_size = take64(&c);
+		if (s->stack_size) {
+			s->stack = take(&c, s->stack_size);
+			s->dyn_size = take64(&c);
+			if (s->dyn_size > s->stack_size)
+				s->dyn_size = s->stack_size;
+		}
+	}
+	return c.bad ? -1 : 0;
+}
+
+/* Bytes of the sample_id trailer that follow its time field. */
+static size_t trailer_after_time(uint64_t t)
+{
+	size_t n = 0;
+
+	if (t & PERF_SAMPLE_ID)
+		n += 8;
+	if (t & PERF_SAMPLE_STREAM_ID)
+		n += 8;
+	if (t & PERF_SAMPLE_CPU)
+		n += 8;
+	if (t & PERF_SAMPLE_IDENTIFIER)
+		n += 8;
+	return n;
+}
+
+uint64_t rec_time(const struct ember_record *r, const void *rec, size_t size)
+{
+	const struct perf_event_header *h = rec;
+	uint64_t t = r->sample_type, v = 0;
+	size_t off;
+
+	if (!(t & PERF_SAMPLE_TIME))
+		return 0;
+	if (h->type == PERF_RECORD_SAMPLE) {
+		off = 8;
+		if (t & PERF_SAMPLE_IDENTIFIER)
+			off += 8;
+		if (t & PERF_SAMPLE_IP)
+			off += 8;
+		if (t & PERF_SAMPLE_TID)
+			off += 8;
+	} else {
+		size_t back = trailer_after_time(t) + 8;
+		if (size < 8 + back)
+			return 0;
+		off = size - back;
+	}
+	if (off + 8 > size)
+		return 0;
+	memcpy(&v, (const char *)rec + off, 8);
+	return v;
+}
+
+/* ---- processes -------------------------------------------------------- */
+
+static double realtime_of(const struct ember_record *r, uint64_t ns)
+{
+	return (double)ns / 1e9 + r->world.clock_offset;
+}
+
+static void read_comm(struct rec_world *w, struct rec_thread *t)
+{
+	char path[64], buf[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", t->proc->pid,
+		 t->tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	while (n > 0 && buf[n - 1] == '\n')
+		n--;
+	rec_world_set_comm(w, t, buf, (size_t)n);
+}
+
+void rec_synthesize_pid(struct ember_record *r, int pid)
+{
+	struct rec_world *w = &r->world;
+	struct rec_proc *p = rec_world_find_proc(w, pid);
+	int *tids;
+
+	if (!p)
+		p = rec_world_new_proc(w, pid, NULL, 0);
+	rec_world_read_owner(w, p);
+	if (rec_world_read_maps(w, p, NULL))
+		return;
+	size_t n = rec_list_tasks(pid, &tids);
+	for (size_t i = 0; i < n; i++) {
+		struct rec_thread *t = rec_world_thread(w, pid, tids[i]);
+		read_comm(w, t);
+	}
+	free(tids);
+}
+
+static void on_comm(struct ember_record *r, const struct perf_event_header *h,
+		    const char *body, size_t n, uint64_t time)
+{
+	struct rec_world *w = &r->world;
+	uint32_t pid, tid;
+
+	if (n < 8)
+		return;
+	memcpy(&pid, body, 4);
+	memcpy(&tid, body + 4, 4);
+	if ((int)pid <= 0 && !r->o.system_wide)
+		return;
+	if (h->misc & PERF_RECORD_MISC_COMM_EXEC) {
+		/* a new image: new mappings, perf map and identity */
+		struct rec_proc *old = rec_world_find_proc(w, (int)pid);
+		if (old)
+			old->owner.end = realtime_of(r, time);
+		struct rec_proc *p = rec_world_new_proc(w, (int)pid, NULL, 0);
+		p->owner.start = realtime_of(r, time);
+		if (old) {
+			p->owner.uid = old->owner.uid;
+			p->owner.uid_known = old->owner.uid_known;
+		}
+		rec_world_read_owner(w, p);
+	}
+	struct rec_thread *t = rec_world_thread(w, (int)pid, (int)tid);
+	rec_world_set_comm(w, t, body + 8, n - 8);
+}
+
+static void on_fork(struct ember_record *r, const char *body, size_t n,
+		    uint64_t time)
+{
+	struct rec_world *w = &r->world;
+	uint32_t v[4]; /* pid, ppid, tid, ptid */
+
+	if (n < 16)
+		return;
+	memcpy(v, body, 16);
+	struct rec_thread *parent = rec_world_find_thread(w, (int)v[3]);
+	if (v[0] != v[1]) {
+		struct rec_proc *pp = rec_world_find_proc(w, (int)v[1]);
+		struct rec_proc *p =
+			rec_world_new_proc(w, (int)v[0], pp, pp != NULL);
+		p->owner.start = realtime_of(r, time);
+	}
+	struct rec_thread *t = rec_world_thread(w, (int)v[0], (int)v[2]);
+	/* a new thread (or process) starts with its creator's name */
+	t->comm = parent ? parent->comm : t->proc->comm;
+	if (t->tid == t->proc->pid && t->comm != UINT32_MAX)
+		t->proc->comm = t->comm;
+}
+
+static void on_exit_rec(struct ember_record *r, const char *body, size_t n,
+			uint64_t time)
+{
+	uint32_t v[4];
+
+	if (n < 16)
+		return;
+	memcpy(v, body, 16);
+	if (v[0] != v[2])
+		return; /* a thread, not the process */
+	struct rec_proc *p = rec_world_find_proc(&r->world, (int)v[0]);
+	if (p && !p->exited) {
+		p->exited = 1;
+		p->owner.end = realtime_of(r, time);
+	}
+}
+
+static void on_mmap(struct ember_record *r, const struct perf_event_header *h,
+		    const char *body, size_t n)
+{
+	uint32_t pid, maj = 0, min = 0, prot = PROT_EXEC;
+	uint64_t addr, len, pgoff, ino = 0;
+	const char *name;
+
+	if (h->type == PERF_RECORD_MMAP) {
+		if (n < 32)
+			return;
+		name = body + 32;
+	} else {
+		if (n < 64)
+			return;
+		if (!(h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID)) {
+			memcpy(&maj, body + 32, 4);
+			memcpy(&min, body + 36, 4);
+			memcpy(&ino, body + 40, 8);
+		}
+		memcpy(&prot, body + 56, 4);
+		name = body + 64;
+	}
+	memcpy(&pid, body, 4);
+	memcpy(&addr, body + 8, 8);
+	memcpy(&len, body + 16, 8);
+	memcpy(&pgoff, body + 24, 8);
+	if ((int)pid <= 0 || !(prot & PROT_EXEC))
+		return; /* the kernel's own maps come from kallsyms */
+	size_t namelen = (size_t)((body + n) - name);
+	struct rec_proc *p = rec_world_proc(&r->world, (int)pid);
+	rec_world_mmap(&r->world, p, addr, len, pgoff, makedev(maj, min), ino,
+		       name, namelen, (int)pid);
+}
+
+/* ---- samples ---------------------------------------------------------- */
+
+/*
+ * The user frames of a sample, leaf first, into out; returns how many.
+ * Frame-pointer mode takes the kernel's walk from the callchain.  A DWARF
+ * unwinder plugs in here: ember_unwind(unwinder, pid, {regs}, s->stack,
+ * s->dyn_size, rec_proc_unwind_find, p, out, max, &truncated).
+ */
+static size_t user_frames(struct ember_record *r, struct rec_proc *p,
+			  const struct rec_sample *s, uint64_t *out, size_t max)
+{
+	size_t n = 0;
+	int user = 0;
+
+	(void)r;
+	(void)p;
+	for (uint64_t i = 0; i < s->nr; i++) {
+		uint64_t ip = s->ips[i];
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			user = ip == (uint64_t)PERF_CONTEXT_USER;
+			continue;
+		}
+		if (user && n < max)
+			out[n++] = ip;
+	}
+	return n;
+}
+
+static size_t kernel_frames(const struct rec_sample *s, uint64_t *out,
+			    size_t max)
+{
+	size_t n = 0;
+	int kernel = 0;
+
+	for (uint64_t i = 0; i < s->nr; i++) {
+		uint64_t ip = s->ips[i];
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			kernel = ip == (uint64_t)PERF_CONTEXT_KERNEL;
+			continue;
+		}
+		if (kernel && n < max)
+			out[n++] = ip;
+	}
+	return n;
+}
+
+static uint32_t root_frame(struct ember_record *r, struct rec_thread *t)
+{
+	char small[128];
+
+	if (t->comm == UINT32_MAX)
+		read_comm(&r->world, t);
+	if (t->comm == UINT32_MAX) {
+		snprintf(small, sizeof(small), ":%d", t->tid);
+	} else {
+		size_t len;
+		const char *c = ember_intern_str(&r->world.comms, t->comm, &len);
+		if (len > 64)
+			len = 64;
+		memcpy(small, c, len);
+		small[len] = '\0';
+		/* as stackcollapse-perf.pl: spaces become '_' */
+		for (size_t i = 0; i < len; i++)
+			if (small[i] == ' ')
+				small[i] = '_';
+			else if (small[i] == ';')
+				small[i] = ':';
+	}
+	size_t l = strlen(small);
+	if (r->o.root_tid)
+		snprintf(small + l, sizeof(small) - l, "-%d/%d", t->proc->pid,
+			 t->tid);
+	else if (r->o.root_pid)
+		snprintf(small + l, sizeof(small) - l, "-%d", t->proc->pid);
+	uint32_t id = ember_intern(&r->roots, small, strlen(small));
+	return rec_frames_id(&r->frames, REC_FRAME_ROOT, id, 0);
+}
+
+static uint32_t user_frame(struct ember_record *r, struct rec_proc *p,
+			   uint64_t addr)
+{
+	const struct rec_map *m = rec_proc_find_map(p, addr);
+
+	if (!m)
+		return rec_frames_id(&r->frames, REC_FRAME_UNKNOWN, 0, 0);
+	if (m->dso->kind == REC_DSO_ANON)
+		return rec_frames_id(&r->frames, REC_FRAME_JIT, p->id, addr);
+	return rec_frames_id(&r->frames, REC_FRAME_DSO, m->dso->id,
+			     addr - m->m.start + m->m.pgoff);
+}
+
+static void on_sample(struct ember_record *r, const void *rec, size_t size)
+{
+	struct rec_sample s;
+
+	if (parse_sample(r, rec, size, &s)) {
+		r->corrupt++;
+		return;
+	}
+	if (s.pid == 0 && s.tid == 0 && !r->o.idle) {
+		r->stats.idle++;
+		return;
+	}
+	struct rec_thread *t =
+		rec_world_thread(&r->world, (int)s.pid, (int)s.tid);
+	struct rec_proc *p = t->proc;
+	uint64_t *ub = r->ubuf;
+	uint32_t *ids = r->ibuf;
+	size_t n = 0;
+
+	ids[n++] = root_frame(r, t);
+	size_t nu = user_frames(r, p, &s, ub, MAX_FRAMES);
+	for (size_t i = nu; i-- > 0;)
+		ids[n++] = user_frame(r, p, ub[i]);
+	size_t nk = kernel_frames(&s, ub, MAX_FRAMES);
+	for (size_t i = nk; i-- > 0;)
+		ids[n++] = rec_frames_id(&r->frames, REC_FRAME_KERNEL, 0, ub[i]);
+	ember_stacks_add(&r->stacks, ids, n, (double)s.period, 0);
+	r->stats.samples++;
+	r->stats.weight += (double)s.period;
+}
+
+void rec_handle(struct ember_record *r, const void *rec, size_t size)
+{
+	const struct perf_event_header *h = rec;
+	const char *body = (const char *)rec + sizeof(*h);
+	size_t n = size - sizeof(*h);
+	uint64_t time = rec_time(r, rec, size);
+	uint64_t v;
+
+	/* side-band bodies end with the sample_id trailer */
+	size_t trailer = trailer_after_time(r->sample_type);
+	if (r->sample_type & PERF_SAMPLE_TID)
+		trailer += 8;
+	if (r->sample_type & PERF_SAMPLE_TIME)
+		trailer += 8;
+	if (h->type != PERF_RECORD_SAMPLE)
+		n = n > trailer ? n - trailer : 0;
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE:
+		on_sample(r, rec, size);
+		break;
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		on_mmap(r, h, body, n);
+		break;
+	case PERF_RECORD_COMM:
+		on_comm(r, h, body, n, time);
+		break;
+	case PERF_RECORD_FORK:
+		on_fork(r, body, n, time);
+		break;
+	case PERF_RECORD_EXIT:
+		on_exit_rec(r, body, n, time);
+		break;
+	case PERF_RECORD_LOST:
+		if (n >= 16) {
+			memcpy(&v, body + 8, 8);
+			r->stats.lost += v;
+		}
+		break;
+	case PERF_RECORD_LOST_SAMPLES:
+		if (n >= 8) {
+			memcpy(&v, body, 8);
+			r->stats.lost += v;
+		}
+		break;
+	case PERF_RECORD_THROTTLE:
+		r->stats.throttled++;
+		break;
+	default:
+		break;
+	}
+}

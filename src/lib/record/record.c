@@ -1,0 +1,681 @@
+/*
+ * A recording session: checks the options, opens one sampling event per
+ * CPU and target (a command held before exec, the threads of running
+ * processes, or every CPU), maps one ring buffer per CPU (the other events
+ * of that CPU write into it), polls, and merges the rings in time order:
+ * records read in one round are handled once the next round has been read,
+ * up to the newest time the earlier round saw (perf's FINISHED_ROUND rule),
+ * so a sample never precedes the MMAP2 or COMM it depends on.
+ */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "record/record.h"
+
+#define DEFAULT_PAGES 128 /* 512 KiB per CPU: frame-pointer samples */
+#define POLL_MS 100
+#define MAX_FRAMES 1024
+
+static double now_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double now_real(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int fail(struct ember_record *r, int err, const char *fmt, ...)
+	EMBER_PRINTF(3, 4);
+
+static int fail(struct ember_record *r, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->err, sizeof(r->err), fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+void ember_record_options_init(struct ember_record_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->event = "cpu-clock";
+	o->freq = 999;
+	o->jit_env = 1;
+}
+
+const char *ember_record_events(void)
+{
+	return rec_event_names();
+}
+
+const char *ember_record_error(const struct ember_record *r)
+{
+	return r->err[0] ? r->err : "unknown error";
+}
+
+const struct ember_record_stats *ember_record_stats(const struct ember_record *r)
+{
+	return &r->stats;
+}
+
+int ember_record_new(struct ember_record **out,
+		     const struct ember_record_options *o)
+{
+	struct ember_record *r = ember_xcalloc(1, sizeof(*r));
+	int targets = (o->argv && o->argv[0]) + (o->npids > 0);
+
+	*out = r;
+	r->o = *o;
+	r->stats.exit_status = -1;
+	rec_world_init(&r->world);
+	rec_frames_init(&r->frames);
+	ember_intern_init(&r->roots);
+	ember_stacks_init(&r->stacks);
+	r->ubuf = ember_xcalloc(MAX_FRAMES, sizeof(*r->ubuf));
+	r->ibuf = ember_xcalloc(2 * MAX_FRAMES + 1, sizeof(*r->ibuf));
+	if (o->argv && o->argv[0]) {
+		size_t n = 0;
+		while (o->argv[n])
+			n++;
+		r->argv = ember_xcalloc(n + 1, sizeof(*r->argv));
+		for (size_t i = 0; i < n; i++)
+			r->argv[i] = ember_xstrdup(o->argv[i]);
+		r->o.argv = r->argv;
+	}
+	if (o->npids) {
+		r->pids = ember_xcalloc(o->npids, sizeof(*r->pids));
+		memcpy(r->pids, o->pids, o->npids * sizeof(*r->pids));
+		r->o.pids = r->pids;
+	}
+	r->o.event = o->event ? o->event : "cpu-clock";
+	if (targets > 1)
+		return fail(r, EMBER_EINVAL,
+			    "give a command or -p PID, not both");
+	if (!targets && !o->system_wide)
+		return fail(r, EMBER_EINVAL,
+			    "nothing to profile: give a command, -p PID or -a");
+	if (o->npids && o->system_wide)
+		return fail(r, EMBER_EINVAL, "give -p PID or -a, not both");
+	for (size_t i = 0; i < o->npids; i++)
+		if (o->pids[i] <= 0)
+			return fail(r, EMBER_EINVAL, "'%d' is not a process id",
+				    o->pids[i]);
+	r->ev = rec_event_lookup(r->o.event);
+	if (!r->ev)
+		return fail(r, EMBER_EINVAL,
+			    "unknown event '%s' (events: %s)", r->o.event,
+			    rec_event_names());
+	r->stats.clock_event = r->ev->clock;
+	if (!o->period) {
+		if (!(o->freq >= 1) || o->freq > 1e9)
+			return fail(r, EMBER_EINVAL,
+				    "the frequency must be at least 1 Hz");
+		long max = rec_sysctl_long("kernel.perf_event_max_sample_rate");
+		if (max > 0 && o->freq > (double)max)
+			return fail(r, EMBER_EINVAL,
+				    "-F %g is above the maximum sample rate "
+				    "%ld: lower -F, or raise it with 'sysctl "
+				    "kernel.perf_event_max_sample_rate=%.0f'",
+				    o->freq, max, ceil(o->freq));
+	}
+	if (o->duration < 0 || isnan(o->duration))
+		return fail(r, EMBER_EINVAL, "the duration must be positive");
+	if (o->mmap_pages && (o->mmap_pages & (o->mmap_pages - 1)))
+		return fail(r, EMBER_EINVAL,
+			    "the ring buffer must be a power of two pages");
+	if (rec_sysctl_long("kernel.perf_event_paranoid") == -1 &&
+	    access("/proc/sys/kernel/perf_event_paranoid", F_OK))
+		return fail(r, EMBER_ENOTSUP,
+			    "this kernel has no perf events "
+			    "(/proc/sys/kernel/perf_event_paranoid is "
+			    "missing): profiling needs CONFIG_PERF_EVENTS");
+	return 0;
+}
+
+static void close_all(struct ember_record *r)
+{
+	for (size_t i = 0; i < r->ncpus && r->rings; i++)
+		rec_ring_unmap(&r->rings[i]);
+	for (size_t i = 0; i < r->nfds; i++)
+		close(r->fds[i]);
+	r->nfds = 0;
+	if (r->pidfds)
+		for (size_t i = 0; i < r->o.npids; i++)
+			if (r->pidfds[i] >= 0)
+				close(r->pidfds[i]);
+	free(r->pidfds);
+	r->pidfds = NULL;
+}
+
+void ember_record_free(struct ember_record *r)
+{
+	if (!r)
+		return;
+	close_all(r);
+	if (r->have_child) {
+		rec_child_kill(&r->child, SIGKILL);
+		rec_child_reap(&r->child, 1);
+	}
+	for (size_t i = 0; i < r->nq; i++)
+		free(r->q[i].rec);
+	free(r->q);
+	free(r->rings);
+	free(r->cpus);
+	free(r->fds);
+	rec_world_release(&r->world);
+	rec_frames_release(&r->frames);
+	ember_intern_release(&r->roots);
+	ember_stacks_release(&r->stacks);
+	free(r->ubuf);
+	free(r->ibuf);
+	if (r->argv)
+		for (char **a = r->argv; *a; a++)
+			free(*a);
+	free(r->argv);
+	free(r->pids);
+	free(r);
+}
+
+void ember_record_stop(struct ember_record *r)
+{
+	r->stop = 1;
+}
+
+/* ---- opening events --------------------------------------------------- */
+
+static void make_attr(struct ember_record *r, struct perf_event_attr *a,
+		      int exclude_kernel)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = r->ev->type;
+	a->config = r->ev->config;
+	if (r->o.period) {
+		a->sample_period = r->o.period;
+	} else {
+		a->freq = 1;
+		a->sample_freq = (uint64_t)r->o.freq;
+	}
+	r->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
+			 PERF_SAMPLE_CALLCHAIN;
+	a->sample_type = r->sample_type;
+	a->disabled = 1;
+	a->inherit = !r->o.system_wide;
+	a->enable_on_exec = r->have_child && !r->o.system_wide;
+	a->mmap = 1;
+	a->mmap2 = 1;
+	a->comm = 1;
+	a->comm_exec = 1;
+	a->task = 1;
+	a->sample_id_all = 1;
+	a->exclude_kernel = exclude_kernel;
+	a->exclude_callchain_kernel = exclude_kernel || r->o.no_kernel;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+	a->watermark = 1;
+}
+
+static long perf_open(struct perf_event_attr *a, int pid, int cpu)
+{
+	return syscall(SYS_perf_event_open, a, pid, cpu, -1,
+		       PERF_FLAG_FD_CLOEXEC);
+}
+
+static int open_error(struct ember_record *r, int e, int pid)
+{
+	long paranoid = rec_sysctl_long("kernel.perf_event_paranoid");
+
+	switch (e) {
+	case EACCES:
+	case EPERM:
+		if (geteuid() == 0)
+			return fail(r, EMBER_EPERM,
+				    "perf_event_open is not permitted, even as "
+				    "root: a container's seccomp profile or a "
+				    "security module blocks it (for Docker: "
+				    "--cap-add PERFMON, or --security-opt "
+				    "seccomp=unconfined)");
+		if (r->o.system_wide)
+			return fail(r, EMBER_EPERM,
+				    "no permission to profile the whole system: "
+				    "kernel.perf_event_paranoid is %ld; set it "
+				    "to 0 with 'sysctl "
+				    "kernel.perf_event_paranoid=0', or run as "
+				    "root (or with CAP_PERFMON)",
+				    paranoid);
+		if (pid > 0 && r->o.npids)
+			return fail(r, EMBER_EPERM,
+				    "no permission to profile process %d: it "
+				    "may belong to another user (run as root, "
+				    "or with CAP_PERFMON and CAP_SYS_PTRACE), "
+				    "or kernel.perf_event_paranoid (%ld) is "
+				    "above 2",
+				    pid, paranoid);
+		return fail(r, EMBER_EPERM,
+			    "no permission to use perf events: "
+			    "kernel.perf_event_paranoid is %ld; set it to 1 "
+			    "with 'sysctl kernel.perf_event_paranoid=1', or "
+			    "run as root (or with CAP_PERFMON)",
+			    paranoid);
+	case ENOENT:
+	case ENODEV:
+	case EOPNOTSUPP:
+		return fail(r, EMBER_ENOTSUP,
+			    "event '%s' is not supported on this machine%s; "
+			    "try -e cpu-clock",
+			    r->ev->name,
+			    r->ev->type == PERF_TYPE_HARDWARE
+				    ? " (no hardware counters, as in most "
+				      "virtual machines)"
+				    : "");
+	case ESRCH:
+		return fail(r, EMBER_ENOENT, "no such process: %d", pid);
+	case EMFILE:
+	case ENFILE:
+		return fail(r, EMBER_EIO,
+			    "too many open files (one per thread and CPU): "
+			    "raise the limit with 'ulimit -n'");
+	case ENOSYS:
+		return fail(r, EMBER_ENOTSUP,
+			    "perf_event_open is not available: the kernel "
+			    "lacks it, or a container blocks it");
+	case EINVAL:
+		if (!r->o.period)
+			return fail(r, EMBER_EINVAL,
+				    "perf_event_open refused the event: is -F "
+				    "%g above kernel.perf_event_max_sample_rate "
+				    "(%ld)?",
+				    r->o.freq,
+				    rec_sysctl_long("kernel.perf_event_max_"
+						    "sample_rate"));
+		return fail(r, EMBER_EINVAL,
+			    "perf_event_open refused the event: %s",
+			    strerror(e));
+	default:
+		return fail(r, EMBER_EIO, "perf_event_open failed: %s",
+			    strerror(e));
+	}
+}
+
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+static size_t ring_pages(const struct ember_record *r)
+{
+	return r->o.mmap_pages ? r->o.mmap_pages : DEFAULT_PAGES;
+}
+
+/* Opens the event of one target on every CPU; pid -1 is every task.
+ * Returns 0, 1 if the target is gone (ESRCH), or an EMBER_E* code. */
+static int open_target(struct ember_record *r, int pid, int main_target)
+{
+	struct perf_event_attr a;
+
+	for (size_t c = 0; c < r->ncpus; c++) {
+		make_attr(r, &a, r->stats.kernel_excluded);
+		a.wakeup_watermark =
+			(uint32_t)(ring_pages(r) * (size_t)sysconf(_SC_PAGESIZE) / 4);
+		long fd = perf_open(&a, pid, r->cpus[c]);
+		if (fd < 0 && (errno == EACCES || errno == EPERM) &&
+		    !r->stats.kernel_excluded && geteuid() != 0) {
+			/* perf_event_paranoid 2: user space only */
+			make_attr(r, &a, 1);
+			a.wakeup_watermark = (uint32_t)(ring_pages(r) *
+				(size_t)sysconf(_SC_PAGESIZE) / 4);
+			fd = perf_open(&a, pid, r->cpus[c]);
+			if (fd >= 0)
+				r->stats.kernel_excluded = 1;
+			else
+				errno = EACCES;
+		}
+		if (fd < 0) {
+			int e = errno;
+			if (e == ESRCH && !main_target)
+				return 1;
+			if (e == ENODEV && r->ev->type == PERF_TYPE_SOFTWARE)
+				continue; /* a CPU went offline */
+			return open_error(r, e, pid);
+		}
+		EMBER_GROW(r->fds, r->nfds + 1, r->afds);
+		r->fds[r->nfds++] = (int)fd;
+		struct rec_ring *ring = &r->rings[c];
+		if (!ring->base) {
+			int err = rec_ring_map(ring, (int)fd, r->cpus[c],
+					       ring_pages(r));
+			if (err == EMBER_EPERM)
+				return fail(r, err,
+					    "cannot map the ring buffer: it "
+					    "exceeds kernel.perf_event_mlock_kb "
+					    "(%ld KiB); use a smaller -m, or "
+					    "raise the sysctl",
+					    rec_sysctl_long("kernel.perf_event_"
+							    "mlock_kb"));
+			if (err)
+				return fail(r, err,
+					    "cannot map the ring buffer: %s",
+					    strerror(errno));
+		} else if (ioctl((int)fd, PERF_EVENT_IOC_SET_OUTPUT, ring->fd)) {
+			return fail(r, EMBER_EIO,
+				    "cannot share the ring buffer: %s",
+				    strerror(errno));
+		}
+	}
+	return 0;
+}
+
+static int attach_pid(struct ember_record *r, int pid)
+{
+	int *tids = NULL, err = 0;
+	size_t n, opened = 0;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d", pid);
+	if (access(path, F_OK))
+		return fail(r, EMBER_ENOENT, "no such process: %d", pid);
+	/* twice: threads started while the first pass opened events */
+	int seen_cap = 0;
+	int *seen = NULL;
+	size_t nseen = 0;
+	for (int pass = 0; pass < 2 && !err; pass++) {
+		n = rec_list_tasks(pid, &tids);
+		if (!n && !pass) {
+			free(tids);
+			return fail(r, EMBER_ENOENT, "no such process: %d",
+				    pid);
+		}
+		for (size_t i = 0; i < n && !err; i++) {
+			int dup = 0;
+			for (size_t k = 0; k < nseen && !dup; k++)
+				dup = seen[k] == tids[i];
+			if (dup)
+				continue;
+			size_t cap = (size_t)seen_cap;
+			EMBER_GROW(seen, nseen + 1, cap);
+			seen_cap = (int)cap;
+			seen[nseen++] = tids[i];
+			err = open_target(r, tids[i], 0);
+			if (err == 1)
+				err = 0; /* the thread ended meanwhile */
+			else if (!err)
+				opened++;
+		}
+		free(tids);
+		tids = NULL;
+	}
+	free(seen);
+	if (!err && !opened)
+		return fail(r, EMBER_ENOENT, "no such process: %d", pid);
+	return err;
+}
+
+static void enable_all(struct ember_record *r)
+{
+	for (size_t i = 0; i < r->nfds; i++)
+		ioctl(r->fds[i], PERF_EVENT_IOC_ENABLE, 0);
+}
+
+static void disable_all(struct ember_record *r)
+{
+	for (size_t i = 0; i < r->nfds; i++)
+		ioctl(r->fds[i], PERF_EVENT_IOC_DISABLE, 0);
+}
+
+int ember_record_start(struct ember_record *r)
+{
+	int err = 0;
+
+	if (r->started)
+		return fail(r, EMBER_EINVAL, "already started");
+	r->started = 1;
+	r->world.clock_offset = now_real() - now_mono();
+	r->ncpus = rec_online_cpus(&r->cpus);
+	r->rings = ember_xcalloc(r->ncpus, sizeof(*r->rings));
+	for (size_t i = 0; i < r->ncpus; i++)
+		r->rings[i].fd = -1;
+	raise_nofile();
+
+	if (r->o.argv) {
+		int e = 0;
+		if (rec_child_fork(&r->child, r->o.argv, r->o.jit_env, &e))
+			return fail(r, EMBER_EIO, "cannot start '%s': %s",
+				    r->o.argv[0], strerror(e));
+		r->have_child = 1;
+	}
+	if (r->o.system_wide)
+		err = open_target(r, -1, 1);
+	else if (r->have_child)
+		err = open_target(r, r->child.pid, 1);
+	else
+		for (size_t i = 0; i < r->o.npids && !err; i++)
+			err = attach_pid(r, r->o.pids[i]);
+	if (err)
+		goto fail;
+
+	/* what runs already: its mappings and thread names */
+	if (r->o.system_wide) {
+		int *pids;
+		size_t n = rec_list_pids(&pids);
+		for (size_t i = 0; i < n; i++)
+			rec_synthesize_pid(r, pids[i]);
+		free(pids);
+	}
+	if (r->o.npids) {
+		r->pidfds = ember_xcalloc(r->o.npids, sizeof(*r->pidfds));
+		for (size_t i = 0; i < r->o.npids; i++) {
+			r->pidfds[i] = rec_pidfd_open(r->o.pids[i]);
+			if (!r->o.system_wide)
+				rec_synthesize_pid(r, r->o.pids[i]);
+		}
+	}
+	r->t_start = now_mono();
+	if (!r->have_child || r->o.system_wide)
+		enable_all(r);
+	if (r->have_child) {
+		int e = rec_child_go(&r->child);
+		if (e) {
+			rec_child_reap(&r->child, 1);
+			r->have_child = 0;
+			err = fail(r, e == ENOENT ? EMBER_ENOENT : EMBER_EIO,
+				   "cannot run '%s': %s", r->o.argv[0],
+				   strerror(e));
+			goto fail;
+		}
+	}
+	return 0;
+fail:
+	if (r->have_child) {
+		rec_child_kill(&r->child, SIGKILL);
+		rec_child_reap(&r->child, 1);
+		r->have_child = 0;
+	}
+	close_all(r);
+	return err;
+}
+
+/* ---- the loop --------------------------------------------------------- */
+
+static void enqueue(void *ctx, const void *rec, size_t size)
+{
+	struct ember_record *r = ctx;
+	uint64_t t = rec_time(r, rec, size);
+	struct rec_qent *e;
+
+	EMBER_GROW(r->q, r->nq + 1, r->aq);
+	e = &r->q[r->nq++];
+	e->time = t;
+	e->seq = r->seq++;
+	e->rec = ember_xmalloc(size);
+	memcpy(e->rec, rec, size);
+	if (t > r->round_max)
+		r->round_max = t;
+}
+
+static int cmp_qent(const void *pa, const void *pb)
+{
+	const struct rec_qent *a = pa, *b = pb;
+
+	if (a->time != b->time)
+		return a->time < b->time ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* Handles the queued records up to time limit (all with UINT64_MAX). */
+static void flush(struct ember_record *r, uint64_t limit)
+{
+	size_t i;
+
+	qsort(r->q, r->nq, sizeof(*r->q), cmp_qent);
+	for (i = 0; i < r->nq && r->q[i].time <= limit; i++) {
+		const struct perf_event_header *h = r->q[i].rec;
+		rec_handle(r, h, h->size);
+		free(r->q[i].rec);
+	}
+	memmove(r->q, r->q + i, (r->nq - i) * sizeof(*r->q));
+	r->nq -= i;
+}
+
+static void drain(struct ember_record *r)
+{
+	for (size_t i = 0; i < r->ncpus; i++)
+		if (r->rings[i].base)
+			r->corrupt += rec_ring_drain(&r->rings[i], enqueue, r);
+	flush(r, r->prev_round_max);
+	r->prev_round_max = r->round_max;
+}
+
+static int targets_gone(struct ember_record *r)
+{
+	if (r->have_child)
+		return rec_child_reap(&r->child, 0);
+	if (!r->o.npids)
+		return 0;
+	for (size_t i = 0; i < r->o.npids; i++) {
+		if (r->pidfds[i] >= 0) {
+			struct pollfd p = {r->pidfds[i], POLLIN, 0};
+			if (poll(&p, 1, 0) == 0)
+				return 0;
+		} else if (!kill(r->o.pids[i], 0) || errno != ESRCH) {
+			return 0;
+		}
+	}
+	return 1;
+}
+
+int ember_record_run(struct ember_record *r)
+{
+	size_t n = r->ncpus + 1 + r->o.npids;
+	struct pollfd *pf = ember_xcalloc(n, sizeof(*pf));
+
+	if (!r->started || r->ran) {
+		free(pf);
+		return fail(r, EMBER_EINVAL, "not started");
+	}
+	r->ran = 1;
+	double deadline = r->o.duration > 0 ? r->t_start + r->o.duration : 0;
+	while (!r->stop) {
+		size_t k = 0;
+		for (size_t i = 0; i < r->ncpus; i++)
+			if (r->rings[i].base)
+				pf[k++] = (struct pollfd){r->rings[i].fd, POLLIN, 0};
+		if (r->have_child && r->child.pidfd >= 0)
+			pf[k++] = (struct pollfd){r->child.pidfd, POLLIN, 0};
+		for (size_t i = 0; r->pidfds && i < r->o.npids; i++)
+			if (r->pidfds[i] >= 0)
+				pf[k++] = (struct pollfd){r->pidfds[i], POLLIN, 0};
+		int timeout = POLL_MS;
+		if (deadline) {
+			double left = deadline - now_mono();
+			if (left <= 0)
+				break;
+			if (left * 1000 < timeout)
+				timeout = (int)(left * 1000) + 1;
+		}
+		poll(pf, k, timeout);
+		drain(r);
+		if (targets_gone(r))
+			break;
+	}
+	r->t_stop = now_mono();
+	disable_all(r);
+	drain(r);
+	flush(r, UINT64_MAX);
+	free(pf);
+	if (r->have_child) {
+		/* stopped early: end the command, as perf does */
+		if (!rec_child_reap(&r->child, 0)) {
+			rec_child_kill(&r->child, SIGTERM);
+			for (int i = 0; i < 200 && !rec_child_reap(&r->child, 0);
+			     i++)
+				usleep(10000);
+			if (!r->child.reaped) {
+				rec_child_kill(&r->child, SIGKILL);
+				rec_child_reap(&r->child, 1);
+			}
+		}
+		int st = r->child.status;
+		r->stats.exit_status = WIFEXITED(st)	 ? WEXITSTATUS(st)
+				       : WIFSIGNALED(st) ? 128 + WTERMSIG(st)
+							 : 1;
+	}
+	close_all(r);
+	r->stats.seconds = r->t_stop - r->t_start;
+	if (r->corrupt)
+		ember_log(EMBER_LOG_WARN,
+			  "%d malformed perf records were skipped", r->corrupt);
+	return 0;
+}
+
+int ember_record_result(struct ember_record *r, struct ember_intern *names,
+			struct ember_stacks *stacks)
+{
+	double t0 = now_mono();
+	uint32_t *ids = ember_xcalloc(r->frames.n + 1, sizeof(*ids));
+	uint32_t *tmp = NULL;
+	size_t atmp = 0;
+
+	rec_symbolize(r, names, ids);
+	for (size_t i = 0; i < r->stacks.n; i++) {
+		size_t n;
+		const uint32_t *f = ember_stacks_frames(&r->stacks, i, &n);
+		EMBER_GROW(tmp, n, atmp);
+		for (size_t j = 0; j < n; j++)
+			tmp[j] = ids[f[j]];
+		ember_stacks_add(stacks, tmp, n, r->stacks.ents[i].count, 0);
+	}
+	free(tmp);
+	free(ids);
+	r->stats.stacks = stacks->n;
+	r->stats.frames = r->frames.n;
+	r->stats.processes = r->world.nprocs;
+	r->stats.threads = r->world.tid_used;
+	r->stats.post_seconds = now_mono() - t0;
+	return stacks->n ? 0 : EMBER_EEMPTY;
+}

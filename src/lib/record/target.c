@@ -1,0 +1,213 @@
+/*
+ * What gets profiled: a command started here, held before exec until its
+ * events are open (a "cork" pipe, as perf does, so that counting starts at
+ * exec and the fork glue is not profiled), or processes that already run.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "record/record.h"
+
+static const char node_flags[] =
+	"--perf-basic-prof --interpreted-frames-native-stack";
+
+char *rec_jit_node_options(const char *old)
+{
+	struct ember_buf b = EMBER_BUF_INIT;
+
+	if (old && strstr(old, "--perf-basic-prof"))
+		return ember_xstrdup(old);
+	if (old && *old) {
+		ember_buf_adds(&b, old);
+		ember_buf_addch(&b, ' ');
+	}
+	ember_buf_adds(&b, node_flags);
+	return ember_buf_detach(&b, NULL);
+}
+
+static void set_jit_env(void)
+{
+	/* Python 3.12+: -X perf; Node: perf map and interpreted frames;
+	 * .NET: perf map */
+	setenv("PYTHONPERFSUPPORT", "1", 0);
+	setenv("DOTNET_PerfMapEnabled", "1", 0);
+	char *opts = rec_jit_node_options(getenv("NODE_OPTIONS"));
+	setenv("NODE_OPTIONS", opts, 1);
+	free(opts);
+}
+
+static void write_all(int fd, const void *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;
+		p = (const char *)p + w;
+		n -= (size_t)w;
+	}
+}
+
+int rec_child_fork(struct rec_child *c, char *const *argv, int jit_env,
+		   int *err)
+{
+	int go[2], ep[2];
+
+	memset(c, 0, sizeof(*c));
+	c->pid = -1;
+	c->go_fd = c->err_fd = c->pidfd = -1;
+	if (pipe2(go, O_CLOEXEC))
+		goto fail0;
+	if (pipe2(ep, O_CLOEXEC))
+		goto fail1;
+	c->pid = fork();
+	if (c->pid < 0)
+		goto fail2;
+	if (c->pid == 0) {
+		char byte;
+		ssize_t n;
+		close(go[1]);
+		close(ep[0]);
+		do
+			n = read(go[0], &byte, 1);
+		while (n < 0 && errno == EINTR);
+		if (n != 1)
+			_exit(127); /* the profiler gave up */
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGPIPE, SIG_DFL);
+		if (jit_env)
+			set_jit_env();
+		execvp(argv[0], argv);
+		int e = errno;
+		write_all(ep[1], &e, sizeof(e));
+		_exit(127);
+	}
+	close(go[0]);
+	close(ep[1]);
+	c->go_fd = go[1];
+	c->err_fd = ep[0];
+	c->pidfd = rec_pidfd_open(c->pid);
+	return 0;
+fail2:
+	close(ep[0]);
+	close(ep[1]);
+fail1:
+	close(go[0]);
+	close(go[1]);
+fail0:
+	*err = errno;
+	return EMBER_EIO;
+}
+
+int rec_child_go(struct rec_child *c)
+{
+	int e = 0;
+	ssize_t n;
+
+	write_all(c->go_fd, "x", 1);
+	close(c->go_fd);
+	c->go_fd = -1;
+	do
+		n = read(c->err_fd, &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(c->err_fd);
+	c->err_fd = -1;
+	return n == (ssize_t)sizeof(e) ? e : 0;
+}
+
+int rec_child_reap(struct rec_child *c, int block)
+{
+	if (c->pid <= 0 || c->reaped)
+		return c->reaped;
+	for (;;) {
+		pid_t r = waitpid(c->pid, &c->status, block ? 0 : WNOHANG);
+		if (r == c->pid) {
+			c->reaped = 1;
+			break;
+		}
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) { /* not our child any more: treat as gone */
+			c->reaped = 1;
+			c->status = 0;
+		}
+		break;
+	}
+	if (c->reaped && c->pidfd >= 0) {
+		close(c->pidfd);
+		c->pidfd = -1;
+	}
+	if (c->reaped) {
+		if (c->go_fd >= 0)
+			close(c->go_fd);
+		if (c->err_fd >= 0)
+			close(c->err_fd);
+		c->go_fd = c->err_fd = -1;
+	}
+	return c->reaped;
+}
+
+void rec_child_kill(struct rec_child *c, int sig)
+{
+	if (c->pid > 0 && !c->reaped)
+		kill(c->pid, sig);
+}
+
+int rec_pidfd_open(int pid)
+{
+#ifdef SYS_pidfd_open
+	long fd = syscall(SYS_pidfd_open, pid, 0);
+	if (fd >= 0) {
+		fcntl((int)fd, F_SETFD, FD_CLOEXEC);
+		return (int)fd;
+	}
+#endif
+	(void)pid;
+	return -1;
+}
+
+static size_t list_numeric(const char *dir, int **out)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	size_t n = 0, alloc = 0;
+	int *v = NULL;
+
+	*out = NULL;
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		char *end;
+		long x = strtol(de->d_name, &end, 10);
+		if (end == de->d_name || *end || x <= 0 || x > INT32_MAX)
+			continue;
+		EMBER_GROW(v, n + 1, alloc);
+		v[n++] = (int)x;
+	}
+	closedir(d);
+	*out = v;
+	return n;
+}
+
+size_t rec_list_tasks(int pid, int **tids)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	return list_numeric(path, tids);
+}
+
+size_t rec_list_pids(int **pids)
+{
+	return list_numeric("/proc", pids);
+}
