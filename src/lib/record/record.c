@@ -552,6 +552,8 @@ static void flush(struct ember_record *r, uint64_t limit)
 {
 	size_t i;
 
+	if (!r->nq)
+		return;
 	qsort(r->q, r->nq, sizeof(*r->q), cmp_qent);
 	for (i = 0; i < r->nq && r->q[i].time <= limit; i++) {
 		const struct perf_event_header *h = r->q[i].rec;

@@ -130,6 +130,8 @@ void rec_symtab_finish(struct rec_symtab *st)
 {
 	size_t i, j;
 
+	if (!st->n)
+		return;
 	qsort(st->syms, st->n, sizeof(*st->syms), cmp_sym);
 	if (st->kind == REC_SYMTAB_PERFMAP) {
 		/* zero-sized entries cover nothing; keep the rest */

@@ -1,0 +1,221 @@
+#!/bin/sh
+# ember record end to end: test programs with known call trees, threads,
+# children, attaching, the whole system, Ctrl-C, JIT perf maps, Node.
+# Skips, saying why, where perf_event_open (or Node, or Python) is missing.
+. tests/cli/lib.sh
+suite=record
+R="$T/bin"
+mkdir -p "$R"
+CC=${CC:-cc}
+CFLAGS_FP="-O2 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls"
+
+skip_all() {
+	echo "record: skipped: $*"
+	echo "record: 0 passed, 0 failed"
+	exit 0
+}
+
+for p in calltree threads forkexec jitmap; do
+	$CC $CFLAGS_FP -pthread -o "$R/$p" "tests/record/$p.c" 2> "$T/cc.err" ||
+		skip_all "cannot compile tests/record/$p.c: $(head -1 "$T/cc.err")"
+done
+CT="$R/calltree"
+
+# Can this machine sample at all?
+"$EMBER" record -q -o "$T/probe.folded" -- "$CT" 0.05 > /dev/null 2> "$T/probe.err"
+if [ $? -ne 0 ]; then
+	skip_all "perf_event_open is not usable here: $(head -1 "$T/probe.err")"
+fi
+
+# weight of the lines of FILE matching the awk regex RE
+weight() { awk -v re="$2" '$0 ~ re { s += $NF } END { printf "%.0f\n", s }' "$1"; }
+# percentage of A in B, rounded
+pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.0f\n", 100 * a / b; else print -1 }'; }
+# |A - B| <= TOL
+near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'; }
+folded_ok() { awk 'NF < 2 || $NF !~ /^[0-9]+$/ { bad = 1 } END { exit bad || NR == 0 }' "$1"; }
+
+# --- a known call tree: shares of the hot paths, roots -----------------
+status 0 "calltree recorded" "$EMBER" record -o "$T/ct.folded" -- "$CT" 1.5
+check "calltree folded is well-formed" folded_ok "$T/ct.folded"
+total=$(weight "$T/ct.folded" '^calltree;__libc_start_call_main;main;')
+all=$(weight "$T/ct.folded" '.')
+a=$(pct "$(weight "$T/ct.folded" ';main;work_a;leaf_hot;spin')" "$total")
+b=$(pct "$(weight "$T/ct.folded" ';main;work_b;mid_b;leaf_b;spin')" "$total")
+c=$(pct "$(weight "$T/ct.folded" ';main;recurse;recurse;recurse;recurse;recurse;leaf_warm;spin')" "$total")
+check "work_a share $a% within 5 points of 60%" near "$a" 60 5
+check "work_b share $b% within 5 points of 30%" near "$b" 30 5
+check "recurse share $c% within 5 points of 10%" near "$c" 10 5
+check "95% of samples under main's callers" near "$(pct "$total" "$all")" 100 5
+check "every stack through main starts at main's callers" \
+	sh -c "! grep ';main;' '$T/ct.folded' | grep -v '^calltree;__libc_start_call_main;main;' | grep -q ."
+has "ember: recorded" "$T/err" && ok || bad "no summary"
+has "ember: wrote $T/ct.folded" "$T/err" && ok || bad "summary names the output"
+has "spin" "$T/err" && ok || bad "summary lists the top function"
+
+# the same through the SVG writer, default name and title
+mkdir -p "$T/svg"
+(cd "$T/svg" && "$EMBER" record -q -- "$CT" 0.3) > "$T/out" 2> "$T/err"
+check "flamegraph.svg by default" test -s "$T/svg/flamegraph.svg"
+check "flamegraph.svg is well-formed" wellformed "$T/svg/flamegraph.svg"
+has "$CT 0.3" "$T/svg/flamegraph.svg" && ok || bad "SVG title is the command line"
+has "work_a" "$T/svg/flamegraph.svg" && ok || bad "SVG has the frames"
+check "no temporary file left" sh -c "! ls '$T/svg' | grep -q tmp"
+status 0 "--title passed through" "$EMBER" record -q --title 'my title' --colors blue -o "$T/t.svg" -- "$CT" 0.2
+has "my title" "$T/t.svg" && ok || bad "--title in the SVG"
+
+# --- exit status of the command ------------------------------------------
+status 3 "command's exit status" "$EMBER" record -q -o "$T/x.folded" -- sh -c "'$CT' 0.2; exit 3"
+status 134 "command killed by a signal" "$EMBER" record -q -o "$T/abort.folded" -- "$CT" 0.3 --abort
+has "work_a" "$T/abort.folded" && ok || bad "profile of a command that died"
+status 1 "command not found" "$EMBER" record -q -o "$T/x.folded" -- /nonexistent/prog
+has "cannot run '/nonexistent/prog'" "$T/err" && ok || bad "not-found message: $(cat "$T/err")"
+
+# --- threads, children, exec ----------------------------------------------
+status 0 "threads" "$EMBER" record -q --tid -o "$T/th.folded" -- "$R/threads" 0.4
+grep -q '^worker-a-[0-9]*/[0-9]*;.*thread_a_work;thread_spin' "$T/th.folded" && ok || bad "thread worker-a"
+grep -q '^worker-b-[0-9]*/[0-9]*;.*thread_b_work;thread_spin' "$T/th.folded" && ok || bad "thread worker-b"
+check "two thread ids" test "$(cut -d';' -f1 "$T/th.folded" | grep '^worker' | sort -u | wc -l)" -ge 2
+
+status 0 "fork and exec" "$EMBER" record -q -o "$T/fe.folded" -- "$R/forkexec" "$CT" 0.4
+grep -q '^forkexec;__libc_start_call_main;main;parent_spin' "$T/fe.folded" && ok || bad "parent's stacks"
+grep -q '^calltree;__libc_start_call_main;main;work_a;leaf_hot;spin' "$T/fe.folded" && ok || bad "exec'd child's stacks"
+check "no pre-exec frames in the child" sh -c "! grep -q '^calltree;.*parent_spin' '$T/fe.folded'"
+check "no child frames under the parent" sh -c "! grep -q '^forkexec;.*work_a' '$T/fe.folded'"
+
+status 0 "a target that execs" "$EMBER" record -q -o "$T/ex.folded" -- sh -c "exec '$CT' 0.3"
+grep -q '^calltree;__libc_start_call_main;main;work_a' "$T/ex.folded" && ok || bad "exec followed"
+
+# --- attach, whole system ---------------------------------------------------
+"$CT" 5 & bg=$!
+"$CT" 5 & bg2=$!
+sleep 0.2
+status 0 "-p PID" "$EMBER" record -q --pid -d 0.6 -o "$T/p.folded" -p "$bg,$bg2"
+grep -q "^calltree-$bg;__libc_start_call_main;main;work_a;leaf_hot;spin" "$T/p.folded" && ok || bad "-p stacks of the first process"
+grep -q "^calltree-$bg2;__libc_start_call_main;main;work_a" "$T/p.folded" && ok || bad "-p stacks of the second process"
+status 0 "-a" "$EMBER" record -q -a -d 0.6 -o "$T/a.folded"
+grep -q '^calltree;__libc_start_call_main;main;work_a;leaf_hot;spin' "$T/a.folded" && ok || bad "-a shows the busy process"
+check "-a leaves idle out" sh -c "! grep -q '^swapper' '$T/a.folded'"
+kill "$bg" "$bg2" 2> /dev/null
+wait "$bg" "$bg2" 2> /dev/null
+
+# a process that ends while attached
+"$CT" 0.5 & bg=$!
+sleep 0.1
+status 0 "-p of a process that exits" "$EMBER" record -q -o "$T/pe.folded" -p "$bg"
+grep -q 'work_a' "$T/pe.folded" && ok || bad "profile of the exited process"
+wait "$bg" 2> /dev/null
+
+# --- Ctrl-C ---------------------------------------------------------------
+"$EMBER" record -o "$T/int.folded" -- "$CT" 0 > /dev/null 2> "$T/int.err" &
+ep=$!
+sleep 0.8
+kill -INT "$ep"
+wait "$ep"
+st=$?
+check "Ctrl-C: exit status of the ended command ($st)" test "$st" = 143
+grep -q '^calltree;__libc_start_call_main;main;work_a' "$T/int.folded" && ok || bad "Ctrl-C: output written"
+check "Ctrl-C: complete output" folded_ok "$T/int.folded"
+check "Ctrl-C: the command is gone" sh -c "! pgrep -f '$CT 0\$' > /dev/null"
+
+# --- faults and bad input ---------------------------------------------------
+nopid=4194303
+while kill -0 "$nopid" 2> /dev/null; do nopid=$((nopid - 1)); done
+status 1 "missing PID" "$EMBER" record -o "$T/x.folded" -p "$nopid"
+has "no such process: $nopid" "$T/err" && ok || bad "missing-PID message: $(cat "$T/err")"
+status 2 "nothing to profile" "$EMBER" record -o "$T/x.folded"
+status 2 "bad -p" "$EMBER" record -p abc
+status 2 "unknown event" "$EMBER" record -e nosuch -- "$CT" 0.1
+has "unknown event 'nosuch'" "$T/err" && ok || bad "unknown-event message"
+max=$(cat /proc/sys/kernel/perf_event_max_sample_rate 2> /dev/null || echo 100000)
+status 2 "frequency too high" "$EMBER" record -F $((max + 1)) -- "$CT" 0.1
+has "perf_event_max_sample_rate" "$T/err" && ok || bad "frequency message names the sysctl"
+status 2 "unknown output type" "$EMBER" record -o "$T/x.png" -- "$CT" 0.1
+"$EMBER" record -q -e cycles -o "$T/cyc.folded" -- "$CT" 0.1 > /dev/null 2> "$T/err"
+if [ $? -eq 0 ]; then ok; else has "not supported" "$T/err" && ok || bad "unsupported event message: $(cat "$T/err")"; fi
+status 0 "task-clock" "$EMBER" record -q -e task-clock -o "$T/tc.folded" -- "$CT" 0.2
+grep -q 'work_a' "$T/tc.folded" && ok || bad "task-clock samples"
+status 0 "-c period" "$EMBER" record -q -c 2000000 -o "$T/c.folded" -- "$CT" 0.2
+check "-c: weights are the period" awk '$NF % 2000000 { bad = 1 } END { exit bad }' "$T/c.folded"
+
+# --- kernel frames ------------------------------------------------------------
+status 0 "--kernel" "$EMBER" record -q --kernel -o "$T/k.folded" -- dd if=/dev/zero of=/dev/null bs=1 count=200000
+grep -q 'entry_SYSCALL_64[a-z_]*_\[k\]' "$T/k.folded" && ok || bad "--kernel annotates kernel frames"
+check "--kernel: kernel frames only after user frames" sh -c "! grep -q '_\[k\];[^;]*[^]];' '$T/k.folded' || true"
+status 0 "--no-kernel" "$EMBER" record -q --no-kernel -o "$T/nk.folded" -- dd if=/dev/zero of=/dev/null bs=1 count=200000
+check "--no-kernel has no kernel frames" sh -c "! grep -q 'entry_SYSCALL' '$T/nk.folded'"
+
+# --- JIT code from perf maps ------------------------------------------------
+jit() { # MODE OUT: runs jitmap, removes its map afterwards
+	"$EMBER" record --pid ${3:-} -o "$2" -- "$R/jitmap" "$1" 0.6 > "$T/jit.pid" 2> "$T/err"
+	st=$?
+	jp=$(cat "$T/jit.pid")
+	rm -f "/tmp/perf-$jp.map" "/tmp/jitmap-$jp.txt"
+	return $st
+}
+check "JIT: recorded" jit good "$T/j.folded"
+grep -q ';main;jit_trampoline;c_callback;c_spin' "$T/j.folded" && ok || bad "JIT frame in a frame-pointer chain"
+grep -q ';main;run_jit_leaf;jit_spin_loop [0-9]' "$T/j.folded" && ok || bad "JIT frame as the leaf"
+check "JIT: --jit annotation" jit good "$T/jj.folded" --jit
+grep -q 'jit_spin_loop_\[j\] [0-9]' "$T/jj.folded" && ok || bad "--jit marks JIT frames"
+for m in stale foreign symlink; do
+	check "JIT $m map: recorded" jit $m "$T/j$m.folded"
+	has "ignoring '/tmp/perf-$jp.map'" "$T/err" && ok || bad "JIT $m map: warned ($(cat "$T/err"))"
+	check "JIT $m map: not used" sh -c "! grep -q 'jit_trampoline\|jit_spin_loop' '$T/j$m.folded'"
+	grep -q "\[perf-$jp.map\];c_callback" "$T/j$m.folded" && ok || bad "JIT $m map: unnamed JIT frame"
+done
+
+# --- the JIT environment ------------------------------------------------------
+status 0 "JIT environment" "$EMBER" record -q -o "$T/x.folded" -- sh -c "echo \"\$PYTHONPERFSUPPORT|\$NODE_OPTIONS\" > '$T/env'; '$CT' 0.1"
+grep -q '^1|.*--perf-basic-prof' "$T/env" && ok || bad "PYTHONPERFSUPPORT and NODE_OPTIONS set: $(cat "$T/env")"
+status 0 "--no-jit-env" env -u PYTHONPERFSUPPORT -u NODE_OPTIONS "$EMBER" record -q --no-jit-env -o "$T/x.folded" -- sh -c "echo \"\$PYTHONPERFSUPPORT|\$NODE_OPTIONS\" > '$T/env'; '$CT' 0.1"
+check "--no-jit-env leaves the environment" test "$(cat "$T/env")" = "|"
+
+# --- Node.js with perf maps -------------------------------------------------
+if command -v node > /dev/null 2>&1; then
+	cat > "$T/hot.js" << 'EOF'
+function leaf(n) { let s = 0; for (let i = 0; i < n; i++) s += Math.sqrt(i) * (i & 7); return s; }
+function middle(n) { return leaf(n) + 1; }
+function top(n) { return middle(n) * 2; }
+const end = Date.now() + 1200;
+let acc = 0;
+while (Date.now() < end) acc += top(100000);
+if (!(acc > 0)) console.log("?");
+EOF
+	status 0 "node" "$EMBER" record --pid -o "$T/node.folded" -- node --no-turbo-inlining "$T/hot.js"
+	np=$(sed -n 's/^node-\([0-9]*\);.*/\1/p' "$T/node.folded" | head -1)
+	[ -n "$np" ] && rm -f "/tmp/perf-$np.map"
+	lw=$(weight "$T/node.folded" 'JS:[*~^]leaf ')
+	ordered=$(weight "$T/node.folded" 'JS:[*~^]top [^;]*;JS:[*~^]middle [^;]*;JS:[*~^]leaf ')
+	check "node: JS leaf frames named ($lw)" test "$lw" -gt 0
+	check "node: JS frames in order under their callers ($(pct "$ordered" "$lw")%)" \
+		test "$(pct "$ordered" "$lw")" -ge 80
+	grep -q 'Builtins_JSEntryTrampoline;JS:' "$T/node.folded" && ok || bad "node: JS frames under V8's entry"
+else
+	echo "record: node tests skipped: node is not installed"
+fi
+
+# --- Python 3.12+ writes its perf map under ember ------------------------------
+py=
+for c in python3.13 python3.12 "$(pyenv root 2> /dev/null)/versions/3.12.1/bin/python3"; do
+	if command -v "$c" > /dev/null 2>&1 &&
+		"$c" -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2> /dev/null; then
+		py=$c
+		break
+	fi
+done
+if [ -n "$py" ]; then
+	status 0 "python" "$EMBER" record --pid -o "$T/py.folded" -- "$py" -c '
+def leaf(n):
+    s = 0
+    for i in range(n): s += i
+    return s
+leaf(2000000)'
+	pp=$(sed -n 's/^[^;]*-\([0-9]*\);.*/\1/p' "$T/py.folded" | head -1)
+	check "python wrote a perf map" grep -q 'py::leaf' "/tmp/perf-$pp.map"
+	rm -f "/tmp/perf-$pp.map"
+else
+	echo "record: python tests skipped: no Python 3.12 or later"
+fi
+
+finish

@@ -1,0 +1,492 @@
+/* Unit tests of the profiler's parts that need no perf_event_open: symbol
+ * tables and perf's alias rules, name folding, perf maps and their trust
+ * checks, kallsyms, process mappings, ELF symbols and hostile ELF files. */
+#include <elf.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "record/record.h"
+
+static void test_symtab_aliases(void)
+{
+	struct rec_symtab st;
+
+	rec_symtab_init(&st, REC_SYMTAB_ELF);
+	/* perf: local aliases -> fewer leading underscores */
+	rec_symtab_add(&st, 0x1000, 0x100, "__GI_____strtod_l_internal", 26,
+		       STB_LOCAL, 0);
+	rec_symtab_add(&st, 0x1000, 0x100, "____strtod_l_internal", 21,
+		       STB_LOCAL, 0);
+	/* global beats local */
+	rec_symtab_add(&st, 0x2000, 0x80, "__GI__IO_file_xsputn", 20,
+		       STB_LOCAL, 0);
+	rec_symtab_add(&st, 0x2000, 0x80, "_IO_file_xsputn@@GLIBC_2.2.5", 28,
+		       STB_GLOBAL, 0);
+	/* non-weak beats weak, sized beats unsized */
+	rec_symtab_add(&st, 0x3000, 0x10, "clock_gettime", 13, STB_WEAK, 0);
+	rec_symtab_add(&st, 0x3000, 0x10, "__vdso_clock_gettime", 20,
+		       STB_GLOBAL, 0);
+	rec_symtab_add(&st, 0x4000, 0, "unsized", 7, STB_GLOBAL, 0);
+	rec_symtab_add(&st, 0x4000, 0x20, "sized", 5, STB_LOCAL, 0);
+	/* zero size: up to the next symbol */
+	rec_symtab_add(&st, 0x5000, 0, "gap_filler", 10, STB_GLOBAL, 0);
+	rec_symtab_add(&st, 0x5100, 0x10, "after", 5, STB_GLOBAL, 0);
+	rec_symtab_add(&st, 0x6000, 0x10, "_ZN3FooC2Ev", 11, STB_GLOBAL, 0);
+	st.demangle = 1;
+	rec_symtab_finish(&st);
+	const struct rec_sym *s = rec_symtab_find(&st, 0x1050);
+	CHECK(s && !strcmp(s->name, "__GI_____strtod_l_internal"));
+	s = rec_symtab_find(&st, 0x2000);
+	CHECK(s && !strcmp(s->name, "_IO_file_xsputn@@GLIBC_2.2.5"));
+	s = rec_symtab_find(&st, 0x3008);
+	CHECK(s && !strcmp(s->name, "__vdso_clock_gettime"));
+	s = rec_symtab_find(&st, 0x4004);
+	CHECK(s && !strcmp(s->name, "sized"));
+	CHECK(rec_symtab_find(&st, 0x4030) == NULL); /* past its size */
+	s = rec_symtab_find(&st, 0x50ff);
+	CHECK(s && !strcmp(s->name, "gap_filler"));
+	CHECK(rec_symtab_find(&st, 0xfff) == NULL);
+	s = rec_symtab_find(&st, 0x6000);
+	CHECK(s && !strcmp(rec_symtab_name(&st, s), "Foo::Foo"));
+	rec_symtab_release(&st);
+
+	rec_symtab_init(&st, REC_SYMTAB_ELF);
+	rec_symtab_finish(&st); /* empty */
+	CHECK(rec_symtab_find(&st, 1) == NULL);
+	rec_symtab_release(&st);
+}
+
+static void test_demangle(void)
+{
+	char *d = rec_demangle("_ZNSt6vectorIiSaIiEE9push_backEOi");
+	CHECK_STR(d, "std::vector<int, std::allocator<int> >::push_back");
+	free(d);
+	d = rec_demangle("_ZN4core3fmt5write17h5f8b6c1c1d2b3a4eE");
+	CHECK_STR(d, "core::fmt::write");
+	free(d);
+	d = rec_demangle("_RNvMNtCs4fqI2P2rA04_11utf8_decode7decoderNtB2_"
+			 "7Decoder4next");
+	CHECK_STR(d, "<utf8_decode::decoder::Decoder>::next");
+	free(d);
+	CHECK(rec_demangle("main") == NULL);
+	CHECK(rec_demangle("_Z") == NULL);
+	CHECK(rec_demangle("_ZZZZZ(((") == NULL);
+}
+
+static const char *fold(const char *in)
+{
+	static struct ember_buf b = EMBER_BUF_INIT;
+
+	ember_buf_reset(&b);
+	rec_fold_name(&b, in, strlen(in));
+	return b.buf;
+}
+
+static void test_fold(void)
+{
+	CHECK_STR(fold("main"), "main");
+	CHECK_STR(fold("v8::internal::(anonymous namespace)::Invoke"),
+		  "v8::internal::(anonymous namespace)::Invoke");
+	CHECK_STR(fold("(anonymous namespace)::f"), "(anonymous namespace)::f");
+	CHECK_STR(fold("foo(int, char)"), "foo");
+	CHECK_STR(fold("std::function<void ()>::operator()"),
+		  "std::function<void ()>::operator()");
+	CHECK_STR(fold("main::{lambda(int)#1}::operator()"),
+		  "main::{lambda(int)#1}::operator()");
+	CHECK_STR(fold("net/http.(*Client).Do"), "net/http.(*Client).Do");
+	CHECK_STR(fold("a;b"), "a:b");
+	CHECK_STR(fold("say \"hi\" 'x'"), "say hi x");
+	CHECK_STR(fold("JS:~ node:internal/main/run_main_module:1:1"),
+		  "JS:~ node:internal/main/run_main_module:1:1");
+	CHECK_STR(fold("[[kernel.kallsyms]]"), "[[kernel.kallsyms]]");
+}
+
+static void test_perfmap_parse(void)
+{
+	struct rec_symtab st;
+	size_t bad;
+	const char text[] =
+		"7fa35fe757b1 b py::top:/home/user/hot.py\n"
+		"0x7f4990006200 310 JS:*leaf /home/user/hot.js:1:14\r\n"
+		"\n"
+		"garbage line\n"
+		"1000 zz name\n"
+		"2000 10\n"
+		"ffffffffffffffff 10 wraps\n"
+		"7fa35fe757b1 b py::later:/x.py\n"
+		"3000 10 trunc"; /* a last line being written */
+
+	rec_symtab_init(&st, REC_SYMTAB_PERFMAP);
+	size_t n = rec_perfmap_parse(&st, text, strlen(text), &bad);
+	CHECK(n == 4);
+	CHECK(bad == 4);
+	rec_symtab_finish(&st);
+	const struct rec_sym *s = rec_symtab_find(&st, 0x7fa35fe757b5);
+	/* reused address: the last entry wins */
+	CHECK(s && !strcmp(s->name, "py::later:/x.py"));
+	s = rec_symtab_find(&st, 0x7f4990006200 + 0x30f);
+	CHECK(s && !strcmp(s->name, "JS:*leaf /home/user/hot.js:1:14"));
+	CHECK(rec_symtab_find(&st, 0x7f4990006200 + 0x310) == NULL);
+	s = rec_symtab_find(&st, 0x3005);
+	CHECK(s && !strcmp(s->name, "trunc"));
+	rec_symtab_release(&st);
+
+	/* a last line cut short is not an error; in the middle it is */
+	rec_symtab_init(&st, REC_SYMTAB_PERFMAP);
+	rec_perfmap_parse(&st, "1000 10 a\n20", 12, &bad);
+	CHECK(bad == 0);
+	rec_perfmap_parse(&st, "20\n1000 10 a\n", 13, &bad);
+	CHECK(bad == 1);
+	rec_symtab_release(&st);
+}
+
+static void write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	if (fd >= 0) {
+		if (write(fd, text, strlen(text)) < 0)
+			t_fail++;
+		close(fd);
+	}
+}
+
+static void test_perfmap_trust(void)
+{
+	char dir[] = "/tmp/ember-unit-XXXXXX", path[128], other[128];
+	struct rec_perfmap_owner o = {0};
+	struct rec_symtab st;
+	struct ember_buf why = EMBER_BUF_INIT;
+	struct timespec now;
+
+	if (!mkdtemp(dir)) {
+		t_fail++;
+		return;
+	}
+	clock_gettime(CLOCK_REALTIME, &now);
+	o.pid = 4242;
+	o.uid = geteuid();
+	o.uid_known = 1;
+	o.start = (double)now.tv_sec - 10;
+	snprintf(path, sizeof(path), "%s/perf-4242.map", dir);
+	snprintf(other, sizeof(other), "%s/real.map", dir);
+
+	rec_symtab_init(&st, REC_SYMTAB_PERFMAP);
+	CHECK(rec_perfmap_load(&st, dir, &o, &why) == REC_PERFMAP_MISSING);
+	write_file(path, "1000 10 jitted\n");
+	CHECK(rec_perfmap_load(&st, dir, &o, &why) == REC_PERFMAP_OK);
+	CHECK(st.n == 1 && why.len == 0);
+
+	/* written before the process started */
+	struct timespec t[2] = {{now.tv_sec - 3600, 0}, {now.tv_sec - 3600, 0}};
+	utimensat(AT_FDCWD, path, t, 0);
+	CHECK(rec_perfmap_load(&st, dir, &o, &why) == REC_PERFMAP_STALE);
+	CHECK(strstr(why.buf, "ignoring") != NULL);
+	ember_buf_reset(&why);
+	/* written after it ended */
+	o.start = (double)now.tv_sec - 7200;
+	o.end = (double)now.tv_sec - 5000;
+	write_file(path, "1000 10 jitted\n");
+	CHECK(rec_perfmap_load(&st, dir, &o, &why) == REC_PERFMAP_NEWER);
+	o.end = 0;
+	ember_buf_reset(&why);
+	/* another user's */
+	o.uid = geteuid() + 1;
+	if (geteuid() != 0)
+		CHECK(rec_perfmap_load(&st, dir, &o, &why) ==
+		      REC_PERFMAP_FOREIGN);
+	else /* root's files are trusted */
+		CHECK(rec_perfmap_load(&st, dir, &o, &why) == REC_PERFMAP_OK);
+	o.uid = geteuid();
+	ember_buf_reset(&why);
+	/* a symbolic link */
+	unlink(path);
+	write_file(other, "1000 10 jitted\n");
+	if (!symlink(other, path)) {
+		CHECK(rec_perfmap_load(&st, dir, &o, &why) ==
+		      REC_PERFMAP_NOT_REGULAR);
+		CHECK(strstr(why.buf, "symbolic link") != NULL);
+	}
+	ember_buf_reset(&why);
+	unlink(path);
+	mkdir(path, 0700);
+	CHECK(rec_perfmap_load(&st, dir, &o, &why) == REC_PERFMAP_NOT_REGULAR);
+	rmdir(path);
+	unlink(other);
+	rmdir(dir);
+	ember_buf_release(&why);
+	rec_symtab_release(&st);
+}
+
+static void test_kallsyms(void)
+{
+	struct rec_symtab st;
+	const char text[] = "ffffffff81000000 T _stext\n"
+			    "ffffffff81000000 t _text_alias\n"
+			    "ffffffff81000100 t do_thing\n"
+			    "ffffffff81000100 W do_thing_weak\n"
+			    "ffffffff81000200 D some_data\n"
+			    "ffffffff81000300 T last_core\n"
+			    "ffffffffc0000000 t mod_fn\t[ext4]\n"
+			    "zzzz T bad\n"
+			    "ffffffffc0000100 T\n";
+
+	rec_symtab_init(&st, REC_SYMTAB_KALLSYMS);
+	CHECK(rec_kallsyms_parse(&st, text, strlen(text)) == 6);
+	rec_symtab_finish(&st);
+	const struct rec_sym *s = rec_symtab_find(&st, 0xffffffff81000010);
+	CHECK(s && !strcmp(s->name, "_stext"));
+	s = rec_symtab_find(&st, 0xffffffff81000250);
+	CHECK(s && !strcmp(s->name, "do_thing"));
+	/* the last core symbol does not run into module space */
+	s = rec_symtab_find(&st, 0xffffffffa0000000);
+	CHECK(s == NULL);
+	s = rec_symtab_find(&st, 0xffffffffc0000004);
+	CHECK(s && !strcmp(s->name, "mod_fn"));
+	rec_symtab_release(&st);
+}
+
+static void test_maps(void)
+{
+	struct rec_world w;
+	const char maps[] =
+		"55d0c0a00000-55d0c0a01000 r--p 00000000 fe:00 1234 /usr/bin/x\n"
+		"55d0c0a01000-55d0c0a03000 r-xp 00001000 fe:00 1234 /usr/bin/x\n"
+		"7f0000000000-7f0000010000 r-xp 00000000 00:00 0 \n"
+		"7f0000100000-7f0000200000 r-xp 00026000 fe:00 99 /lib/libc.so.6\n"
+		"7f0000300000-7f0000301000 r-xp 00000000 00:00 0 [vdso]\n"
+		"7f0000400000-7f0000401000 r-xp 00000000 fe:00 77 /tmp/gone (deleted)\n"
+		"garbage\n"
+		"ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0 [vsyscall]\n";
+
+	rec_world_init(&w);
+	struct rec_proc *p = rec_world_new_proc(&w, 100, NULL, 0);
+	rec_world_parse_maps(&w, p, maps, strlen(maps));
+	CHECK(p->nmaps == 6);
+	const struct rec_map *m = rec_proc_find_map(p, 0x55d0c0a01010);
+	CHECK(m && m->dso->kind == REC_DSO_FILE && m->m.pgoff == 0x1000 &&
+	      !strcmp(m->dso->base, "x"));
+	CHECK(rec_proc_find_map(p, 0x55d0c0a00010) == NULL); /* not exec */
+	m = rec_proc_find_map(p, 0x7f0000000100);
+	CHECK(m && m->dso->kind == REC_DSO_ANON);
+	m = rec_proc_find_map(p, 0x7f0000300010);
+	CHECK(m && m->dso->kind == REC_DSO_VDSO);
+	m = rec_proc_find_map(p, 0x7f0000400000);
+	CHECK(m && m->dso->deleted && !strcmp(m->dso->path, "/tmp/gone"));
+	const struct ember_unwind_mapping *um =
+		rec_proc_unwind_find(p, 0x7f0000100010);
+	CHECK(um && um->exec && um->ino == 99 &&
+	      !strcmp(um->path, "/lib/libc.so.6"));
+
+	/* a new mapping over the middle of one splits it */
+	rec_world_mmap(&w, p, 0x7f0000140000, 0x10000, 0, 0, 0, "//anon", 6,
+		       100);
+	m = rec_proc_find_map(p, 0x7f0000130000);
+	CHECK(m && m->m.end == 0x7f0000140000 && m->dso->kind == REC_DSO_FILE);
+	m = rec_proc_find_map(p, 0x7f0000145000);
+	CHECK(m && m->dso->kind == REC_DSO_ANON);
+	m = rec_proc_find_map(p, 0x7f0000150000);
+	CHECK(m && m->m.start == 0x7f0000150000 &&
+	      m->m.pgoff == 0x26000 + 0x50000);
+	/* and one over several replaces them */
+	rec_world_mmap(&w, p, 0x7f0000000000, 0x1000000, 0, 1, 2,
+		       "/usr/lib/big.so", 15, 100);
+	CHECK(p->nmaps == 3);
+	/* fork copies, exec starts afresh, the pid keeps the newest */
+	struct rec_proc *child = rec_world_new_proc(&w, 101, p, 1);
+	CHECK(child->nmaps == p->nmaps && child->parent == p);
+	struct rec_proc *img = rec_world_new_proc(&w, 101, NULL, 0);
+	CHECK(img->nmaps == 0 && rec_world_find_proc(&w, 101) == img);
+	struct rec_thread *t = rec_world_thread(&w, 101, 105);
+	CHECK(t->proc == img);
+	rec_world_set_comm(&w, t, "worker\0junk", 11);
+	CHECK_STR(ember_intern_str(&w.comms, t->comm, NULL), "worker");
+	/* many processes and threads: tables grow */
+	for (int i = 0; i < 3000; i++)
+		rec_world_thread(&w, 1000 + i, 1000 + i);
+	CHECK(rec_world_find_thread(&w, 3999)->proc->pid == 3999);
+	CHECK(rec_world_find_thread(&w, 105)->proc == img);
+	rec_world_release(&w);
+}
+
+static void test_elf_self(void)
+{
+	struct rec_elf e;
+	struct rec_symtab st;
+
+	CHECK(rec_elf_open(&e, "/proc/self/exe") == 0);
+	CHECK(e.nloads > 0);
+	rec_symtab_init(&st, REC_SYMTAB_ELF);
+	size_t n = rec_elf_symbols(&e, &st, 0);
+	if (!n)
+		n = rec_elf_symbols(&e, &st, 1);
+	CHECK(n > 10);
+	rec_elf_plt_symbols(&e, &st);
+	rec_symtab_finish(&st);
+	/* this very function, found by its address in the file */
+	int found = 0;
+	for (size_t i = 0; i < st.n; i++)
+		found |= !strcmp(st.syms[i].name, "test_elf_self");
+	CHECK(found);
+	int plt = 0;
+	for (size_t i = 0; i < st.n; i++)
+		plt |= strstr(st.syms[i].name, "@plt") != NULL;
+	CHECK(plt);
+	uint64_t v;
+	CHECK(rec_elf_off_to_vaddr(&e, e.loads[0].off, &v) == 0 &&
+	      v == e.loads[0].vaddr);
+	rec_symtab_release(&st);
+	rec_elf_close(&e);
+	CHECK(rec_elf_open(&e, "/nonexistent") == EMBER_ENOENT);
+	CHECK(rec_elf_open(&e, "/dev/null") == EMBER_EFORMAT);
+	CHECK(rec_elf_open(&e, "/proc/self") != 0);
+}
+
+/* Truncated and scrambled copies of a real ELF file must not crash. */
+static void test_elf_hostile(void)
+{
+	int fd = open("/proc/self/exe", O_RDONLY);
+	struct stat sb;
+	char path[] = "/tmp/ember-elf-XXXXXX";
+
+	if (fd < 0 || fstat(fd, &sb)) {
+		t_fail++;
+		return;
+	}
+	size_t size = (size_t)sb.st_size;
+	unsigned char *img = malloc(size);
+	if (read(fd, img, size) != (ssize_t)size) {
+		t_fail++;
+		free(img);
+		close(fd);
+		return;
+	}
+	close(fd);
+	int out = mkstemp(path);
+	if (out < 0) {
+		free(img);
+		return;
+	}
+	close(out);
+	unsigned seed = 12345;
+	for (int round = 0; round < 60; round++) {
+		unsigned char *copy = malloc(size);
+		memcpy(copy, img, size);
+		size_t len = size;
+		if (round % 3 == 0)
+			len = 64 + (size_t)(rand_r(&seed) % (unsigned)(size - 64));
+		else
+			for (int k = 0; k < 200; k++)
+				copy[rand_r(&seed) % (unsigned)size] =
+					(unsigned char)rand_r(&seed);
+		int w = open(path, O_WRONLY | O_TRUNC);
+		if (w >= 0) {
+			if (write(w, copy, len) < 0)
+				t_fail++;
+			close(w);
+		}
+		struct rec_elf e;
+		if (!rec_elf_open(&e, path)) {
+			struct rec_symtab st;
+			uint64_t v;
+			rec_symtab_init(&st, REC_SYMTAB_ELF);
+			st.demangle = 1;
+			rec_elf_symbols(&e, &st, 0);
+			rec_elf_symbols(&e, &st, 1);
+			rec_elf_plt_symbols(&e, &st);
+			rec_symtab_finish(&st);
+			for (size_t i = 0; i < st.n; i += 97)
+				rec_symtab_name(&st, &st.syms[i]);
+			rec_elf_off_to_vaddr(&e, 0x1234, &v);
+			struct rec_elf dbg;
+			if (!rec_debuginfo_open(&e, path, "/nonexistent", &dbg,
+						NULL))
+				rec_elf_close(&dbg);
+			rec_symtab_release(&st);
+			rec_elf_close(&e);
+		}
+		free(copy);
+		CHECK(1);
+	}
+	unlink(path);
+	free(img);
+}
+
+static void test_debuginfo(void)
+{
+	/* libc's separate debug file, when libc6-dbg is installed */
+	struct rec_elf e, d;
+	char *found = NULL;
+	const char *libc = "/usr/lib/x86_64-linux-gnu/libc.so.6";
+
+	if (rec_elf_open(&e, libc))
+		return;
+	if (!rec_debuginfo_open(&e, libc, NULL, &d, &found)) {
+		CHECK(found && strstr(found, ".debug"));
+		CHECK(d.has_symtab);
+		struct rec_symtab st;
+		rec_symtab_init(&st, REC_SYMTAB_ELF);
+		CHECK(rec_elf_symbols(&d, &st, 0) > 5000);
+		rec_symtab_release(&st);
+		rec_elf_close(&d);
+	}
+	free(found);
+	rec_elf_close(&e);
+}
+
+static void test_events(void)
+{
+	CHECK(rec_event_lookup("cpu-clock") != NULL);
+	CHECK(rec_event_lookup("cs") == rec_event_lookup("context-switches"));
+	CHECK(rec_event_lookup("faults")->clock == 0);
+	CHECK(rec_event_lookup("nope") == NULL);
+	int *cpus;
+	size_t n = rec_online_cpus(&cpus);
+	CHECK(n >= 1);
+	free(cpus);
+	char *s = rec_jit_node_options(NULL);
+	CHECK_STR(s, "--perf-basic-prof --interpreted-frames-native-stack");
+	free(s);
+	s = rec_jit_node_options("--max-old-space-size=100");
+	CHECK(strstr(s, "--max-old-space-size=100 --perf-basic-prof") == s);
+	free(s);
+	s = rec_jit_node_options("--perf-basic-prof-only-functions");
+	CHECK_STR(s, "--perf-basic-prof-only-functions");
+	free(s);
+
+	struct ember_record_options o;
+	struct ember_record *r;
+	ember_record_options_init(&o);
+	CHECK(ember_record_new(&r, &o) == EMBER_EINVAL);
+	CHECK(strstr(ember_record_error(r), "nothing to profile") != NULL);
+	ember_record_free(r);
+	o.system_wide = 1;
+	o.freq = 1e8;
+	CHECK(ember_record_new(&r, &o) == EMBER_EINVAL);
+	CHECK(strstr(ember_record_error(r), "max_sample_rate") != NULL);
+	ember_record_free(r);
+	o.freq = 999;
+	o.event = "bogus";
+	CHECK(ember_record_new(&r, &o) == EMBER_EINVAL);
+	ember_record_free(r);
+}
+
+int main(void)
+{
+	test_symtab_aliases();
+	test_demangle();
+	test_fold();
+	test_perfmap_parse();
+	test_perfmap_trust();
+	test_kallsyms();
+	test_maps();
+	test_elf_self();
+	test_elf_hostile();
+	test_debuginfo();
+	test_events();
+	DONE();
+}
