@@ -5,8 +5,17 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 static void help(FILE *f)
 {
@@ -470,6 +479,7 @@ int cmd_record(int argc, char **argv, const char *preset)
 	struct ember_stacks stacks;
 	ember_intern_init(&names);
 	ember_stacks_init(&stacks);
+	double t_post = now();
 	err = ember_record_result(r, &names, &stacks);
 	if (st->kernel_excluded)
 		cli_warn("kernel frames were not recorded: "
@@ -491,13 +501,15 @@ int cmd_record(int argc, char **argv, const char *preset)
 			fo.countname = st->clock_event ? "ns" : ro.event;
 		rc = write_output(output, svg, &fo, &names, &stacks);
 	}
+	t_post = now() - t_post;
 	if (!quiet) {
 		fprintf(stderr,
 			"ember: recorded %.2f s: %llu samples, %llu lost, "
-			"%zu stacks (%.2f s to symbolize)\n",
+			"%zu stacks, %zu addresses (%.2f s to symbolize and "
+			"write)\n",
 			st->seconds, (unsigned long long)st->samples,
-			(unsigned long long)st->lost, st->stacks,
-			st->post_seconds);
+			(unsigned long long)st->lost, st->stacks, st->frames,
+			t_post);
 		if (!rc)
 			fprintf(stderr, "ember: wrote %s\n",
 				strcmp(output, "-") ? output : "standard output");
