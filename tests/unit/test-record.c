@@ -227,8 +227,8 @@ static void test_kallsyms(void)
 	struct rec_symtab st;
 	const char text[] = "ffffffff81000000 T _stext\n"
 			    "ffffffff81000000 t _text_alias\n"
-			    "ffffffff81000100 t do_thing\n"
 			    "ffffffff81000100 W do_thing_weak\n"
+			    "ffffffff81000100 t do_thing\n"
 			    "ffffffff81000200 D some_data\n"
 			    "ffffffff81000300 T last_core\n"
 			    "ffffffffc0000000 t mod_fn\t[ext4]\n"
@@ -239,7 +239,7 @@ static void test_kallsyms(void)
 	CHECK(rec_kallsyms_parse(&st, text, strlen(text)) == 6);
 	rec_symtab_finish(&st);
 	const struct rec_sym *s = rec_symtab_find(&st, 0xffffffff81000010);
-	CHECK(s && !strcmp(s->name, "_stext"));
+	CHECK(s && !strcmp(s->name, "_text_alias")); /* the last alias */
 	s = rec_symtab_find(&st, 0xffffffff81000250);
 	CHECK(s && !strcmp(s->name, "do_thing"));
 	/* the last core symbol does not run into module space */

@@ -241,15 +241,41 @@ static int is_function(const GElf_Sym *s)
 	       s->st_shndx != SHN_UNDEF && s->st_value;
 }
 
+/* A label (STT_NOTYPE, like ld.so's _dl_start_user) in a section named
+ * "*text*": perf names code by those too. */
+static int is_text_label(Elf *elf, const GElf_Sym *s, signed char *text_scn,
+			 size_t nscn)
+{
+	if (GELF_ST_TYPE(s->st_info) != STT_NOTYPE || !s->st_name ||
+	    !s->st_value || s->st_shndx == SHN_UNDEF ||
+	    s->st_shndx >= SHN_LORESERVE || s->st_shndx >= nscn)
+		return 0;
+	if (text_scn[s->st_shndx] < 0) {
+		size_t shstrndx;
+		GElf_Shdr sh;
+		Elf_Scn *scn = elf_getscn(elf, s->st_shndx);
+		const char *name = NULL;
+		if (scn && gelf_getshdr(scn, &sh) &&
+		    !elf_getshdrstrndx(elf, &shstrndx))
+			name = elf_strptr(elf, shstrndx, sh.sh_name);
+		text_scn[s->st_shndx] = name && strstr(name, "text") &&
+					(sh.sh_flags & SHF_EXECINSTR);
+	}
+	return text_scn[s->st_shndx];
+}
+
 size_t rec_elf_symbols(struct rec_elf *e, struct rec_symtab *st, int dynsym)
 {
 	Elf *elf = e->elf;
 	Elf_Scn *scn = NULL;
-	size_t added = 0;
+	size_t added = 0, nscn = 0;
 	GElf_Word want = dynsym ? SHT_DYNSYM : SHT_SYMTAB;
+	signed char *text_scn;
 
-	if (!elf)
+	if (!elf || elf_getshdrnum(elf, &nscn) || nscn > 65536)
 		return 0;
+	text_scn = ember_xmalloc(nscn + 1);
+	memset(text_scn, -1, nscn + 1);
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != want ||
@@ -261,7 +287,9 @@ size_t rec_elf_symbols(struct rec_elf *e, struct rec_symtab *st, int dynsym)
 		size_t n = d->d_size / sh.sh_entsize;
 		for (size_t i = 0; i < n; i++) {
 			GElf_Sym s;
-			if (!gelf_getsym(d, (int)i, &s) || !is_function(&s))
+			if (!gelf_getsym(d, (int)i, &s) ||
+			    (!is_function(&s) &&
+			     !is_text_label(elf, &s, text_scn, nscn)))
 				continue;
 			const char *name =
 				elf_strptr(elf, sh.sh_link, s.st_name);
@@ -273,6 +301,7 @@ size_t rec_elf_symbols(struct rec_elf *e, struct rec_symtab *st, int dynsym)
 		}
 		break;
 	}
+	free(text_scn);
 	return added;
 }
 

@@ -28,6 +28,7 @@ struct rec_sym {
 	uint8_t bind;	 /* STB_LOCAL, STB_GLOBAL, STB_WEAK */
 	uint8_t demangle_done;
 	uint8_t module; /* kallsyms: a module's symbol */
+	uint8_t sized;	/* its size came with it */
 };
 
 enum rec_symtab_kind {

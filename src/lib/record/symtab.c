@@ -5,7 +5,8 @@
  * addition).  rec_symtab_finish resolves aliases (several symbols at one
  * address) the way perf does, so the names match `perf script`'s: prefer a
  * sized symbol, then a non-weak one, then a global one, then the one with
- * fewer leading underscores, then the longer name, then the first added.
+ * fewer leading underscores, then the longer name, then the first added
+ * (for kallsyms, where perf sizes symbols first, the last added).
  * Symbols without a size end where the next one starts.  Perf maps instead
  * keep every entry, and a lookup takes the last-added entry covering the
  * address, since JIT code addresses are reused.
@@ -48,6 +49,7 @@ void rec_symtab_add(struct rec_symtab *st, uint64_t start, uint64_t size,
 	memset(s, 0, sizeof(*s));
 	s->start = start;
 	s->end = size && start + size > start ? start + size : start;
+	s->sized = s->end > s->start;
 	s->name = copy ? ember_arena_strndup(&st->arena, name, len) : name;
 	s->seq = (uint32_t)st->n;
 	s->bind = (uint8_t)bind;
@@ -146,7 +148,12 @@ void rec_symtab_finish(struct rec_symtab *st)
 		struct rec_sym *s = &st->syms[i];
 		if (j && st->syms[j - 1].start == s->start) {
 			struct rec_sym *keep = &st->syms[j - 1];
-			if (prefer_first(st, keep, s)) {
+			/* kallsyms: perf sizes symbols before it resolves
+			 * aliases, so only the last alias has a size */
+			int first = st->kind == REC_SYMTAB_KALLSYMS
+					    ? 0
+					    : prefer_first(st, keep, s);
+			if (first) {
 				drop(s);
 			} else {
 				drop(keep);
@@ -189,14 +196,21 @@ const struct rec_sym *rec_symtab_find(const struct rec_symtab *st,
 	if (!lo)
 		return NULL;
 	const struct rec_sym *best = NULL;
-	/* nested or overlapping symbols: look a little further back */
+	/* nested or overlapping symbols: look a little further back.  A
+	 * label inside a sized function (node's builtins have them) loses
+	 * to the function, as in perf; perf maps: the newest entry wins. */
 	for (size_t i = lo, k = 0; i-- > 0 && k < 16; k++) {
 		const struct rec_sym *s = &st->syms[i];
 		if (addr >= s->end)
 			continue;
-		if (st->kind != REC_SYMTAB_PERFMAP)
+		if (st->kind == REC_SYMTAB_PERFMAP) {
+			if (!best || s->seq > best->seq)
+				best = s;
+			continue;
+		}
+		if (s->sized)
 			return s;
-		if (!best || s->seq > best->seq)
+		if (!best)
 			best = s;
 	}
 	return best;
