@@ -15,7 +15,7 @@ skip_all() {
 	exit 0
 }
 
-for p in calltree threads forkexec jitmap; do
+for p in calltree threads forkexec jitmap noperf; do
 	$CC $CFLAGS_FP -pthread -o "$R/$p" "tests/record/$p.c" 2> "$T/cc.err" ||
 		skip_all "cannot compile tests/record/$p.c: $(head -1 "$T/cc.err")"
 done
@@ -137,6 +137,47 @@ status 0 "task-clock" "$EMBER" record -q -e task-clock -o "$T/tc.folded" -- "$CT
 grep -q 'work_a' "$T/tc.folded" && ok || bad "task-clock samples"
 status 0 "-c period" "$EMBER" record -q -c 2000000 -o "$T/c.folded" -- "$CT" 0.2
 check "-c: weights are the period" awk '$NF % 2000000 { bad = 1 } END { exit bad }' "$T/c.folded"
+
+status 0 "page-faults" "$EMBER" record -q -e page-faults -o "$T/pf.folded" -- "$CT" 0.1
+check "page-faults: folded" folded_ok "$T/pf.folded"
+status 0 "context-switches" "$EMBER" record -q -e cs -o "$T/cs.folded" -- sh -c "sleep 0.05; sleep 0.05; '$CT' 0.1"
+check "context-switches: folded" folded_ok "$T/cs.folded"
+
+# lost samples are counted and reported (a one-page ring at a high rate)
+status 0 "tiny ring buffer" "$EMBER" record -F "$((max < 20000 ? max : 20000))" -m 1 -o "$T/lost.folded" -- "$CT" 0.5
+check "tiny ring: output still complete" folded_ok "$T/lost.folded"
+lost=$(sed -n 's/.* \([0-9]*\) lost,.*/\1/p' "$T/err")
+check "lost samples in the summary ($lost)" test -n "$lost"
+if [ "${lost:-0}" -gt 0 ]; then
+	has "$lost samples were lost" "$T/err" && ok || bad "lost samples warned"
+fi
+
+# --- where perf_event_open is blocked (containers) or not permitted -----
+status 1 "no perf_event_open (ENOSYS)" "$R/noperf" ENOSYS "$EMBER" record -o "$T/x.folded" -- "$CT" 0.1
+has "perf_event_open is not available" "$T/err" && ok || bad "ENOSYS message: $(cat "$T/err")"
+status 1 "perf_event_open blocked (EPERM)" "$R/noperf" EPERM "$EMBER" record -o "$T/x.folded" -- "$CT" 0.1
+if [ "$(id -u)" = 0 ]; then
+	has "seccomp" "$T/err" && ok || bad "EPERM as root names seccomp: $(cat "$T/err")"
+else
+	has "perf_event_paranoid" "$T/err" && ok || bad "EPERM names the sysctl: $(cat "$T/err")"
+fi
+check "blocked: the command did not run on" sh -c "! pgrep -f '$CT 0.1\$' > /dev/null"
+paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2> /dev/null)
+if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null 2>&1 && [ "$paranoid" -ge 1 ]; then
+	mkdir -p "$T/nobody"
+	chmod 777 "$T/nobody"
+	chmod 755 "$T" "$R"
+	asnobody() { setpriv --reuid 65534 --regid 65534 --clear-groups "$@"; }
+	status 1 "-a unprivileged" asnobody "$EMBER" record -a -d 0.2 -o "$T/nobody/a.folded"
+	has "kernel.perf_event_paranoid" "$T/err" && ok || bad "-a unprivileged names the sysctl: $(cat "$T/err")"
+	status 1 "-p of another user's process" asnobody "$EMBER" record -p 1 -d 0.2 -o "$T/nobody/p.folded"
+	has "no permission" "$T/err" && ok || bad "-p unprivileged message: $(cat "$T/err")"
+	if [ "$paranoid" = 2 ]; then
+		status 0 "unprivileged: user stacks only" asnobody "$EMBER" record -o "$T/nobody/u.folded" -- "$CT" 0.2
+		has "kernel frames were not recorded" "$T/err" && ok || bad "paranoid 2 warned"
+		grep -q '^calltree;__libc_start_call_main;main;work_a' "$T/nobody/u.folded" && ok || bad "paranoid 2: user stacks"
+	fi
+fi
 
 # --- kernel frames ------------------------------------------------------------
 status 0 "--kernel" "$EMBER" record -q --kernel -o "$T/k.folded" -- dd if=/dev/zero of=/dev/null bs=1 count=200000

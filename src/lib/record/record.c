@@ -264,14 +264,12 @@ static int open_error(struct ember_record *r, int e, int pid)
 				    "kernel.perf_event_paranoid=0', or run as "
 				    "root (or with CAP_PERFMON)",
 				    paranoid);
-		if (pid > 0 && r->o.npids)
+		if (pid > 0 && r->o.npids && paranoid <= 2)
 			return fail(r, EMBER_EPERM,
 				    "no permission to profile process %d: it "
-				    "may belong to another user (run as root, "
-				    "or with CAP_PERFMON and CAP_SYS_PTRACE), "
-				    "or kernel.perf_event_paranoid (%ld) is "
-				    "above 2",
-				    pid, paranoid);
+				    "belongs to another user; run as root, or "
+				    "with CAP_PERFMON and CAP_SYS_PTRACE",
+				    pid);
 		return fail(r, EMBER_EPERM,
 			    "no permission to use perf events: "
 			    "kernel.perf_event_paranoid is %ld; set it to 1 "
