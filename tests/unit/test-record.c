@@ -77,13 +77,18 @@ static void test_demangle(void)
 	CHECK(rec_demangle("_ZZZZZ(((") == NULL);
 }
 
-static const char *fold(const char *in)
+static const char *foldf(const char *sym, const char *dso, int flags)
 {
 	static struct ember_buf b = EMBER_BUF_INIT;
 
 	ember_buf_reset(&b);
-	rec_fold_name(&b, in, strlen(in));
+	rec_fold_frame(&b, sym, strlen(sym), dso, strlen(dso), flags);
 	return b.buf;
+}
+
+static const char *fold(const char *in)
+{
+	return foldf(in, "/usr/lib/libx.so", 0);
 }
 
 static void test_fold(void)
@@ -92,17 +97,41 @@ static void test_fold(void)
 	CHECK_STR(fold("v8::internal::(anonymous namespace)::Invoke"),
 		  "v8::internal::(anonymous namespace)::Invoke");
 	CHECK_STR(fold("(anonymous namespace)::f"), "(anonymous namespace)::f");
+	CHECK_STR(fold("(perf pseudo frame)"), "");
 	CHECK_STR(fold("foo(int, char)"), "foo");
 	CHECK_STR(fold("std::function<void ()>::operator()"),
 		  "std::function<void ()>::operator()");
 	CHECK_STR(fold("main::{lambda(int)#1}::operator()"),
 		  "main::{lambda(int)#1}::operator()");
+	CHECK_STR(fold("bool operator<(A const&, A const&)"), "bool operator<");
 	CHECK_STR(fold("net/http.(*Client).Do"), "net/http.(*Client).Do");
 	CHECK_STR(fold("a;b"), "a:b");
 	CHECK_STR(fold("say \"hi\" 'x'"), "say hi x");
 	CHECK_STR(fold("JS:~ node:internal/main/run_main_module:1:1"),
 		  "JS:~ node:internal/main/run_main_module:1:1");
-	CHECK_STR(fold("[[kernel.kallsyms]]"), "[[kernel.kallsyms]]");
+	/* no symbol: the module's name */
+	CHECK_STR(foldf("[unknown]", "[kernel.kallsyms]", 0),
+		  "[[kernel.kallsyms]]");
+	CHECK_STR(foldf("[unknown]", "/usr/lib/libc.so.6", 0), "[libc.so.6]");
+	CHECK_STR(foldf("[unknown]", "[unknown]", REC_FOLD_KERNEL),
+		  "[unknown]");
+	/* annotations */
+	CHECK_STR(foldf("do_syscall_64", "[kernel.kallsyms]", REC_FOLD_KERNEL),
+		  "do_syscall_64_[k]");
+	CHECK_STR(foldf("__vdso_time", "[vdso]", REC_FOLD_KERNEL),
+		  "__vdso_time_[k]");
+	CHECK_STR(foldf("JS:*f", "/tmp/perf-12.map", REC_FOLD_JIT),
+		  "JS:*f_[j]");
+	CHECK_STR(foldf("[unknown]", "/tmp/perf-12.map", REC_FOLD_JIT),
+		  "[perf-12.map]_[j]");
+	CHECK_STR(foldf("f_[j]", "/tmp/perf-12.map", REC_FOLD_JIT), "f_[j]");
+	CHECK_STR(foldf("main", "/bin/x", REC_FOLD_KERNEL | REC_FOLD_JIT),
+		  "main");
+	/* inlined parts, and Java's type letter */
+	CHECK_STR(foldf("outer->mid->inner", "/bin/x", 0),
+		  "outer;mid_[i];inner_[i]");
+	CHECK_STR(foldf("Lcom/x/Y;.m(I)V", "/tmp/perf-1.map", REC_FOLD_JAVA),
+		  "com/x/Y:.m");
 }
 
 static void test_perfmap_parse(void)

@@ -657,19 +657,23 @@ int ember_record_result(struct ember_record *r, struct ember_intern *names,
 			struct ember_stacks *stacks)
 {
 	double t0 = now_mono();
-	uint32_t *ids = ember_xcalloc(r->frames.n + 1, sizeof(*ids));
-	uint32_t *tmp = NULL;
+	size_t *off = ember_xcalloc(r->frames.n + 1, sizeof(*off));
+	uint32_t *ids = NULL, *tmp = NULL;
 	size_t atmp = 0;
 
-	rec_symbolize(r, names, ids);
+	rec_symbolize(r, names, &ids, off);
 	for (size_t i = 0; i < r->stacks.n; i++) {
-		size_t n;
+		size_t n, m = 0;
 		const uint32_t *f = ember_stacks_frames(&r->stacks, i, &n);
-		EMBER_GROW(tmp, n, atmp);
-		for (size_t j = 0; j < n; j++)
-			tmp[j] = ids[f[j]];
-		ember_stacks_add(stacks, tmp, n, r->stacks.ents[i].count, 0);
+		for (size_t j = 0; j < n; j++) {
+			size_t a = off[f[j]], b = off[f[j] + 1];
+			EMBER_GROW(tmp, m + (b - a), atmp);
+			for (size_t k = a; k < b; k++)
+				tmp[m++] = ids[k];
+		}
+		ember_stacks_add(stacks, tmp, m, r->stacks.ents[i].count, 0);
 	}
+	free(off);
 	free(tmp);
 	free(ids);
 	r->stats.stacks = stacks->n;

@@ -381,10 +381,20 @@ uint64_t rec_time(const struct ember_record *r, const void *rec,
 /* Fills what /proc tells of running processes: -p and -a (events.c). */
 void rec_synthesize_pid(struct ember_record *r, int pid);
 
-/* Names every frame (symbolize.c): names[i] for frame i. */
+/* Names every frame (symbolize.c): frame i becomes the folded frames
+ * (*ids)[off[i] .. off[i + 1]) (malloc'd; off has frames.n + 1 slots). */
 void rec_symbolize(struct ember_record *r, struct ember_intern *names,
-		   uint32_t *ids);
-/* perf script's frame name -> ember collapse perf's folded frame. */
-void rec_fold_name(struct ember_buf *out, const char *name, size_t len);
+		   uint32_t **ids, size_t *off);
+
+enum {
+	REC_FOLD_JAVA = 1,   /* a java process: Lcom/x/Y;.m -> com/x/Y:.m */
+	REC_FOLD_KERNEL = 2, /* --kernel: _[k] */
+	REC_FOLD_JIT = 4,    /* --jit: _[j] */
+};
+/* What `ember collapse perf` makes of a perf script frame line "ADDR SYM
+ * (DSO)": frame names appended to out, callers first, joined by ';'.
+ * Returns how many (0: perf's "(...)" pseudo-frames are left out). */
+int rec_fold_frame(struct ember_buf *out, const char *sym, size_t n,
+		   const char *dso, size_t dn, int flags);
 
 #endif

@@ -6,6 +6,7 @@
  * perf` would fold it: a frame without a symbol is "[module basename]",
  * "[unknown]" outside any mapping, and --kernel/--jit add "_[k]"/"_[j]".
  */
+#include <ctype.h>
 #include <elf.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,61 +23,146 @@ struct symctx {
 
 /* ---- folding names as stackcollapse-perf does ------------------------- */
 
-static int go_method(const char *s, size_t n)
+static int starts(const char *s, size_t n, const char *prefix)
 {
-	/* ".(...)." as in "net/http.(*Client).Do": keep the parentheses */
-	for (size_t i = 0; i + 1 < n; i++) {
-		if (s[i] != '.' || s[i + 1] != '(')
-			continue;
-		for (size_t j = i + 2; j + 1 < n; j++)
-			if (s[j] == ')' && s[j + 1] == '.')
-				return 1;
-	}
-	return 0;
+	size_t l = strlen(prefix);
+
+	return n >= l && !memcmp(s, prefix, l);
 }
 
-/* Where a parameter list starts: the first '(' outside <...>, {...} and
- * [...] that does not open "(anonymous namespace)"; n if none. */
-static size_t params_start(const char *s, size_t n)
+static int contains(const char *s, size_t n, const char *what)
+{
+	return memmem(s, n, what, strlen(what)) != NULL;
+}
+
+/* ".(...)." as in "net/http.(*Client).Do": keep the parentheses */
+static int go_method(const char *s, size_t n)
+{
+	const char *p = memmem(s, n, ".(", 2);
+
+	if (!p)
+		return 0;
+	size_t i = (size_t)(p - s) + 2;
+	return memmem(s + i, n - i, ").", 2) != NULL;
+}
+
+/*
+ * The first '(' outside <...>, {...}, [...] and (...) that is neither
+ * "(anonymous namespace)" nor part of "operator()" (arrow 0), or the first
+ * "->" at that level (arrow 1); n if none.
+ */
+static size_t scan_top(const char *s, size_t n, int arrow)
 {
 	static const char anon[] = "(anonymous namespace)";
 	int depth = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		char c = s[i];
-		if (c == '<' || c == '{' || c == '[')
+		if (c == 'o' && starts(s + i, n - i, "operator") &&
+		    (!i || !(isalnum((unsigned char)s[i - 1]) ||
+			     s[i - 1] == '_'))) {
+			i += 8;
+			if (starts(s + i, n - i, "()") ||
+			    starts(s + i, n - i, "[]"))
+				i += 2;
+			while (i < n && strchr("<>=!+-*/%^&|~,", s[i]))
+				i++;
+			i--;
+			continue;
+		}
+		if (c == '<' || c == '{' || c == '[') {
 			depth++;
-		else if ((c == '>' || c == '}' || c == ']') && depth > 0)
-			depth--;
-		else if (c == '(' && !depth) {
-			if (n - i >= sizeof(anon) - 1 &&
-			    !memcmp(s + i, anon, sizeof(anon) - 1)) {
+		} else if (c == '>' || c == '}' || c == ']' || c == ')') {
+			if (depth)
+				depth--;
+		} else if (c == '-' && i + 1 < n && s[i + 1] == '>') {
+			if (arrow && !depth)
+				return i;
+			i++;
+		} else if (c == '(') {
+			if (starts(s + i, n - i, anon)) {
 				i += sizeof(anon) - 2;
 				continue;
 			}
-			/* "operator()" is a name, not parameters */
-			if (i >= 8 && !memcmp(s + i - 8, "operator", 8) &&
-			    i + 1 < n && s[i + 1] == ')') {
-				i++;
-				continue;
-			}
-			return i;
+			if (!arrow && !depth)
+				return i;
+			depth++;
 		}
 	}
 	return n;
 }
 
-void rec_fold_name(struct ember_buf *out, const char *name, size_t len)
+static void fold_part(struct ember_buf *out, const char *s, size_t n,
+		      const char *dso, size_t dn, int flags, int inlined)
 {
-	size_t end = go_method(name, len) ? len : params_start(name, len);
+	struct ember_buf tmp = EMBER_BUF_INIT;
+	size_t start = out->len;
 
+	if (n == 9 && !memcmp(s, "[unknown]", 9)) {
+		/* named after the module: [libc.so.6], or [unknown] */
+		if (dn == 9 && !memcmp(dso, "[unknown]", 9)) {
+			ember_buf_adds(&tmp, "[unknown]");
+		} else {
+			const char *sl = memrchr(dso, '/', dn);
+			const char *b = sl ? sl + 1 : dso;
+			ember_buf_addch(&tmp, '[');
+			ember_buf_add(&tmp, b, (size_t)(dso + dn - b));
+			ember_buf_addch(&tmp, ']');
+		}
+		s = tmp.buf;
+		n = tmp.len;
+	}
+	if ((flags & REC_FOLD_JAVA) && n && s[0] == 'L' && memchr(s, '/', n)) {
+		s++;
+		n--;
+	}
+	size_t end = go_method(s, n) ? n : scan_top(s, n, 0);
 	for (size_t i = 0; i < end; i++) {
-		char c = name[i];
+		char c = s[i];
 		if (c == ';')
 			ember_buf_addch(out, ':');
 		else if (c != '"' && c != '\'')
 			ember_buf_addch(out, c);
 	}
+	const char *name = out->buf + start;
+	size_t len = out->len - start;
+	if (inlined) {
+		if (!contains(name, len, "_[i]"))
+			ember_buf_adds(out, "_[i]");
+	} else if ((flags & REC_FOLD_KERNEL) && dn && dso[0] == '[' &&
+		   !contains(dso, dn, "unknown")) {
+		ember_buf_adds(out, "_[k]");
+	} else if ((flags & REC_FOLD_JIT) && starts(dso, dn, "/tmp/perf-") &&
+		   !contains(name, len, "_[j]")) {
+		ember_buf_adds(out, "_[j]");
+	}
+	ember_buf_release(&tmp);
+}
+
+int rec_fold_frame(struct ember_buf *out, const char *sym, size_t n,
+		   const char *dso, size_t dn, int flags)
+{
+	size_t i = 0;
+	int count = 0;
+
+	/* perf's "(...)" pseudo-frames go, C++'s "(anonymous namespace)::f"
+	 * stays */
+	if (!n || (sym[0] == '(' && !starts(sym, n, "(anonymous namespace)")))
+		return 0;
+	/* "a->b->c": a, then b and c inlined into it */
+	for (;;) {
+		size_t j = i + scan_top(sym + i, n - i, 1);
+		if (j > i || j < n) {
+			if (count)
+				ember_buf_addch(out, ';');
+			fold_part(out, sym + i, j - i, dso, dn, flags, count > 0);
+			count++;
+		}
+		if (j >= n)
+			break;
+		i = j + 2;
+	}
+	return count;
 }
 
 /* ---- symbol sources --------------------------------------------------- */
@@ -203,67 +289,54 @@ static const char *jit_sym(struct ember_record *r, struct rec_proc *p,
 
 /* ---- one frame -------------------------------------------------------- */
 
-static void name_frame(struct symctx *c, const struct rec_frame *f)
+/* Appends the folded names of frame f (';'-joined); returns how many. */
+static int name_frame(struct symctx *c, const struct rec_frame *f)
 {
 	struct ember_record *r = c->r;
-	struct ember_buf *raw = &c->raw, *out = &c->out;
+	struct ember_buf *dso = &c->raw;
 	const char *sym = NULL;
-	int bracket_module = 0, jit = 0, java = 0;
+	int flags = (r->o.annotate_kernel ? REC_FOLD_KERNEL : 0) |
+		    (r->o.annotate_jit ? REC_FOLD_JIT : 0);
 
-	ember_buf_reset(raw);
-	ember_buf_reset(out);
+	/* the symbol and module as perf script prints them */
+	ember_buf_reset(dso);
 	switch (f->kind) {
 	case REC_FRAME_KERNEL:
 		sym = kernel_sym(c, f->addr);
-		bracket_module = 1;
-		if (!sym)
-			ember_buf_adds(raw, "[[kernel.kallsyms]]");
+		ember_buf_adds(dso, "[kernel.kallsyms]");
 		break;
 	case REC_FRAME_DSO: {
 		struct rec_dso *d = r->world.dsos[f->obj];
 		sym = dso_sym(d, f->addr);
-		bracket_module = d->path[0] == '[';
-		if (!sym)
-			ember_buf_addf(raw, "[%s]", d->base);
+		ember_buf_adds(dso, d->path);
 		break;
 	}
 	case REC_FRAME_JIT: {
 		struct rec_proc *p = r->world.procs[f->obj];
 		sym = jit_sym(r, p, f->addr);
-		jit = 1;
-		if (p->comm != UINT32_MAX) {
-			const char *comm =
-				ember_intern_str(&r->world.comms, p->comm, NULL);
-			java = !strncmp(comm, "java", 4);
-		}
-		if (!sym)
-			ember_buf_addf(raw, "[perf-%d.map]", p->pid);
+		ember_buf_addf(dso, "/tmp/perf-%d.map", p->pid);
+		if (p->comm != UINT32_MAX &&
+		    !strncmp(ember_intern_str(&r->world.comms, p->comm, NULL),
+			     "java", 4))
+			flags |= REC_FOLD_JAVA;
 		break;
 	}
 	default:
-		ember_buf_adds(raw, "[unknown]");
+		ember_buf_adds(dso, "[unknown]");
 		break;
 	}
-	if (sym)
-		ember_buf_adds(raw, sym);
-	const char *s = raw->buf;
-	size_t n = raw->len;
-	/* perf-map-agent's "Lcom/x/Y;.m": the JVM type letter goes */
-	if (java && sym && s[0] == 'L' && memchr(s, '/', n)) {
-		s++;
-		n--;
-	}
-	rec_fold_name(out, s, n);
-	if (r->o.annotate_kernel && bracket_module)
-		ember_buf_adds(out, "_[k]");
-	else if (r->o.annotate_jit && jit)
-		ember_buf_adds(out, "_[j]");
+	if (!sym)
+		sym = "[unknown]";
+	return rec_fold_frame(&c->out, sym, strlen(sym), dso->buf, dso->len,
+			      flags);
 }
 
 void rec_symbolize(struct ember_record *r, struct ember_intern *names,
-		   uint32_t *ids)
+		   uint32_t **ids, size_t *off)
 {
 	struct symctx c;
+	size_t n = 0, alloc = 0;
+	uint32_t *v = NULL;
 
 	memset(&c, 0, sizeof(c));
 	c.r = r;
@@ -271,15 +344,28 @@ void rec_symbolize(struct ember_record *r, struct ember_intern *names,
 	ember_buf_init(&c.out, 256);
 	for (size_t i = 0; i < r->frames.n; i++) {
 		const struct rec_frame *f = &r->frames.v[i];
+		off[i] = n;
 		if (f->kind == REC_FRAME_ROOT) {
 			size_t len;
 			const char *s = ember_intern_str(&r->roots, f->obj, &len);
-			ids[i] = ember_intern(names, s, len);
+			EMBER_GROW(v, n + 1, alloc);
+			v[n++] = ember_intern(names, s, len);
 			continue;
 		}
-		name_frame(&c, f);
-		ids[i] = ember_intern(names, c.out.buf, c.out.len);
+		ember_buf_reset(&c.out);
+		int k = name_frame(&c, f);
+		/* one name per folded frame: inlined parts are frames too */
+		const char *p = c.out.buf, *end = p + c.out.len;
+		for (int j = 0; j < k; j++) {
+			const char *semi = memchr(p, ';', (size_t)(end - p));
+			const char *e = semi ? semi : end;
+			EMBER_GROW(v, n + 1, alloc);
+			v[n++] = ember_intern(names, p, (size_t)(e - p));
+			p = e + 1;
+		}
 	}
+	off[r->frames.n] = n;
+	*ids = v;
 	if (c.kernel_state)
 		rec_symtab_release(&c.kernel);
 	ember_buf_release(&c.raw);
