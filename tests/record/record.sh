@@ -206,6 +206,39 @@ for m in stale foreign symlink; do
 	grep -q "\[perf-$jp.map\];c_callback" "$T/j$m.folded" && ok || bad "JIT $m map: unnamed JIT frame"
 done
 
+# --- C++ and Rust names come out demangled -----------------------------------
+if command -v c++ > /dev/null 2>&1 &&
+	c++ $CFLAGS_FP -o "$R/cxxtree" tests/record/cxxtree.cc 2> /dev/null; then
+	status 0 "C++" "$EMBER" record -q -o "$T/cxx.folded" -- "$R/cxxtree" 0.4
+	grep -q ';main;shapes::Worker<long>::run [0-9]' "$T/cxx.folded" && ok || bad "C++ template method demangled"
+	grep -q ';main;(anonymous namespace)::anon_spin [0-9]' "$T/cxx.folded" && ok || bad "C++ anonymous namespace kept"
+else
+	echo "record: C++ tests skipped: no C++ compiler"
+fi
+if command -v rustc > /dev/null 2>&1; then
+	cat > "$T/m.rs" << 'EOF'
+mod inner {
+    pub struct Worker { pub n: u64 }
+    impl Worker {
+        #[inline(never)]
+        pub fn spin(&self) -> u64 { let mut s = 0u64; for i in 0..self.n { s = s.wrapping_add(std::hint::black_box(i) ^ (s >> 3)); } s }
+    }
+}
+fn main() { let w = inner::Worker { n: 1_000_000 }; let mut t = 0; for _ in 0..150 { t += w.spin(); } std::process::exit((t == 42) as i32); }
+EOF
+	for mangling in default v0; do
+		flag=
+		[ $mangling = v0 ] && flag="-C symbol-mangling-version=v0"
+		if rustc -O -C force-frame-pointers=yes $flag -o "$R/rs-$mangling" "$T/m.rs" 2> /dev/null; then
+			status 0 "Rust ($mangling)" "$EMBER" record -q -o "$T/rs.folded" -- "$R/rs-$mangling"
+			grep -q 'm::main;\(<m::inner::Worker>\|m::inner::Worker\)::spin [0-9]' "$T/rs.folded" && ok ||
+				bad "Rust $mangling symbols demangled: $(tail -1 "$T/rs.folded")"
+		fi
+	done
+else
+	echo "record: Rust tests skipped: no rustc"
+fi
+
 # --- the JIT environment ------------------------------------------------------
 status 0 "JIT environment" "$EMBER" record -q -o "$T/x.folded" -- sh -c "echo \"\$PYTHONPERFSUPPORT|\$NODE_OPTIONS\" > '$T/env'; '$CT' 0.1"
 grep -q '^1|.*--perf-basic-prof' "$T/env" && ok || bad "PYTHONPERFSUPPORT and NODE_OPTIONS set: $(cat "$T/env")"
