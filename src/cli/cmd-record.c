@@ -491,8 +491,8 @@ int cmd_record(int argc, char **argv, const char *preset)
 			 "use a larger -m or a lower -F",
 			 (unsigned long long)st->lost);
 	if (err == EMBER_EEMPTY) {
-		cli_error("no samples were recorded%s",
-			  ro.argv ? " (did the command run at all?)" : "");
+		cli_error("no samples were recorded: the target was idle or "
+			  "ran too briefly (try a higher -F)");
 		rc = 1;
 	} else {
 		if (!fo.title)
