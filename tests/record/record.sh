@@ -256,7 +256,8 @@ let acc = 0;
 while (Date.now() < end) acc += top(100000);
 if (!(acc > 0)) console.log("?");
 EOF
-	status 0 "node" "$EMBER" record --pid -o "$T/node.folded" -- node --no-turbo-inlining "$T/hot.js"
+	status 0 "node" sh -c "cd '$T' && '$EMBER' record --pid -o '$T/node.folded' -- node --no-turbo-inlining '$T/hot.js'"
+	check "node: no V8 log left in the working directory" sh -c "! ls '$T' | grep -q '^isolate-'"
 	np=$(sed -n 's/^node-\([0-9]*\);.*/\1/p' "$T/node.folded" | head -1)
 	[ -n "$np" ] && rm -f "/tmp/perf-$np.map"
 	lw=$(weight "$T/node.folded" 'JS:[*~^]leaf ')

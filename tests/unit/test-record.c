@@ -478,13 +478,14 @@ static void test_events(void)
 	CHECK(n >= 1);
 	free(cpus);
 	char *s = rec_jit_node_options(NULL);
-	CHECK_STR(s, "--perf-basic-prof --interpreted-frames-native-stack");
+	CHECK_STR(s, "--perf-basic-prof-only-functions "
+		     "--interpreted-frames-native-stack");
 	free(s);
 	s = rec_jit_node_options("--max-old-space-size=100");
-	CHECK(strstr(s, "--max-old-space-size=100 --perf-basic-prof") == s);
+	CHECK(strstr(s, "--max-old-space-size=100 --perf-basic-prof-only") == s);
 	free(s);
-	s = rec_jit_node_options("--perf-basic-prof-only-functions");
-	CHECK_STR(s, "--perf-basic-prof-only-functions");
+	s = rec_jit_node_options("--perf-basic-prof");
+	CHECK_STR(s, "--perf-basic-prof");
 	free(s);
 
 	struct ember_record_options o;

@@ -15,8 +15,10 @@
 
 #include "record/record.h"
 
+/* -only-functions: plain --perf-basic-prof also makes V8 write an
+ * isolate-*.log into the working directory */
 static const char node_flags[] =
-	"--perf-basic-prof --interpreted-frames-native-stack";
+	"--perf-basic-prof-only-functions --interpreted-frames-native-stack";
 
 char *rec_jit_node_options(const char *old)
 {
