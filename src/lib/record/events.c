@@ -376,9 +376,13 @@ static void on_mmap(struct ember_record *r, const struct perf_event_header *h,
 
 /*
  * The user frames of a sample, leaf first, into out; returns how many.
- * Frame-pointer mode takes the kernel's walk from the callchain.  A DWARF
- * unwinder plugs in here: ember_unwind(unwinder, pid, {regs}, s->stack,
- * s->dyn_size, rec_proc_unwind_find, p, out, max, &truncated).
+ * Frame-pointer mode takes the kernel's walk from the callchain, whose
+ * return addresses perf symbolizes as they are.  DWARF mode plugs in
+ * here: with REGS_USER (regs_mask 0x1c0: bp, sp, ip) and STACK_USER in
+ * sample_type and exclude_callchain_user set, call ember_unwind(u, p->pid,
+ * &(struct ember_unwind_regs){s->regs[2], s->regs[1], s->regs[0]},
+ * s->stack, s->dyn_size, rec_proc_unwind_find, p, out, max, &truncated),
+ * and key caller frames (out[i > 0]) at out[i] - 1, as unwind.h asks.
  */
 static size_t user_frames(struct ember_record *r, struct rec_proc *p,
 			  const struct rec_sample *s, uint64_t *out, size_t max)
