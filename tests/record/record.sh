@@ -99,6 +99,16 @@ check "-a leaves idle out" sh -c "! grep -q '^swapper' '$T/a.folded'"
 kill "$bg" "$bg2" 2> /dev/null
 wait "$bg" "$bg2" 2> /dev/null
 
+# -p with a thread's id attaches to its whole process
+"$R/threads" 3 & bg=$!
+sleep 0.2
+tid=$(ls "/proc/$bg/task" | grep -v "^$bg\$" | head -1)
+status 0 "-p TID" "$EMBER" record -q --pid -d 0.5 -o "$T/tid.folded" -p "${tid:-$bg}"
+grep -q "^worker-a-$bg;.*thread_a_work" "$T/tid.folded" && ok || bad "-p TID: the process's threads"
+grep -q "^worker-b-$bg;.*thread_b_work" "$T/tid.folded" && ok || bad "-p TID: every thread"
+kill "$bg" 2> /dev/null
+wait "$bg" 2> /dev/null
+
 # a process that ends while attached
 "$CT" 0.5 & bg=$!
 sleep 0.1

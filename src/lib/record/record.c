@@ -472,8 +472,11 @@ int ember_record_start(struct ember_record *r)
 	else if (r->have_child)
 		err = open_target(r, r->child.pid, 1);
 	else
-		for (size_t i = 0; i < r->o.npids && !err; i++)
+		for (size_t i = 0; i < r->o.npids && !err; i++) {
+			/* a thread id stands for its process */
+			r->pids[i] = rec_tgid(r->pids[i]);
 			err = attach_pid(r, r->o.pids[i]);
+		}
 	if (err)
 		goto fail;
 

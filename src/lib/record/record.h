@@ -304,6 +304,8 @@ char *rec_jit_node_options(const char *old);
 
 /* The tids of a process (from /proc/PID/task); returns how many. */
 size_t rec_list_tasks(int pid, int **tids);
+/* The process (thread group) a thread id belongs to; pid if unknown. */
+int rec_tgid(int pid);
 /* Every pid in /proc. */
 size_t rec_list_pids(int **pids);
 /* A pidfd for pid, or -1. */

@@ -209,6 +209,26 @@ size_t rec_list_tasks(int pid, int **tids)
 	return list_numeric(path, tids);
 }
 
+int rec_tgid(int pid)
+{
+	char path[64], buf[4096];
+	int tgid = pid;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return pid;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n > 0) {
+		buf[n] = '\0';
+		const char *t = strstr(buf, "\nTgid:");
+		if (t)
+			tgid = (int)strtol(t + 6, NULL, 10);
+	}
+	return tgid > 0 ? tgid : pid;
+}
+
 size_t rec_list_pids(int **pids)
 {
 	return list_numeric("/proc", pids);
