@@ -77,7 +77,7 @@ static void help(FILE *f)
 "  ember record -p 1234 -d 10 -o server.folded\n"
 "  ember record -a -d 5 --all -o system.svg\n"
 "  ember record -o js.svg -- node app.js\n"
-"  ember record -o - -- python3.12 script.py | grep py:: | ember flamegraph > py.svg\n");
+"  ember record -o - --tid -- ./server | grep worker | ember flamegraph > w.svg\n");
 }
 
 enum {
