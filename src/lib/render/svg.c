@@ -1,8 +1,15 @@
 /*
  * The SVG writer: flamegraph.pl's image, frame for frame (same geometry,
  * tooltips, labels and colours), with ember's own JavaScript and CSS.
- * Frames are written root first and in pre-order, so that every subtree is
- * a contiguous run of <g> elements; the script relies on that.
+ *
+ * Frames are written root first, in pre-order, and nested: a frame's <g>
+ * (or <a>) holds its <title>, <rect>, optional <text>, then its children's
+ * groups, so the script hides a whole subtree with one class.  After the
+ * frames, a second script gives the script exact geometry, one "depth,
+ * gap, width" triple per frame in document order, in units of the input's
+ * counts: a frame ends `gap` before its parent's end (first child) or its
+ * previous sibling's start (children are written right to left); a frame
+ * without a parent starts at `gap`.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -212,8 +219,9 @@ static void style_and_script(struct out *out, const struct ember_fg_options *o,
 	ember_buf_adds(b, "]]></script>\n");
 }
 
-/* One frame: <g><title/><rect/>[<text/>]</g>, or <a> with --nameattr. */
-static void frame(struct ember_flamegraph *fg, struct out *out,
+/* One frame's opening <g> (or <a> with --nameattr), <title/>, <rect/> and
+ * optional <text/>; returns the attributes, which decide the closing tag. */
+static const struct ember_nameattr_ent *frame(struct ember_flamegraph *fg, struct out *out,
 		  const struct ember_tree_node *nd, const struct fg_layout *lay,
 		  double h, struct ember_palette *pal,
 		  const struct ember_nameattr *na)
@@ -286,7 +294,7 @@ static void frame(struct ember_flamegraph *fg, struct out *out,
 			ember_buf_addch(b, ')');
 		}
 	}
-	ember_buf_adds(b, "</title>");
+	ember_buf_adds(b, "</title>\n");
 
 	struct ember_rgb c;
 	if (len == 2 && name[0] == '-' && name[1] == '-')
@@ -346,9 +354,61 @@ static void frame(struct ember_flamegraph *fg, struct out *out,
 		}
 		ember_buf_adds(b, "</text>");
 	}
-	ember_nameattr_close(b, attr);
 	ember_buf_addch(b, '\n');
-	out_flush(out, 0);
+	return attr;
+}
+
+/* The open frames of the pre-order walk, outermost first. */
+struct open_frame {
+	uint32_t depth;
+	const struct ember_nameattr_ent *attr;
+	double cursor; /* where the next child (leftwards) must end */
+};
+
+/* Writes the frames, nested, and their geometry triples into data. */
+static void frames(struct ember_flamegraph *fg, struct out *out,
+		   struct ember_tree *tree, const struct fg_layout *lay,
+		   double h, struct ember_palette *pal,
+		   const struct ember_nameattr *na, struct ember_buf *data)
+{
+	struct open_frame *st =
+		ember_xcalloc(tree->maxdepth + 2, sizeof(*st));
+	size_t nst = 0, line = 0;
+
+	/* post-order reversed: root first, parents before children */
+	for (size_t i = tree->n; i-- > 0;) {
+		const struct ember_tree_node *nd = &tree->nodes[i];
+		int root = nd->depth == 0 && nd->len == 0;
+		double end = root ? lay->timemax : nd->end;
+
+		while (nst && st[nst - 1].depth >= nd->depth)
+			ember_nameattr_close(&out->b, st[--nst].attr);
+		double gap = nd->start;
+		if (nst) {
+			gap = st[nst - 1].cursor - end;
+			st[nst - 1].cursor = nd->start;
+		}
+		ember_buf_addu(data, nd->depth);
+		ember_buf_addch(data, ',');
+		ember_buf_addnum(data, gap);
+		ember_buf_addch(data, ',');
+		ember_buf_addnum(data, end - nd->start);
+		ember_buf_addch(data, ',');
+		if (data->len - line > 100) {
+			ember_buf_addch(data, '\n');
+			line = data->len;
+		}
+		const struct ember_nameattr_ent *attr =
+			frame(fg, out, nd, lay, h, pal, na);
+		if (nst <= tree->maxdepth) /* always, for depths from a tree */
+			st[nst++] = (struct open_frame){nd->depth, attr, end};
+		else
+			ember_nameattr_close(&out->b, attr);
+		out_flush(out, 0);
+	}
+	while (nst)
+		ember_nameattr_close(&out->b, st[--nst].attr);
+	free(st);
 }
 
 int ember_fg_write_svg(struct ember_flamegraph *fg, struct ember_tree *tree,
@@ -412,10 +472,13 @@ int ember_fg_write_svg(struct ember_flamegraph *fg, struct ember_tree *tree,
 	text_el(b, "matched", o->width - EMBER_FG_XPAD - 100, h - ypad2 / 2,
 		NULL, " ");
 	ember_buf_adds(b, "<g id=\"frames\">\n");
-	/* post-order reversed: root first, parents before children */
-	for (size_t i = tree->n; i-- > 0;)
-		frame(fg, &out, &tree->nodes[i], lay, h, pal, na);
-	ember_buf_adds(b, "</g>\n</svg>\n");
+	struct ember_buf data = EMBER_BUF_INIT;
+	frames(fg, &out, tree, lay, h, pal, na, &data);
+	ember_buf_adds(b, "\n</g>\n<script type=\"text/ecmascript\"><![CDATA[\n"
+			  "fg.data = [");
+	ember_buf_add(b, data.buf, data.len);
+	ember_buf_adds(b, "];\n]]></script>\n</svg>\n");
+	ember_buf_release(&data);
 	out_flush(&out, 1);
 	err = out.err;
 	if (!err && o->palette_file) {

@@ -1,11 +1,332 @@
-// ember's flame graph script: hover details.  (Zoom and search to come.)
-var details;
+// ember's flame graph script: details on hover, click to zoom, regular
+// expression search, state kept in the URL (s, x, y, i), as flamegraph.pl's.
+//
+// Frames are nested <g>/<a> elements in pre-order (element i's subtree is
+// elements i+1 .. E[i]-1); fg.data holds their exact geometry in counts.
+// The DOM is written only where something changes: a zoom rewrites the
+// zoomed subtree and the ancestors, hides the ancestors' other children
+// (one class per subtree), and a search repaints only the frames whose
+// match changed.
+var details, unzoombtn, searchbtn, icbtn, matchedtxt, el, n = 0;
+var S, W, E, P, drawn, orig = [], hidden = [], zoomed = 0;
+var tips, hit, fills = [], term = "", searching = false, ic = false;
+var full = fg.width - 2 * fg.xpad, ctx, cw = {};
+
+function $(id) { return document.getElementById(id); }
+
 function init(evt) {
-	details = document.getElementById("details").firstChild;
-	var frames = document.getElementById("frames");
+	details = $("details").firstChild;
+	unzoombtn = $("unzoom");
+	searchbtn = $("search");
+	icbtn = $("ignorecase");
+	matchedtxt = $("matched");
+	var frames = $("frames");
+	el = frames.querySelectorAll("g,a");
+	decode(fg.data || []);
+
 	frames.addEventListener("mouseover", function (e) {
-		var g = e.target.closest("#frames > *");
-		if (g) details.nodeValue = fg.nametype + " " + g.firstChild.textContent;
+		var i = frame(e.target);
+		if (i < 0) return;
+		var s = fg.nametype + " " + tip(i);
+		if (zoomed && i > zoomed && i < E[zoomed])
+			s += " [" + (100 * W[i] / W[zoomed]).toFixed(2) +
+				"% of zoomed frame]";
+		details.nodeValue = s;
 	});
-	frames.addEventListener("mouseout", function () { details.nodeValue = " "; });
+	frames.addEventListener("mouseout", function () {
+		details.nodeValue = " ";
+	});
+	frames.addEventListener("click", function (e) {
+		var i = frame(e.target);
+		if (i < 0) return;
+		// a linked frame follows its link; Ctrl-click zooms it
+		if (el[i].localName == "a" && !e.ctrlKey) return;
+		e.preventDefault(); // also for frames inside a linked one
+		zoom(i);
+		var p = params();
+		delete p.x;
+		delete p.y;
+		if (zoomed) {
+			p.x = orig[zoomed][0];
+			p.y = rect(zoomed).getAttribute("y");
+		}
+		setparams(p);
+	});
+	unzoombtn.addEventListener("click", function () {
+		zoom(0);
+		var p = params();
+		delete p.x;
+		delete p.y;
+		setparams(p);
+	});
+	searchbtn.addEventListener("click", function () {
+		if (searching) reset_search();
+		else search_prompt();
+	});
+	icbtn.addEventListener("click", toggle_ignorecase);
+	window.addEventListener("keydown", function (e) {
+		var k = e.keyCode, ctrl = e.ctrlKey || e.metaKey;
+		if (k == 114 || (ctrl && k == 70)) search_prompt(); // F3, Ctrl-F
+		else if (ctrl && k == 73) toggle_ignorecase(); // Ctrl-I
+		else if (k == 27) return reset_search(); // Escape
+		else return;
+		e.preventDefault();
+	});
+
+	// restore the state of a shared URL
+	var p = params();
+	if (p.x && p.y && /^[0-9.-]+$/.test(p.x + p.y)) {
+		var r = frames.querySelectorAll(
+			'rect[x="' + p.x + '"][y="' + p.y + '"]'), best = -1;
+		for (var k = 0; k < r.length; k++) {
+			var i = frame(r[k]);
+			if (i >= 0 && (best < 0 || W[i] > W[best])) best = i;
+		}
+		if (best >= 0) zoom(best);
+	}
+	ic = p.i == "1";
+	icbtn.classList.toggle("show", ic);
+	if (p.s) search(p.s);
+}
+
+// Exact geometry: depth, gap, width triples (see svg.c).
+function decode(d) {
+	var m = el.length, st = [], cur, i;
+	if (d.length != 3 * m) m = 0; // not ours: no zoom, no search
+	S = new Float64Array(m);
+	W = new Float64Array(m);
+	E = new Int32Array(m);
+	P = new Int32Array(m);
+	drawn = new Int32Array(m);
+	hit = new Uint8Array(m);
+	cur = new Float64Array(m);
+	var D = new Int32Array(m);
+	for (i = 0; i < m; i++) {
+		var g = d[3 * i + 1], w = d[3 * i + 2];
+		D[i] = d[3 * i];
+		while (st.length && D[st[st.length - 1]] >= D[i])
+			E[st.pop()] = i;
+		var p = st.length ? st[st.length - 1] : -1;
+		P[i] = p;
+		S[i] = p < 0 ? g : (cur[p] -= g) - w;
+		if (p >= 0) cur[p] = S[i];
+		W[i] = w;
+		cur[i] = S[i] + w;
+		st.push(i);
+	}
+	while (st.length) E[st.pop()] = m;
+	n = m;
+	// the details of every frame, for the search, all at once: the
+	// frames' text is "\n", then "details\nlabel\n" per frame, then "\n"
+	tips = $("frames").textContent.split("\n");
+	var fast = n && tips.length == 2 * n + 3 && tips[1] == tip(0) &&
+		tips[2 * n - 1] == tip(n - 1);
+	for (i = 0; i < n; i++) tips[i] = fast ? tips[2 * i + 1] : tip(i);
+	tips.length = n;
+}
+
+// The index of the frame holding node t, or -1: a binary search by
+// document position, elements being in document order.
+function frame(t) {
+	var g = t.closest && t.closest("#frames g, #frames a"), lo = 0,
+		hi = n - 1;
+	if (!g) return -1;
+	while (lo < hi) {
+		var mid = (lo + hi + 1) >> 1;
+		if (el[mid].compareDocumentPosition(g) & 2) hi = mid - 1;
+		else lo = mid;
+	}
+	return el[lo] == g ? lo : -1;
+}
+function tip(i) { return el[i].firstElementChild.textContent; }
+function rect(i) { return el[i].firstElementChild.nextElementSibling; }
+function text(i) {
+	var t = rect(i).nextElementSibling;
+	return t && t.localName == "text" ? t : null;
+}
+
+// zoom
+function zoom(f) {
+	if (!n || !(W[f] > 0)) return;
+	var a, c, i;
+	for (i = 0; i < hidden.length; i++)
+		el[hidden[i]].classList.remove("hide");
+	hidden = [];
+	for (a = P[zoomed]; a >= 0; a = P[a]) el[a].classList.remove("parent");
+	zoomed = f;
+	// ancestors take the full width; their other children are hidden
+	for (c = f, a = P[f]; a >= 0; c = a, a = P[a]) {
+		el[a].classList.add("parent");
+		for (i = a + 1; i < E[a]; i = E[i]) {
+			if (i == c) continue;
+			el[i].classList.add("hide");
+			hidden.push(i);
+		}
+		if (drawn[a] != -1) draw(a, -1);
+	}
+	for (i = f; i < E[f]; i++)
+		if (drawn[i] != f) draw(i, f);
+	unzoombtn.classList.toggle("hide", !f);
+}
+
+// Draws frame i as in the zoom on frame z (0: as loaded; -1: ancestor).
+function draw(i, z) {
+	var r = rect(i), t = text(i), o = orig[i];
+	if (!o)
+		o = orig[i] = [r.getAttribute("x"), r.getAttribute("width"),
+			t && t.getAttribute("x"), t && t.textContent];
+	if (!z) {
+		r.setAttribute("x", o[0]);
+		r.setAttribute("width", o[1]);
+		if (t && !o[2]) t.remove(); // made by the zoom
+		else if (t) {
+			t.setAttribute("x", o[2]);
+			t.textContent = o[3];
+		}
+	} else {
+		var x = fg.xpad, w = full;
+		if (z > 0) {
+			x += (S[i] - S[z]) * full / W[z];
+			w = W[i] * full / W[z];
+		}
+		r.setAttribute("x", x);
+		r.setAttribute("width", w);
+		var s = label(i, w);
+		if (s && !t) {
+			t = document.createElementNS(r.namespaceURI, "text");
+			t.setAttribute("y", +r.getAttribute("y") +
+				r.getAttribute("height") / 2 + 3);
+			r.parentNode.insertBefore(t, r.nextSibling);
+		}
+		if (t) {
+			t.setAttribute("x", x + 3);
+			t.textContent = s;
+		}
+	}
+	if ((z < 0) != (drawn[i] < 0)) { // ancestors are drawn faded
+		r.classList.toggle("faded", z < 0);
+		if (t) t.classList.toggle("faded", z < 0);
+	}
+	drawn[i] = z;
+}
+
+// The label of frame i in a box w wide: its name, cut with ".." to fit.
+function label(i, w) {
+	w -= 3;
+	if (w < 2 * fg.fontsize * fg.fontwidth) return "";
+	var s = tips[i].replace(/ ?\([^(]*\)$/, ""), dots = 2 * width("."),
+		sum = 0, fit = 0, k;
+	for (k = 0; k < s.length; k++) {
+		sum += width(s[k]);
+		if (sum + dots <= w) fit = k + 1;
+		else if (sum > w) break;
+	}
+	if (k == s.length && sum <= w) return s;
+	if (fit > 0 && (s.charCodeAt(fit - 1) & 0xfc00) == 0xd800) fit--;
+	return fit > 0 ? s.slice(0, fit) + ".." : "";
+}
+
+// The advance width of a character, measured once.
+function width(c) {
+	var v = cw[c];
+	if (v !== undefined) return v;
+	if (ctx === undefined) {
+		ctx = null;
+		try {
+			var cs = getComputedStyle(details.parentNode);
+			ctx = document.createElementNS(
+				"http://www.w3.org/1999/xhtml", "canvas")
+				.getContext("2d");
+			ctx.font = cs.fontSize + " " + cs.fontFamily;
+		} catch (e) {}
+	}
+	v = ctx ? ctx.measureText(c).width : fg.fontsize * fg.fontwidth;
+	return (cw[c] = v);
+}
+
+// search
+function search_prompt() {
+	var t = prompt("Enter a search term (regexp allowed, eg: ^ext4_)" +
+		(ic ? ", ignoring case" : "") +
+		"\nPress Ctrl-i to toggle case sensitivity", term);
+	if (t != null) search(t);
+}
+function toggle_ignorecase() {
+	ic = !ic;
+	icbtn.classList.toggle("show", ic);
+	if (searching) search(term);
+	else setparams(params());
+}
+function reset_search() {
+	if (!searching) return;
+	mark(null);
+	searching = false;
+	searchbtn.classList.remove("show");
+	searchbtn.firstChild.nodeValue = "Search";
+	matchedtxt.classList.add("hide");
+	matchedtxt.firstChild.nodeValue = " ";
+	setparams(params());
+}
+function search(t) {
+	var re;
+	term = t;
+	if (!t) return reset_search();
+	try {
+		re = new RegExp(t, ic ? "i" : "");
+	} catch (e) {
+		re = null;
+	}
+	var c = mark(re);
+	searching = true;
+	searchbtn.classList.add("show");
+	searchbtn.firstChild.nodeValue = "Reset Search";
+	matchedtxt.classList.remove("hide");
+	var pct = n ? 100 * c / W[0] : 0;
+	matchedtxt.firstChild.nodeValue = re ? "Matched: " +
+		(pct == 100 ? pct : pct.toFixed(1)) + "%" : "Invalid regexp";
+	setparams(params());
+}
+
+// Fills the frames whose details match re; returns the width they cover
+// (nested matches count once).
+function mark(re) {
+	var i, c = 0;
+	for (i = 0; i < n; i++) {
+		var m = re ? +re.test(tips[i]) : 0;
+		if (m == hit[i]) continue;
+		hit[i] = m;
+		var r = rect(i);
+		if (fills[i] == null) fills[i] = r.getAttribute("fill");
+		r.setAttribute("fill", m ? fg.searchcolor : fills[i]);
+	}
+	for (i = 0; i < n;)
+		if (hit[i]) {
+			c += W[i];
+			i = E[i];
+		} else i++;
+	return c;
+}
+
+// URL parameters
+function params() {
+	var p = {}, a = location.search.slice(1).split("&");
+	for (var i = 0; i < a.length; i++) {
+		var kv = a[i].split("=");
+		try {
+			if (kv[0] && kv[1]) p[kv[0]] = decodeURIComponent(kv[1]);
+		} catch (e) {}
+	}
+	return p;
+}
+function setparams(p) {
+	delete p.s;
+	delete p.i;
+	if (searching) p.s = term;
+	if (ic) p.i = 1;
+	var q = [];
+	for (var k in p) q.push(k + "=" + encodeURIComponent(p[k]));
+	try {
+		history.replaceState(null, "", q.length ? "?" + q.join("&") :
+			location.pathname);
+	} catch (e) {}
 }
