@@ -1,0 +1,47 @@
+#!/bin/sh
+# Interactivity in headless Chromium (bench/browser.js): load, one
+# click-zoom and one search, each until the next paint, on the benchmark
+# profile drawn with every frame (--minwidth 0, about 90,000 frames) and
+# with the default minimum width (about 8,000).  With FLAMEGRAPH_DIR (or
+# INFERNO_DIR), the same for flamegraph.pl's (or inferno's) SVGs of the
+# same folded input, and the ratios.
+#   BROWSER_RUNS=N     runs per SVG, best kept (default 3)
+#   BROWSER_TERM=RE    the search (default malloc)
+#   FOLDED=FILE        use this folded profile instead of collapsing
+#                      bench/system-wide.perf.xz with ember collapse perf
+. bench/lib.sh
+CHROMIUM=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
+skip() { echo "  skipped: $*"; exit 0; }
+[ -n "$CHROMIUM" ] || skip "no chromium (Debian package chromium)"
+command -v node > /dev/null 2>&1 || skip "no node (Debian package nodejs)"
+if ! node -e "require('./tests/browser/node_modules/playwright-core')" 2> /dev/null; then
+	(cd tests/browser && npm ci --no-audit --no-fund --loglevel=error) \
+		> "$W/npm.log" 2>&1 || skip "npm ci failed, see $W/npm.log"
+fi
+
+folded=${FOLDED:-$W/system-wide.folded}
+if [ -z "${FOLDED:-}" ] && [ ! -s "$folded" ]; then
+	"$EMBER" collapse perf "$(bench_perf)" > "$folded.tmp" 2> "$W/stderr" &&
+		mv "$folded.tmp" "$folded" ||
+		{ rm -f "$folded.tmp"; skip "'$EMBER collapse perf' failed: $(head -1 "$W/stderr")"; }
+fi
+
+set --
+for mw in all default; do
+	opt=; [ $mw = all ] && opt="--minwidth 0"
+	"$EMBER" flamegraph $opt "$folded" > "$W/ember-$mw.svg" 2> /dev/null ||
+		skip "ember flamegraph failed"
+	set -- "$@" "ember/$mw=$W/ember-$mw.svg"
+	if [ -n "${FLAMEGRAPH_DIR:-}" ]; then
+		perl "$FLAMEGRAPH_DIR/flamegraph.pl" $opt "$folded" \
+			> "$W/flamegraph.pl-$mw.svg" 2> /dev/null &&
+			set -- "$@" "flamegraph.pl/$mw=$W/flamegraph.pl-$mw.svg"
+	fi
+	if [ -n "${INFERNO_DIR:-}" ]; then
+		"$INFERNO_DIR/inferno-flamegraph" $opt "$folded" \
+			> "$W/inferno-$mw.svg" 2> /dev/null &&
+			set -- "$@" "inferno/$mw=$W/inferno-$mw.svg"
+	fi
+done
+CHROMIUM=$CHROMIUM node bench/browser.js --runs "${BROWSER_RUNS:-3}" \
+	--term "${BROWSER_TERM:-malloc}" "$@"
