@@ -27,7 +27,7 @@ function init(evt) {
 	frames.addEventListener("mouseover", function (e) {
 		var i = frame(e.target);
 		if (i < 0) return;
-		var s = fg.nametype + " " + tip(i);
+		var s = fg.nametype + " " + tips[i];
 		if (zoomed && i > zoomed && i < E[zoomed])
 			s += " [" + (100 * W[i] / W[zoomed]).toFixed(2) +
 				"% of zoomed frame]";
@@ -107,11 +107,12 @@ function decode(d) {
 		while (st.length && D[st[st.length - 1]] >= D[i])
 			E[st.pop()] = i;
 		var p = st.length ? st[st.length - 1] : -1;
+		var end = p < 0 ? g + w : cur[p] - g;
 		P[i] = p;
-		S[i] = p < 0 ? g : (cur[p] -= g) - w;
-		if (p >= 0) cur[p] = S[i];
+		S[i] = end - w;
 		W[i] = w;
-		cur[i] = S[i] + w;
+		if (p >= 0) cur[p] = S[i]; // where p's next child ends
+		cur[i] = end;
 		st.push(i);
 	}
 	while (st.length) E[st.pop()] = m;
@@ -120,7 +121,7 @@ function decode(d) {
 	// frames' text is "\n", then "details\nlabel\n" per frame, then "\n"
 	tips = $("frames").textContent.split("\n");
 	var fast = n && tips.length == 2 * n + 3 && tips[1] == tip(0) &&
-		tips[2 * n - 1] == tip(n - 1);
+		tips[2 * n - 1] == tip(n - 1); // else one by one
 	for (i = 0; i < n; i++) tips[i] = fast ? tips[2 * i + 1] : tip(i);
 	tips.length = n;
 }
