@@ -221,10 +221,10 @@ static void style_and_script(struct out *out, const struct ember_fg_options *o,
 
 /* One frame's opening <g> (or <a> with --nameattr), <title/>, <rect/> and
  * optional <text/>; returns the attributes, which decide the closing tag. */
-static const struct ember_nameattr_ent *frame(struct ember_flamegraph *fg, struct out *out,
-		  const struct ember_tree_node *nd, const struct fg_layout *lay,
-		  double h, struct ember_palette *pal,
-		  const struct ember_nameattr *na)
+static const struct ember_nameattr_ent *
+frame(struct ember_flamegraph *fg, struct out *out,
+      const struct ember_tree_node *nd, const struct fg_layout *lay, double h,
+      struct ember_palette *pal, const struct ember_nameattr *na)
 {
 	const struct ember_fg_options *o = &fg->o;
 	struct ember_buf *b = &out->b;
@@ -371,8 +371,7 @@ static void frames(struct ember_flamegraph *fg, struct out *out,
 		   double h, struct ember_palette *pal,
 		   const struct ember_nameattr *na, struct ember_buf *data)
 {
-	struct open_frame *st =
-		ember_xcalloc(tree->maxdepth + 2, sizeof(*st));
+	struct open_frame *st = ember_xcalloc(tree->maxdepth + 2, sizeof(*st));
 	size_t nst = 0, line = 0;
 
 	/* post-order reversed: root first, parents before children */
