@@ -466,6 +466,20 @@ async function test_diff() {
 	await page.close();
 }
 
+async function test_odd_text() {
+	// a carriage return comes out of the XML parser as a line feed, which
+	// the script's fast reading of the details does not expect
+	const folded = "main;car\rret;leaf 5\nmain;other 3\n";
+	const page = await open(draw(folded, "--minwidth", "0"));
+	await search(page, null, "^leaf|other");
+	check("a carriage return in a name: search", await text(page, "matched") ==
+		"Matched: 100%", await text(page, "matched"));
+	await (await rect(page, "other")).click();
+	const fs1 = await frames(page);
+	check("a carriage return in a name: zoom", byName(fs1, "other").x == 10);
+	await page.close();
+}
+
 async function test_big() {
 	// enough frames for the work to be visible, not for it to be slow
 	let folded = "";
@@ -501,7 +515,7 @@ async function test_big() {
 	});
 	for (const t of [test_hover, () => test_zoom(false), () => test_zoom(true),
 		test_search, test_url, test_labels, test_flamechart, test_links,
-		test_diff, test_big]) {
+		test_diff, test_odd_text, test_big]) {
 		try {
 			await t();
 		} catch (e) {
