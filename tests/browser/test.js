@@ -38,13 +38,13 @@ function draw(input, ...opts) {
 	}
 	const out = path.join(tmp, `g${nsvg++}.svg`);
 	fs.writeFileSync(out, execFileSync(ember, ["flamegraph", ...opts, file],
-		{ stdio: ["ignore", "pipe", "pipe"] }));
+		{ stdio: ["ignore", "pipe", "pipe"], maxBuffer: 1 << 28 }));
 	return out;
 }
 
 // Matched % of a search, from the folded input: the share of the counts
 // of lines with a frame whose details match (flamegraph.pl's rounding).
-function matched(input, re) {
+function matched(input, re, timemax) {
 	let total = 0, m = 0;
 	const text = fs.existsSync(path.join(inputs, input)) ?
 		fs.readFileSync(path.join(inputs, input), "utf8") : input;
@@ -56,7 +56,7 @@ function matched(input, re) {
 		if (line.slice(0, k).split(";").some((f) => re.test(f + " (")))
 			m += c;
 	}
-	const pct = 100 * m / total;
+	const pct = 100 * m / (timemax || total);
 	return "Matched: " + (pct == 100 ? pct : pct.toFixed(1)) + "%";
 }
 
@@ -480,6 +480,35 @@ async function test_odd_text() {
 	await page.close();
 }
 
+// Other options: a zoom fills the width, labels fit, the search counts.
+async function test_options() {
+	const cases = [["--width", "640", "--height", "22", "--fontsize", "9",
+		"--fonttype", "monospace"], ["--total", "1972"], ["--factor", "2.5"],
+		["--reverse"], ["--colors", "chain"], ["--minwidth", "0.5%"],
+		["--hash", "--inverted", "--subtitle", "s"]];
+	for (const opts of cases) {
+		const tag = opts.join(" ") + ": ";
+		const page = await open(draw("example-perf.folded", ...opts));
+		const fs0 = await frames(page);
+		const full = (await page.evaluate(() => fg.width)) - 20;
+		const kids = fs0.filter((f) => f.path.split(";").length == 2);
+		const K = kids.reduce((a, b) => b.w > a.w ? b : a);
+		await (await rect(page, K.path)).click();
+		const fs1 = await frames(page);
+		const K1 = byName(fs1, K.path);
+		check(tag + "zoom", K1.x == 10 && near(K1.w, full) &&
+			labels_fit(fs1).length == 0, [K1.x, K1.w, labels_fit(fs1).length]);
+		await search(page, null, "java|write");
+		const want = opts[0] == "--minwidth" ? null :
+			matched("example-perf.folded", /java|write/,
+				opts[0] == "--total" ? +opts[1] : 0);
+		const got = await text(page, "matched");
+		check(tag + "search", want ? got == want : /^Matched: \d/.test(got),
+			[got, want]);
+		await page.close();
+	}
+}
+
 async function test_big() {
 	// enough frames for the work to be visible, not for it to be slow
 	let folded = "";
@@ -515,7 +544,7 @@ async function test_big() {
 	});
 	for (const t of [test_hover, () => test_zoom(false), () => test_zoom(true),
 		test_search, test_url, test_labels, test_flamechart, test_links,
-		test_diff, test_odd_text, test_big]) {
+		test_diff, test_odd_text, test_options, test_big]) {
 		try {
 			await t();
 		} catch (e) {
