@@ -73,11 +73,21 @@ async function open(svg, query = "") {
 	return page;
 }
 
-// Every frame: details, rect geometry and fill, label, classes, and
-// whether it shows on the screen.
+// Every frame: details, rect geometry and fill, label, classes, whether
+// it shows on the screen, and whether it shows the search colour (its fill,
+// or the path that covers narrow frames).
 function frames(page) {
-	return page.evaluate(() => [...document.querySelectorAll(
-		"#frames g, #frames a")].map((g) => {
+	return page.evaluate((SEARCH) => {
+	// the path's boxes by y: [x, width], matched to the rects (whose
+	// geometry as loaded is rounded to 0.1)
+	const cover = document.querySelector("#frames > path"), boxes = {};
+	if (cover) for (const m of cover.getAttribute("d").matchAll(
+		/M([-\d.e]+) ([-\d.e]+)h([-\d.e]+)/g))
+		(boxes[m[2]] = boxes[m[2]] || []).push([+m[1], +m[3]]);
+	const covered = (r) => (boxes[r.getAttribute("y")] || []).some((b) =>
+		Math.abs(b[0] - r.getAttribute("x")) < 0.06 &&
+		Math.abs(b[1] - r.getAttribute("width")) < 0.11);
+	return [...document.querySelectorAll("#frames g, #frames a")].map((g) => {
 		const r = g.querySelector("rect"), t = r.nextElementSibling;
 		const b = r.getBoundingClientRect();
 		const names = [];
@@ -98,8 +108,11 @@ function frames(page) {
 			cls: g.getAttribute("class") || "",
 			faded: getComputedStyle(r).opacity == "0.5",
 			shown: b.width > 0 || +r.getAttribute("width") == 0,
+			cov: covered(r),
+			hl: r.getAttribute("fill") == SEARCH || covered(r),
 		};
-	}));
+	});
+	}, SEARCH);
 }
 // The first frame whose path (names from the root, ";"-separated) ends
 // with spec.
@@ -270,9 +283,10 @@ async function test_search() {
 	check("search prompts for a regexp", msg && msg.includes("regexp allowed, eg: ^ext4_"), msg);
 	let fs1 = await frames(page);
 	const want = fs0.map((f) => /leaf_/.test(f.tip));
-	check("search highlights the matches, only them",
-		fs1.every((f, i) => f.fill == (want[i] ? SEARCH : fs0[i].fill)),
-		fs1.filter((f, i) => f.fill != (want[i] ? SEARCH : fs0[i].fill)).map((f) => f.tip));
+	const wrong = (fs_) => fs_.filter((f, i) => f.hl != want[i] ||
+		f.fill != (want[i] && f.w >= 1 ? SEARCH : fs0[i].fill)).map((f) => f.tip);
+	check("search highlights the matches, only them", !wrong(fs1).length,
+		wrong(fs1));
 	check("Matched % as flamegraph.pl's", await text(page, "matched") ==
 		matched(input, /leaf_/), [await text(page, "matched"), matched(input, /leaf_/)]);
 	check("search button becomes Reset Search",
@@ -304,26 +318,46 @@ async function test_search() {
 		!(await page.evaluate(() =>
 			document.getElementById("ignorecase").classList.contains("show"))));
 
+	// narrow matches: covered, then filled once a zoom makes them wide
+	await search(page, "F3", "irq");
+	fs1 = await frames(page);
+	const narrow = fs1.filter((f) => /irq/.test(f.tip) && f.w < 1);
+	check("narrow matches covered, not filled", narrow.length > 0 &&
+		narrow.every((f) => f.cov && f.fill != SEARCH), narrow.length);
+	await (await rect(page, "work_a;leaf_hot;spin;asm_common_interrupt")).click();
+	fs1 = await frames(page);
+	const shown = fs1.filter((f) => f.shown && /irq/.test(f.tip));
+	check("zoom: matches shown highlighted, the wide ones filled",
+		shown.length > 3 && shown.every((f) => f.hl && (f.w < 1 || f.fill == SEARCH)) &&
+		fs1.filter((f) => f.shown && !/irq/.test(f.tip)).every((f) => !f.hl),
+		shown.filter((f) => !f.hl).map((f) => [f.tip, f.w]));
+	await page.click("#unzoom");
+	fs1 = await frames(page);
+	check("unzoom: matches highlighted, only them",
+		fs1.every((f, i) => f.hl == /irq/.test(f.tip)));
+
 	// zoom keeps the search
 	await search(page, "F3", "spin");
 	await (await rect(page, "work_b")).click();
 	fs1 = await frames(page);
 	check("zoom keeps highlights and Matched %",
-		byName(fs1, "work_b;leaf_hot;spin").fill == SEARCH &&
+		byName(fs1, "work_b;leaf_hot;spin").hl &&
 		await text(page, "matched") == matched(input, /spin/));
 	await page.click("#unzoom");
 
 	// reset: the button, then Escape
 	await page.click("#search");
 	fs1 = await frames(page);
-	check("Reset Search restores the fills", fs1.every((f, i) => f.fill == fs0[i].fill));
+	check("Reset Search restores the fills", fs1.every((f, i) =>
+		f.fill == fs0[i].fill && !f.hl));
 	check("Reset Search hides Matched", !(await visible(page, "matched")) &&
 		await text(page, "search") == "Search");
 	check("Reset Search clears s", !new URLSearchParams(await query(page)).has("s"));
 	await search(page, null, "spin");
 	await page.keyboard.press("Escape");
 	fs1 = await frames(page);
-	check("Escape resets the search", fs1.every((f, i) => f.fill == fs0[i].fill) &&
+	check("Escape resets the search", fs1.every((f, i) =>
+		f.fill == fs0[i].fill && !f.hl) &&
 		await text(page, "search") == "Search");
 
 	// bad regexps and cancelled prompts
@@ -350,7 +384,7 @@ async function test_url() {
 	page = await open(svg, q);
 	const fs2 = await frames(page);
 	const same = fs2.filter((f, i) => f.xs != fs1[i].xs || f.ws != fs1[i].ws ||
-		f.fill != fs1[i].fill || f.shown != fs1[i].shown || f.label != fs1[i].label);
+		f.hl != fs1[i].hl || f.shown != fs1[i].shown || f.label != fs1[i].label);
 	check("URL restores zoom and search", same.length == 0, [q, same.slice(0, 2)]);
 	check("URL restores Matched and ic", await text(page, "matched") ==
 		matched(input, /irq/i) && await visible(page, "unzoom"));

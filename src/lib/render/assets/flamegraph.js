@@ -5,11 +5,13 @@
 // elements i+1 .. E[i]-1); fg.data holds their exact geometry in counts.
 // The DOM is written only where something changes: a zoom rewrites the
 // zoomed subtree and the ancestors, hides the ancestors' other children
-// (one class per subtree), and a search repaints only the frames whose
-// match changed.
+// (one class per subtree); a search fills the matching frames at least a
+// pixel wide with its colour, and covers the narrower ones, often tens of
+// thousands, with one path drawn over them.
 var details, unzoombtn, searchbtn, icbtn, matchedtxt, el, n = 0;
 var S, W, E, P, drawn, orig = [], hidden = [], zoomed = 0;
-var tips, hit, fills = [], term = "", searching = false, ic = false;
+var D, tips, hit, own, fills = [], cover, term = "", searching = false;
+var ic = false;
 var full = fg.width - 2 * fg.xpad, ctx, cw = {};
 
 function $(id) { return document.getElementById(id); }
@@ -99,8 +101,9 @@ function decode(d) {
 	P = new Int32Array(m);
 	drawn = new Int32Array(m);
 	hit = new Uint8Array(m);
+	own = new Uint8Array(m);
 	cur = new Float64Array(m);
-	var D = new Int32Array(m);
+	D = new Int32Array(m);
 	for (i = 0; i < m; i++) {
 		var g = d[3 * i + 1], w = d[3 * i + 2];
 		D[i] = d[3 * i];
@@ -168,6 +171,7 @@ function zoom(f) {
 	for (i = f; i < E[f]; i++)
 		if (drawn[i] != f) draw(i, f);
 	unzoombtn.classList.toggle("hide", !f);
+	if (searching) paint();
 }
 
 // Draws frame i as in the zoom on frame z (0: as loaded; -1: ancestor).
@@ -288,18 +292,12 @@ function search(t) {
 	setparams(params());
 }
 
-// Fills the frames whose details match re; returns the width they cover
-// (nested matches count once).
+// Marks the frames whose details match re (none if re is null); returns
+// the width they cover, nested matches counting once.
 function mark(re) {
 	var i, c = 0;
-	for (i = 0; i < n; i++) {
-		var m = re ? +re.test(tips[i]) : 0;
-		if (m == hit[i]) continue;
-		hit[i] = m;
-		var r = rect(i);
-		if (fills[i] == null) fills[i] = r.getAttribute("fill");
-		r.setAttribute("fill", m ? fg.searchcolor : fills[i]);
-	}
+	for (i = 0; i < n; i++) hit[i] = re ? re.test(tips[i]) : 0;
+	paint();
 	for (i = 0; i < n;)
 		if (hit[i]) {
 			c += W[i];
@@ -307,6 +305,45 @@ function mark(re) {
 		} else i++;
 	return c;
 }
+
+// Shows the matches among the frames on screen (the ancestors and the
+// subtree of the zoomed frame): its own fill for a frame at least a pixel
+// wide (and for one that was), the covering path for the others.
+function paint() {
+	var i, a, k = full / W[zoomed], d = [], h = fg.frameheight - 1;
+	for (i = 0; i < n; i++)
+		if (own[i] && !hit[i]) fill(i, 0);
+	for (a = P[zoomed]; a >= 0; a = P[a])
+		if (hit[a] && !own[a]) fill(a, 1);
+	for (i = zoomed; i < E[zoomed]; i++) {
+		if (!hit[i] || own[i]) continue;
+		var w = W[i] * k;
+		if (w >= 1) {
+			fill(i, 1);
+			continue;
+		}
+		var y = fg.inverted ? fg.fontsize * 3 + D[i] * fg.frameheight :
+			fg.height - (fg.fontsize * 2 + 10) -
+			(D[i] + 1) * fg.frameheight + 1;
+		d.push("M" + round(fg.xpad + (S[i] - S[zoomed]) * k) + " " + y +
+			"h" + round(w) + "v" + h + "h" + round(-w) + "z");
+	}
+	if (!cover) {
+		cover = document.createElementNS($("frames").namespaceURI, "path");
+		cover.setAttribute("fill", fg.searchcolor);
+		cover.setAttribute("pointer-events", "none");
+	}
+	cover.setAttribute("d", d.join(""));
+	if (d.length) $("frames").appendChild(cover);
+	else cover.remove();
+}
+function fill(i, on) {
+	var r = rect(i);
+	if (fills[i] == null) fills[i] = r.getAttribute("fill");
+	r.setAttribute("fill", on ? fg.searchcolor : fills[i]);
+	own[i] = on;
+}
+function round(v) { return Math.round(v * 1000) / 1000; }
 
 // URL parameters
 function params() {
