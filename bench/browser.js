@@ -24,6 +24,11 @@ for (let i = 0; i < args.length; i++) {
 	else if (args[i] == "--term") term = args[++i];
 	else svgs.push(args[i].split(/=(.*)/s).slice(0, 2));
 }
+for (const [label, file] of svgs)
+	if (!file || !label.includes("/")) {
+		console.error(`bench/browser.js: ${label}: want TOOL/CASE=FILE.svg`);
+		process.exit(2);
+	}
 
 // In the page: the rect of the widest child of the root, by geometry.
 function target() {
@@ -102,11 +107,14 @@ function stats(xs) {
 			"--disable-background-networking",
 			"--disable-component-update", "--disable-sync"],
 	});
-	const out = {};
-	for (const [label, file] of svgs) {
-		if (!file) throw new Error(`${label}: expected TOOL/CASE=FILE.svg`);
-		const rs = [];
-		for (let k = 0; k < runs; k++) rs.push(await measure(browser, file));
+	// runs interleaved, so that a busy moment of the machine does not
+	// fall on one SVG only
+	const out = {}, all = svgs.map(() => []);
+	for (let k = 0; k < runs; k++)
+		for (let j = 0; j < svgs.length; j++)
+			all[j].push(await measure(browser, svgs[j][1]));
+	for (const [j, [label, file]] of svgs.entries()) {
+		const rs = all[j];
 		const mb = fs.statSync(file).size / 1e6;
 		const res = { frames: rs[0].frames, mb };
 		console.log(`  ${label}: ${rs[0].frames} frames, ${mb.toFixed(1)} MB,` +
