@@ -576,13 +576,15 @@ async function test_big() {
 			"--disable-background-networking",
 			"--disable-component-update", "--disable-sync"],
 	});
-	for (const t of [test_hover, () => test_zoom(false), () => test_zoom(true),
-		test_search, test_url, test_labels, test_flamechart, test_links,
-		test_diff, test_odd_text, test_options, test_big]) {
+	const zoom = () => test_zoom(false), zoom_inverted = () => test_zoom(true);
+	for (const t of [test_hover, zoom, zoom_inverted, test_search, test_url,
+		test_labels, test_flamechart, test_links, test_diff, test_odd_text,
+		test_options, test_big]) {
 		try {
 			await t();
-		} catch (e) {
-			check(`${t.name || "test"} ran`, false, process.env.VERBOSE ? e.message : e.message.split("\n")[0]);
+		} catch (e) { // VERBOSE=1 for the whole message
+			check(`${t.name} ran`, false, process.env.VERBOSE ? e.message :
+				e.message.split("\n")[0]);
 		}
 	}
 	check("no JavaScript errors", errors.length == 0, errors.slice(0, 5));
