@@ -543,6 +543,29 @@ async function test_options() {
 	}
 }
 
+// The only child of the root: a zoom on it moves nothing.
+async function test_only_child() {
+	const folded = "main;a;b 5\nmain;a;c 3\nmain;d 2\n";
+	const page = await open(draw(folded));
+	const fs0 = await frames(page);
+	await (await rect(page, "main")).click();
+	let fs1 = await frames(page);
+	const M = byName(fs0, "main");
+	check("only child: zoom", /parent/.test(byName(fs1, "all").cls) &&
+		new URLSearchParams(await query(page)).get("x") == M.xs &&
+		fs1.every((f, i) => f.name == "all" || f.xs == fs0[i].xs));
+	await (await rect(page, "main;a")).click();
+	fs1 = await frames(page);
+	check("only child: then deeper", byName(fs1, "main;a").x == 10 &&
+		!byName(fs1, "main;d").shown && near(byName(fs1, "main;a;b").w,
+			FULL * 5 / 8));
+	await (await rect(page, "main")).click();
+	fs1 = await frames(page);
+	check("only child: back up", fs1.every((f, i) => f.shown &&
+		near(f.x, fs0[i].x, 0.06) && near(f.w, fs0[i].w, 0.11)));
+	await page.close();
+}
+
 async function test_big() {
 	// enough frames for the work to be visible, not for it to be slow
 	let folded = "";
@@ -579,7 +602,7 @@ async function test_big() {
 	const zoom = () => test_zoom(false), zoom_inverted = () => test_zoom(true);
 	for (const t of [test_hover, zoom, zoom_inverted, test_search, test_url,
 		test_labels, test_flamechart, test_links, test_diff, test_odd_text,
-		test_options, test_big]) {
+		test_options, test_only_child, test_big]) {
 		try {
 			await t();
 		} catch (e) { // VERBOSE=1 for the whole message

@@ -48,8 +48,9 @@ function init(evt) {
 		var p = params();
 		delete p.x;
 		delete p.y;
-		if (zoomed) {
-			p.x = orig[zoomed][0];
+		if (zoomed) { // as loaded, as flamegraph.pl's
+			p.x = orig[zoomed] ? orig[zoomed][0] :
+				rect(zoomed).getAttribute("x");
 			p.y = rect(zoomed).getAttribute("y");
 		}
 		setparams(p);
@@ -152,7 +153,10 @@ function text(i) {
 // zoom
 function zoom(f) {
 	if (!n || !(W[f] > 0)) return;
-	var a, c, i;
+	var a, c, i, z = zoomed;
+	// a frame as wide as the one zoomed on (often the only child of the
+	// root) draws its subtree where it is: nothing to move
+	var same = S[f] == S[z] && W[f] == W[z];
 	for (i = 0; i < hidden.length; i++)
 		el[hidden[i]].classList.remove("hide");
 	hidden = [];
@@ -169,7 +173,8 @@ function zoom(f) {
 		if (drawn[a] != -1) draw(a, -1);
 	}
 	for (i = f; i < E[f]; i++)
-		if (drawn[i] != f) draw(i, f);
+		if (drawn[i] == z && same) drawn[i] = f;
+		else if (drawn[i] != f) draw(i, f);
 	unzoombtn.classList.toggle("hide", !f);
 	if (searching) paint();
 }
