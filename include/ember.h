@@ -338,9 +338,20 @@ void ember_flamegraph_free(struct ember_flamegraph *fg);
 
 /* A sampling profiler on perf_event_open: a command (from its exec, with
  * its threads and children), running processes, or the whole system.
- * Stacks come from the kernel's callchains (frame pointers for user code);
- * they are symbolized once recording stops, into folded stacks named as
+ * Kernel stacks come from the kernel's callchains; user stacks are
+ * unwound while recording from a copy of each sample's stack (DWARF CFI,
+ * jitdump unwinding info, JIT trampolines, frame pointers), or are the
+ * kernel's frame-pointer walk.  They are symbolized once recording stops
+ * (perf maps and jitdumps then complete), into folded stacks named as
  * `perf script | ember collapse perf` names them. */
+enum {
+	EMBER_CALLGRAPH_AUTO,  /* DWARF where the kernel allows, else FP */
+	EMBER_CALLGRAPH_DWARF, /* copies of the user stack, unwound by CFI */
+	EMBER_CALLGRAPH_FP,    /* the kernel's frame-pointer walk */
+};
+#define EMBER_RECORD_STACK_SIZE 32768 /* default stack copy, bytes */
+#define EMBER_RECORD_STACK_MAX	65528 /* the kernel's limit */
+
 struct ember_record_options {
 	char *const *argv;  /* a command to run, or NULL */
 	const int *pids;    /* or processes to attach to */
@@ -353,7 +364,11 @@ struct ember_record_options {
 	int no_kernel;	    /* user stacks only */
 	int jit_env;	    /* argv gets PYTHONPERFSUPPORT=1, Node's flags */
 	int idle;	    /* system-wide: keep the idle task's samples */
-	size_t mmap_pages;  /* ring buffer pages per CPU (power of 2), 0 */
+	size_t mmap_pages;  /* ring buffer pages per CPU (power of 2), 0:
+			     * 8 MiB with DWARF, 512 KiB with FP */
+	int call_graph;	    /* EMBER_CALLGRAPH_* */
+	size_t stack_size;  /* DWARF: bytes of user stack copied per sample
+			     * (0: EMBER_RECORD_STACK_SIZE; multiple of 8) */
 	/* frame names, as `ember collapse perf` options */
 	int root_pid, root_tid;		   /* --pid, --tid */
 	int annotate_kernel, annotate_jit; /* --kernel, --jit */
@@ -376,6 +391,16 @@ struct ember_record_stats {
 	int kernel_excluded;   /* no kernel frames: not permitted */
 	int clock_event;       /* periods are nanoseconds */
 	int exit_status; /* the command's: code, 128 + signal; -1 none */
+	/* user stacks */
+	int dwarf;		 /* unwound from stack copies; 0: FP */
+	size_t stack_size;	 /* bytes copied per sample */
+	const char *fp_fallback; /* why AUTO fell back to FP, or NULL */
+	uint64_t user_stacks;	 /* samples with a user stack unwound */
+	uint64_t truncated;	 /* of them, cut short ("[truncated]") */
+	double unwind_seconds;	 /* time spent unwinding them */
+	uint64_t jitdumps;	 /* jitdump files read */
+	uint64_t unwind_by_src[4]; /* frames stepped by file CFI, jitdump
+				    * CFI, JIT trampolines, frame pointers */
 };
 
 struct ember_record;

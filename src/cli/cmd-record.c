@@ -28,10 +28,14 @@ static void help(FILE *f)
 "interactive flame graph, or folded stacks, with no perf.data in between.\n"
 "A command is profiled from its exec, with its threads and children, and\n"
 "ember exits with its exit status; -p attaches to running processes and\n"
-"their threads; -a samples every CPU.  User stacks are walked by frame\n"
-"pointers (build with -fno-omit-frame-pointer).  JIT code is named from\n"
-"perf maps (/tmp/perf-PID.map): Python 3.12+ and Node get the switches\n"
-"that write them.  Ctrl-C stops recording and still writes the output.\n"
+"their threads; -a samples every CPU.  User stacks are unwound while\n"
+"recording from a copy of each sample's stack, by the DWARF call-frame\n"
+"information of the code (.eh_frame): no frame pointers needed, so stock\n"
+"libc and Python unwind too.  JIT code is named after recording from\n"
+"perf maps (/tmp/perf-PID.map) and jitdumps (jit-PID.dump), and unwound\n"
+"by the jitdump's unwinding info, CPython's trampolines or frame\n"
+"pointers.  Python 3.12+ and Node get the switches that write perf maps.\n"
+"Ctrl-C stops recording and still writes the output.\n"
 "\n"
 "  -o, --output FILE    FILE.svg: a flame graph (default flamegraph.svg);\n"
 "                       FILE.folded, FILE.txt or '-' (standard output):\n"
@@ -48,7 +52,14 @@ static void help(FILE *f)
 "                       branch-misses... where the CPU has counters\n"
 "  -d, --duration SECS  stop after SECS seconds (a command still running\n"
 "                       is then ended)\n"
-"  -m, --mmap-pages N   ring buffer pages per CPU, a power of 2 (128)\n"
+"  -g, --call-graph MODE  how user stacks are walked:\n"
+"                       dwarf[,SIZE]: copy SIZE bytes of the user stack\n"
+"                       per sample (default 32768, at most 65528) and\n"
+"                       unwind it (the default where the kernel allows);\n"
+"                       fp: the kernel's frame-pointer walk, cheaper, but\n"
+"                       stacks break in code built without frame pointers\n"
+"  -m, --mmap-pages N   ring buffer pages per CPU, a power of 2 (2048 with\n"
+"                       dwarf, 128 with fp)\n"
 "  --no-kernel          user stacks only\n"
 "  --idle               with -a: keep the idle task's samples\n"
 "  --no-jit-env         do not set PYTHONPERFSUPPORT=1 and NODE_OPTIONS\n"
@@ -77,6 +88,10 @@ static void help(FILE *f)
 "  ember record -p 1234 -d 10 -o server.folded\n"
 "  ember record -a -d 5 --all -o system.svg\n"
 "  ember record -o js.svg -- node app.js\n"
+"  ember record -o py.svg -- python3.12 -X perf app.py\n"
+"  ember record -o py.svg -- python3.13 -X perf_jit app.py\n"
+"  ember record --call-graph dwarf,65528 -o deep.svg -- ./recursive\n"
+"  ember record --call-graph fp -o fp.svg -- ./built-with-frame-pointers\n"
 "  ember record -o - --tid -- ./server | grep worker | ember flamegraph > w.svg\n");
 }
 
@@ -98,6 +113,7 @@ static const struct option longopts[] = {
 	{"event", required_argument, NULL, 'e'},
 	{"duration", required_argument, NULL, 'd'},
 	{"mmap-pages", required_argument, NULL, 'm'},
+	{"call-graph", required_argument, NULL, 'g'},
 	{"quiet", no_argument, NULL, 'q'},
 	{"verbose", no_argument, NULL, 'v'},
 	{"help", no_argument, NULL, 'h'},
@@ -180,6 +196,26 @@ static int parse_pids(const char *s, int **pids, size_t *n)
 	}
 }
 
+/* "dwarf", "dwarf,SIZE" or "fp" */
+static int parse_call_graph(const char *s, struct ember_record_options *o)
+{
+	long v;
+
+	if (!strcmp(s, "fp")) {
+		o->call_graph = EMBER_CALLGRAPH_FP;
+		return 0;
+	}
+	if (strncmp(s, "dwarf", 5) || (s[5] && s[5] != ','))
+		return -1;
+	o->call_graph = EMBER_CALLGRAPH_DWARF;
+	if (!s[5])
+		return 0;
+	if (cli_long(s + 6, 8, EMBER_RECORD_STACK_MAX, &v))
+		return -1;
+	o->stack_size = (size_t)v;
+	return 0;
+}
+
 static int ends_with(const char *s, const char *suffix)
 {
 	size_t a = strlen(s), b = strlen(suffix);
@@ -244,6 +280,36 @@ static void print_top(const struct ember_intern *names,
 			(int)(len > 100 ? 100 : len), name);
 	}
 	free(e);
+}
+
+/* How user stacks were walked, and how well. */
+static void print_unwind(const struct ember_record_stats *st)
+{
+	if (!st->dwarf) {
+		fprintf(stderr, "ember: user stacks: frame pointers\n");
+		return;
+	}
+	fprintf(stderr,
+		"ember: user stacks: DWARF, %zu-byte copies; %llu unwound, "
+		"%llu truncated (%.1f%%), %.2f us each\n",
+		st->stack_size, (unsigned long long)st->user_stacks,
+		(unsigned long long)st->truncated,
+		st->user_stacks ? 100.0 * (double)st->truncated /
+					  (double)st->user_stacks
+				: 0.0,
+		st->user_stacks ? 1e6 * st->unwind_seconds /
+					  (double)st->user_stacks
+				: 0.0);
+	if (cli_verbose > 0)
+		fprintf(stderr,
+			"ember: frames stepped by file CFI %llu, jitdump CFI "
+			"%llu, JIT trampolines %llu, frame pointers %llu; %llu "
+			"jitdumps\n",
+			(unsigned long long)st->unwind_by_src[0],
+			(unsigned long long)st->unwind_by_src[1],
+			(unsigned long long)st->unwind_by_src[2],
+			(unsigned long long)st->unwind_by_src[3],
+			(unsigned long long)st->jitdumps);
 }
 
 static char *default_title(const struct ember_record_options *ro)
@@ -317,7 +383,7 @@ int cmd_record(int argc, char **argv, const char *preset)
 	opterr = 0;
 	optind = 1;
 	/* '+': the command's own options are not ours */
-	while ((c = getopt_long(argc, argv, "+o:p:aF:c:e:d:m:qvh", longopts,
+	while ((c = getopt_long(argc, argv, "+o:p:aF:c:e:d:m:g:qvh", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'o': output = optarg; break;
@@ -354,6 +420,16 @@ int cmd_record(int argc, char **argv, const char *preset)
 						      "(pages), not '%s'",
 						 optarg);
 			ro.mmap_pages = (size_t)lv;
+			break;
+		case 'g':
+			if (parse_call_graph(optarg, &ro)) {
+				free(pids);
+				return cli_usage(cmd, "--call-graph takes "
+						      "dwarf[,SIZE] (SIZE in "
+						      "bytes, 8 to %d) or fp, "
+						      "not '%s'",
+						 EMBER_RECORD_STACK_MAX, optarg);
+			}
 			break;
 		case 'q': quiet = 1; cli_verbose = -1; break;
 		case 'v': cli_verbose++; break;
@@ -423,7 +499,7 @@ int cmd_record(int argc, char **argv, const char *preset)
 			free(pids);
 			if (optopt && optopt < 256 && optopt != '?')
 				return cli_usage(cmd, "option '-%c' %s", optopt,
-						 strchr("opFcedm", optopt)
+						 strchr("opFcedmg", optopt)
 							 ? "needs a value"
 							 : "is unknown");
 			return cli_usage(cmd, "option '%s' is unknown or needs "
@@ -491,6 +567,19 @@ int cmd_record(int argc, char **argv, const char *preset)
 		cli_warn("%llu samples were lost (the ring buffer was full): "
 			 "use a larger -m or a lower -F",
 			 (unsigned long long)st->lost);
+	if (st->fp_fallback)
+		cli_warn("user stacks were walked by frame pointers, which "
+			 "break in code built without them: %s",
+			 st->fp_fallback);
+	if (st->user_stacks &&
+	    st->truncated * 20 > st->user_stacks) /* over 5% */
+		cli_warn("%.0f%% of user stacks were truncated: %s",
+			 100.0 * (double)st->truncated /
+				 (double)st->user_stacks,
+			 st->stack_size < EMBER_RECORD_STACK_MAX
+				 ? "copy more of each stack with --call-graph "
+				   "dwarf,65528"
+				 : "deeper than the largest stack copy");
 	if (err == EMBER_EEMPTY) {
 		cli_error("no samples were recorded: the target was idle or "
 			  "ran too briefly (try a higher -F)");
@@ -511,6 +600,7 @@ int cmd_record(int argc, char **argv, const char *preset)
 			st->seconds, (unsigned long long)st->samples,
 			(unsigned long long)st->lost, st->stacks, st->frames,
 			t_post);
+		print_unwind(st);
 		if (!rc)
 			fprintf(stderr, "ember: wrote %s\n",
 				strcmp(output, "-") ? output : "standard output");

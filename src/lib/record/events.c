@@ -7,14 +7,17 @@
  * sample's time: a user address becomes (file, file offset) or (process,
  * address) for JIT code; names come after recording (symbolize.c).
  */
+#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
-#include <fcntl.h>
 
+#include "record/jitdump.h"
 #include "record/record.h"
 
 #define MAX_FRAMES 1024
@@ -35,25 +38,31 @@ void rec_frames_release(struct rec_frames *f)
 	memset(f, 0, sizeof(*f));
 }
 
-static size_t frame_hash(uint32_t kind, uint32_t obj, uint64_t addr)
+static size_t frame_hash(uint32_t kind, uint32_t obj, uint64_t addr,
+			 uint64_t stamp)
 {
-	uint64_t h = (addr ^ ((uint64_t)obj << 32 | kind)) * 0x9e3779b97f4a7c15ull;
+	uint64_t h = (addr ^ ((uint64_t)obj << 32 | kind) ^
+		      (stamp * 0xff51afd7ed558ccdull)) *
+		     0x9e3779b97f4a7c15ull;
 
 	return (size_t)(h ^ (h >> 29));
 }
 
-uint32_t rec_frames_id(struct rec_frames *f, uint32_t kind, uint32_t obj,
-		       uint64_t addr)
+uint32_t rec_frames_id_at(struct rec_frames *f, uint32_t kind, uint32_t obj,
+			  uint64_t addr, uint64_t stamp, uint64_t seen)
 {
-	size_t i = frame_hash(kind, obj, addr) & f->mask;
+	size_t i = frame_hash(kind, obj, addr, stamp) & f->mask;
 
 	for (; f->slots[i]; i = (i + 1) & f->mask) {
 		const struct rec_frame *e = &f->v[f->slots[i] - 1];
-		if (e->addr == addr && e->obj == obj && e->kind == kind)
+		if (e->addr == addr && e->obj == obj && e->kind == kind &&
+		    e->stamp == stamp)
 			return f->slots[i] - 1;
 	}
 	EMBER_GROW(f->v, f->n + 1, f->alloc);
 	f->v[f->n].addr = addr;
+	f->v[f->n].stamp = stamp;
+	f->v[f->n].seen = seen;
 	f->v[f->n].obj = obj;
 	f->v[f->n].kind = kind;
 	f->slots[i] = (uint32_t)++f->n;
@@ -63,13 +72,21 @@ uint32_t rec_frames_id(struct rec_frames *f, uint32_t kind, uint32_t obj,
 		f->slots = ember_xcalloc(f->mask + 1, sizeof(*f->slots));
 		for (size_t k = 0; k < f->n; k++) {
 			const struct rec_frame *e = &f->v[k];
-			size_t j = frame_hash(e->kind, e->obj, e->addr) & f->mask;
+			size_t j = frame_hash(e->kind, e->obj, e->addr,
+					      e->stamp) &
+				   f->mask;
 			while (f->slots[j])
 				j = (j + 1) & f->mask;
 			f->slots[j] = (uint32_t)k + 1;
 		}
 	}
 	return (uint32_t)f->n - 1;
+}
+
+uint32_t rec_frames_id(struct rec_frames *f, uint32_t kind, uint32_t obj,
+		       uint64_t addr)
+{
+	return rec_frames_id_at(f, kind, obj, addr, 0, 0);
 }
 
 /* ---- decoding --------------------------------------------------------- */
@@ -250,6 +267,73 @@ static void read_comm(struct rec_world *w, struct rec_thread *t)
 	rec_world_set_comm(w, t, buf, (size_t)n);
 }
 
+/* ---- jitdumps ---------------------------------------------------------- */
+
+int rec_is_jitdump_name(const char *path, size_t len)
+{
+	const char *b = memrchr(path, '/', len);
+	size_t i, n;
+
+	b = b ? b + 1 : path;
+	n = (size_t)(path + len - b);
+	if (n < 10 || memcmp(b, "jit-", 4) || memcmp(b + n - 5, ".dump", 5))
+		return 0;
+	for (i = 4; i < n - 5; i++)
+		if (b[i] < '0' || b[i] > '9')
+			return 0;
+	return 1;
+}
+
+struct ember_jitdump *rec_proc_jitdump(const struct rec_proc *p)
+{
+	/* a forked child runs its parent's JIT code */
+	for (int depth = 0; p && depth < 16; p = p->parent, depth++)
+		if (p->jd)
+			return p->jd;
+	return NULL;
+}
+
+/* Opens the jitdump p mapped at [start, end): through /proc (the very
+ * file mapped, in the process's mount namespace) while it runs, else by
+ * its name if it is the process owner's file. */
+static void open_jitdump(struct ember_record *r, struct rec_proc *p,
+			 const char *path, uint64_t start, uint64_t end)
+{
+	char alt[4200];
+	struct ember_jitdump *jd = NULL;
+	struct stat st;
+
+	if (p->jd || !path[0])
+		return;
+	snprintf(alt, sizeof(alt), "/proc/%d/map_files/%llx-%llx", p->pid,
+		 (unsigned long long)start, (unsigned long long)end);
+	if (ember_jitdump_open(alt, &jd)) {
+		snprintf(alt, sizeof(alt), "/proc/%d/root%s", p->pid, path);
+		if (path[0] != '/' || ember_jitdump_open(alt, &jd)) {
+			if (stat(path, &st) || !S_ISREG(st.st_mode) ||
+			    (p->owner.uid_known && st.st_uid != p->owner.uid &&
+			     st.st_uid != 0) ||
+			    ember_jitdump_open(path, &jd))
+				return;
+		}
+	}
+	p->jd = jd;
+	r->stats.jitdumps++;
+	if (r->unwinder)
+		ember_unwinder_set_jitdump(r->unwinder, p->pid, jd);
+}
+
+/* The jitdumps among the mappings of a process found running. */
+static void find_jitdumps(struct ember_record *r, struct rec_proc *p)
+{
+	for (size_t i = 0; i < p->nmaps && !p->jd; i++) {
+		const struct rec_map *m = &p->maps[i];
+		if (m->dso->kind == REC_DSO_FILE &&
+		    rec_is_jitdump_name(m->dso->path, strlen(m->dso->path)))
+			open_jitdump(r, p, m->dso->path, m->m.start, m->m.end);
+	}
+}
+
 void rec_synthesize_pid(struct ember_record *r, int pid)
 {
 	struct rec_world *w = &r->world;
@@ -261,6 +345,7 @@ void rec_synthesize_pid(struct ember_record *r, int pid)
 	rec_world_read_owner(w, p);
 	if (rec_world_read_maps(w, p, NULL))
 		return;
+	find_jitdumps(r, p);
 	size_t n = rec_list_tasks(pid, &tids);
 	for (size_t i = 0; i < n; i++) {
 		struct rec_thread *t = rec_world_thread(w, pid, tids[i]);
@@ -288,6 +373,8 @@ static void on_comm(struct ember_record *r, const struct perf_event_header *h,
 			old->owner.end = realtime_of(r, time);
 		struct rec_proc *p = rec_world_new_proc(w, (int)pid, NULL, 0);
 		p->owner.start = realtime_of(r, time);
+		if (r->unwinder)
+			ember_unwinder_forget(r->unwinder, (int)pid);
 		if (old) {
 			p->owner.uid = old->owner.uid;
 			p->owner.uid_known = old->owner.uid_known;
@@ -313,6 +400,14 @@ static void on_fork(struct ember_record *r, const char *body, size_t n,
 		struct rec_proc *p =
 			rec_world_new_proc(w, (int)v[0], pp, pp != NULL);
 		p->owner.start = realtime_of(r, time);
+		if (r->unwinder) {
+			/* a pid seen before is another process now */
+			ember_unwinder_forget(r->unwinder, (int)v[0]);
+			if (rec_proc_jitdump(p))
+				ember_unwinder_set_jitdump(r->unwinder,
+							   (int)v[0],
+							   rec_proc_jitdump(p));
+		}
 	}
 	struct rec_thread *t = rec_world_thread(w, (int)v[0], (int)v[2]);
 	/* a new thread (or process) starts with its creator's name */
@@ -335,6 +430,8 @@ static void on_exit_rec(struct ember_record *r, const char *body, size_t n,
 	if (p && !p->exited) {
 		p->exited = 1;
 		p->owner.end = realtime_of(r, time);
+		if (r->unwinder)
+			ember_unwinder_forget(r->unwinder, (int)v[0]);
 	}
 }
 
@@ -366,10 +463,18 @@ static void on_mmap(struct ember_record *r, const struct perf_event_header *h,
 	memcpy(&pgoff, body + 24, 8);
 	if ((int)pid <= 0 || !(prot & PROT_EXEC))
 		return; /* the kernel's own maps come from kallsyms */
-	size_t namelen = (size_t)((body + n) - name);
+	size_t namelen = strnlen(name, (size_t)((body + n) - name));
 	struct rec_proc *p = rec_world_proc(&r->world, (int)pid);
-	rec_world_mmap(&r->world, p, addr, len, pgoff, makedev(maj, min), ino,
-		       name, namelen, (int)pid);
+	if (rec_world_mmap(&r->world, p, addr, len, pgoff, makedev(maj, min),
+			   ino, name, namelen, (int)pid) &&
+	    r->unwinder)
+		ember_unwinder_invalidate(r->unwinder, (int)pid);
+	if (rec_is_jitdump_name(name, namelen) && namelen < 4096) {
+		char path[4096];
+		memcpy(path, name, namelen);
+		path[namelen] = '\0';
+		open_jitdump(r, p, path, addr, addr + len);
+	}
 }
 
 /* ---- samples ---------------------------------------------------------- */
@@ -377,21 +482,40 @@ static void on_mmap(struct ember_record *r, const struct perf_event_header *h,
 /*
  * The user frames of a sample, leaf first, into out; returns how many.
  * Frame-pointer mode takes the kernel's walk from the callchain, whose
- * return addresses perf symbolizes as they are.  DWARF mode plugs in
- * here: with REGS_USER (regs_mask 0x1c0: bp, sp, ip) and STACK_USER in
- * sample_type and exclude_callchain_user set, call ember_unwind(u, p->pid,
- * &(struct ember_unwind_regs){s->regs[2], s->regs[1], s->regs[0]},
- * s->stack, s->dyn_size, rec_proc_unwind_find, p, out, max, &truncated),
- * and key caller frames (out[i > 0]) at out[i] - 1, as unwind.h asks.
+ * return addresses perf symbolizes as they are.  DWARF mode unwinds the
+ * sample's copy of the user stack now, while the process and its
+ * mappings are those of the sample (regs_mask 0x1c0: bp, sp, ip in that
+ * order); its caller frames are keyed at out[i] - 1, the call (unwind.h).
+ * *truncated is set when the walk stopped short of the stack's root.
  */
 static size_t user_frames(struct ember_record *r, struct rec_proc *p,
-			  const struct rec_sample *s, uint64_t *out, size_t max)
+			  const struct rec_sample *s, uint64_t *out, size_t max,
+			  int *truncated)
 {
 	size_t n = 0;
 	int user = 0;
 
-	(void)r;
-	(void)p;
+	*truncated = 0;
+	if (r->dwarf) {
+		if (s->abi != PERF_SAMPLE_REGS_ABI_64 || !s->regs)
+			return 0; /* a kernel thread: no user stack */
+		struct ember_unwind_regs regs = {s->regs[2], s->regs[1],
+						 s->regs[0]};
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		n = ember_unwind(r->unwinder, p->pid, &regs, s->stack,
+				 (size_t)s->dyn_size, rec_proc_unwind_find, p,
+				 out, max, truncated);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		r->stats.unwind_seconds +=
+			(double)(t1.tv_sec - t0.tv_sec) +
+			(double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+		r->stats.user_stacks++;
+		r->stats.truncated += *truncated != 0;
+		for (size_t i = 1; i < n; i++)
+			out[i]--;
+		return n;
+	}
 	for (uint64_t i = 0; i < s->nr; i++) {
 		uint64_t ip = s->ips[i];
 		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
@@ -454,15 +578,36 @@ static uint32_t root_frame(struct ember_record *r, struct rec_thread *t)
 	return rec_frames_id(&r->frames, REC_FRAME_ROOT, id, 0);
 }
 
+/* The load time of the JIT code at addr by the process's jitdump, at
+ * sample time t; 0 when the dump does not hold it (yet). */
+static uint64_t jit_stamp(struct rec_proc *p, uint64_t addr, uint64_t t)
+{
+	struct ember_jitdump *jd = rec_proc_jitdump(p);
+	const struct ember_jit_code *c;
+
+	if (!jd || (ember_jitdump_info(jd)->flags & 1))
+		return 0; /* none, or TSC times: not comparable */
+	c = ember_jitdump_find(jd, addr, t);
+	if (!c && t - p->jd_checked > 20000000) {
+		/* the runtime may have written it since: look again, at most
+		 * every 20 ms */
+		p->jd_checked = t;
+		if (ember_jitdump_update(jd) > 0)
+			c = ember_jitdump_find(jd, addr, t);
+	}
+	return c && c->time <= t && c->end_time > t ? c->time : 0;
+}
+
 static uint32_t user_frame(struct ember_record *r, struct rec_proc *p,
-			   uint64_t addr)
+			   uint64_t addr, uint64_t t)
 {
 	const struct rec_map *m = rec_proc_find_map(p, addr);
 
 	if (!m)
 		return rec_frames_id(&r->frames, REC_FRAME_UNKNOWN, 0, 0);
 	if (m->dso->kind == REC_DSO_ANON)
-		return rec_frames_id(&r->frames, REC_FRAME_JIT, p->id, addr);
+		return rec_frames_id_at(&r->frames, REC_FRAME_JIT, p->id, addr,
+					jit_stamp(p, addr, t), t);
 	return rec_frames_id(&r->frames, REC_FRAME_DSO, m->dso->id,
 			     addr - m->m.start + m->m.pgoff);
 }
@@ -486,10 +631,13 @@ static void on_sample(struct ember_record *r, const void *rec, size_t size)
 	uint32_t *ids = r->ibuf;
 	size_t n = 0;
 
+	int truncated;
 	ids[n++] = root_frame(r, t);
-	size_t nu = user_frames(r, p, &s, ub, MAX_FRAMES);
+	size_t nu = user_frames(r, p, &s, ub, MAX_FRAMES, &truncated);
+	if (truncated)
+		ids[n++] = rec_frames_id(&r->frames, REC_FRAME_TRUNCATED, 0, 0);
 	for (size_t i = nu; i-- > 0;)
-		ids[n++] = user_frame(r, p, ub[i]);
+		ids[n++] = user_frame(r, p, ub[i], s.time);
 	size_t nk = kernel_frames(&s, ub, MAX_FRAMES);
 	for (size_t i = nk; i-- > 0;)
 		ids[n++] = rec_frames_id(&r->frames, REC_FRAME_KERNEL, 0, ub[i]);

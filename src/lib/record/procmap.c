@@ -18,6 +18,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "record/jitdump.h"
 #include "record/record.h"
 
 void rec_world_init(struct rec_world *w)
@@ -51,6 +52,7 @@ void rec_world_release(struct rec_world *w)
 		free(p->maps);
 		if (p->perfmap_state)
 			rec_symtab_release(&p->perfmap);
+		ember_jitdump_free(p->jd);
 		free(p);
 	}
 	for (size_t i = 0; i <= w->tid_mask; i++)
@@ -294,10 +296,12 @@ const struct ember_unwind_mapping *rec_proc_unwind_find(void *ctx,
 	return m ? &m->m : NULL;
 }
 
-static void insert_map(struct rec_proc *p, const struct rec_map *nm)
+/* Returns 1 when the new mapping covers part of an older one. */
+static int insert_map(struct rec_proc *p, const struct rec_map *nm)
 {
 	uint64_t start = nm->m.start, end = nm->m.end;
 	size_t i = first_after(p, start);
+	int replaced = i < p->nmaps && p->maps[i].m.start < end;
 
 	/* cut what the new mapping covers: trim, split or drop */
 	while (i < p->nmaps && p->maps[i].m.start < end) {
@@ -330,11 +334,12 @@ static void insert_map(struct rec_proc *p, const struct rec_map *nm)
 	memmove(&p->maps[i + 1], &p->maps[i], (p->nmaps - i) * sizeof(*p->maps));
 	p->maps[i] = *nm;
 	p->nmaps++;
+	return replaced;
 }
 
-void rec_world_mmap(struct rec_world *w, struct rec_proc *p, uint64_t start,
-		    uint64_t len, uint64_t pgoff, uint64_t dev, uint64_t ino,
-		    const char *name, size_t namelen, int owner_pid)
+int rec_world_mmap(struct rec_world *w, struct rec_proc *p, uint64_t start,
+		   uint64_t len, uint64_t pgoff, uint64_t dev, uint64_t ino,
+		   const char *name, size_t namelen, int owner_pid)
 {
 	struct rec_map m;
 	int kind;
@@ -343,7 +348,7 @@ void rec_world_mmap(struct rec_world *w, struct rec_proc *p, uint64_t start,
 	int is_deleted = 0;
 
 	if (!len || start + len < start)
-		return;
+		return 0;
 	namelen = strnlen(name, namelen);
 	if (namelen > dl && !memcmp(name + namelen - dl, deleted, dl)) {
 		namelen -= dl;
@@ -374,7 +379,7 @@ void rec_world_mmap(struct rec_world *w, struct rec_proc *p, uint64_t start,
 	m.m.ino = ino;
 	m.m.path = m.dso->path;
 	m.m.exec = 1;
-	insert_map(p, &m);
+	return insert_map(p, &m);
 }
 
 /* "start-end perms offset maj:min inode path" */

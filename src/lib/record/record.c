@@ -20,9 +20,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "record/jitdump.h"
 #include "record/record.h"
 
-#define DEFAULT_PAGES 128 /* 512 KiB per CPU: frame-pointer samples */
+#define DEFAULT_PAGES 128	/* 512 KiB per CPU: frame-pointer samples */
+#define DWARF_PAGES   2048	/* 8 MiB per CPU: 250 ms of 32 KiB samples */
+#define REGS_MASK     0x1c0ull /* bp, sp, ip (x86-64 perf_regs) */
 #define POLL_MS 100
 #define MAX_FRAMES 1024
 
@@ -61,6 +64,7 @@ void ember_record_options_init(struct ember_record_options *o)
 	o->event = "cpu-clock";
 	o->freq = 999;
 	o->jit_env = 1;
+	o->call_graph = EMBER_CALLGRAPH_AUTO;
 }
 
 const char *ember_record_events(void)
@@ -92,7 +96,7 @@ int ember_record_new(struct ember_record **out,
 	ember_intern_init(&r->roots);
 	ember_stacks_init(&r->stacks);
 	r->ubuf = ember_xcalloc(MAX_FRAMES, sizeof(*r->ubuf));
-	r->ibuf = ember_xcalloc(2 * MAX_FRAMES + 1, sizeof(*r->ibuf));
+	r->ibuf = ember_xcalloc(2 * MAX_FRAMES + 2, sizeof(*r->ibuf));
 	if (o->argv && o->argv[0]) {
 		size_t n = 0;
 		while (o->argv[n])
@@ -143,6 +147,39 @@ int ember_record_new(struct ember_record **out,
 	if (o->mmap_pages && (o->mmap_pages & (o->mmap_pages - 1)))
 		return fail(r, EMBER_EINVAL,
 			    "the ring buffer must be a power of two pages");
+	if (o->call_graph < EMBER_CALLGRAPH_AUTO ||
+	    o->call_graph > EMBER_CALLGRAPH_FP)
+		return fail(r, EMBER_EINVAL, "unknown call-graph mode %d",
+			    o->call_graph);
+	if (!o->stack_size)
+		r->o.stack_size = EMBER_RECORD_STACK_SIZE;
+	r->o.stack_size = (r->o.stack_size + 7) & ~(size_t)7;
+	if (r->o.stack_size > EMBER_RECORD_STACK_MAX)
+		return fail(r, EMBER_EINVAL,
+			    "the stack copy is at most %d bytes, not %zu",
+			    EMBER_RECORD_STACK_MAX, o->stack_size);
+#if !defined(__x86_64__)
+	if (o->call_graph == EMBER_CALLGRAPH_DWARF)
+		return fail(r, EMBER_ENOTSUP,
+			    "DWARF unwinding is only implemented for x86-64: "
+			    "use --call-graph fp");
+	r->o.call_graph = EMBER_CALLGRAPH_FP;
+	snprintf(r->fallback, sizeof(r->fallback),
+		 "DWARF unwinding is only implemented for x86-64");
+#endif
+	r->dwarf = r->o.call_graph != EMBER_CALLGRAPH_FP;
+	long page = sysconf(_SC_PAGESIZE);
+	if (r->dwarf && o->mmap_pages &&
+	    o->mmap_pages * (size_t)page < r->o.stack_size + 4096) {
+		size_t need = 1;
+		while (need * (size_t)page < r->o.stack_size + 4096)
+			need *= 2;
+		return fail(r, EMBER_EINVAL,
+			    "a ring buffer of %zu pages cannot hold a sample "
+			    "with a %zu-byte stack copy: use -m %zu or more, "
+			    "or a smaller --call-graph dwarf,SIZE",
+			    o->mmap_pages, r->o.stack_size, need);
+	}
 	if (rec_sysctl_long("kernel.perf_event_paranoid") == -1 &&
 	    access("/proc/sys/kernel/perf_event_paranoid", F_OK))
 		return fail(r, EMBER_ENOTSUP,
@@ -188,6 +225,7 @@ void ember_record_free(struct ember_record *r)
 	ember_stacks_release(&r->stacks);
 	free(r->ubuf);
 	free(r->ibuf);
+	ember_unwinder_free(r->unwinder);
 	if (r->argv)
 		for (char **a = r->argv; *a; a++)
 			free(*a);
@@ -219,6 +257,16 @@ static void make_attr(struct ember_record *r, struct perf_event_attr *a,
 	r->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 			 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
 			 PERF_SAMPLE_CALLCHAIN;
+	r->regs_mask = 0;
+	if (r->dwarf) {
+		/* kernel frames from the kernel, user frames from a copy of
+		 * the stack and the registers that start the walk */
+		r->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		r->regs_mask = REGS_MASK;
+		a->sample_regs_user = REGS_MASK;
+		a->sample_stack_user = (uint32_t)r->o.stack_size;
+		a->exclude_callchain_user = 1;
+	}
 	a->sample_type = r->sample_type;
 	a->disabled = 1;
 	a->inherit = !r->o.system_wide;
@@ -328,32 +376,95 @@ static void raise_nofile(void)
 
 static size_t ring_pages(const struct ember_record *r)
 {
-	return r->o.mmap_pages ? r->o.mmap_pages : DEFAULT_PAGES;
+	if (r->o.mmap_pages)
+		return r->o.mmap_pages;
+	if (!r->dwarf)
+		return DEFAULT_PAGES;
+	if (geteuid() != 0) {
+		/* unprivileged rings are limited to perf_event_mlock_kb per
+		 * CPU, header page included */
+		long kb = rec_sysctl_long("kernel.perf_event_mlock_kb");
+		long page = sysconf(_SC_PAGESIZE);
+		size_t n = DWARF_PAGES;
+		if (kb > 0 && page > 0)
+			while (n > 1 && (long)(n + 1) * (page / 1024) > kb)
+				n /= 2;
+		return n;
+	}
+	return DWARF_PAGES;
+}
+
+static long open_one(struct ember_record *r, int pid, int cpu)
+{
+	struct perf_event_attr a;
+
+	make_attr(r, &a, r->stats.kernel_excluded);
+	a.wakeup_watermark =
+		(uint32_t)(ring_pages(r) * (size_t)sysconf(_SC_PAGESIZE) / 4);
+	long fd = perf_open(&a, pid, cpu);
+	if (fd < 0 && (errno == EACCES || errno == EPERM) &&
+	    !r->stats.kernel_excluded && geteuid() != 0) {
+		/* perf_event_paranoid 2: user space only */
+		make_attr(r, &a, 1);
+		a.wakeup_watermark =
+			(uint32_t)(ring_pages(r) * (size_t)sysconf(_SC_PAGESIZE) / 4);
+		fd = perf_open(&a, pid, cpu);
+		if (fd >= 0)
+			r->stats.kernel_excluded = 1;
+		else
+			errno = EACCES;
+	}
+	return fd;
+}
+
+/*
+ * The first event decides the mode: when the kernel refuses copies of
+ * user stacks (an old kernel, another architecture's perf_regs), AUTO
+ * falls back to frame pointers, said in the summary, and DWARF fails
+ * with a message; any other error is the event's own.
+ */
+static long open_first(struct ember_record *r, int pid, int cpu, int *err)
+{
+	long fd = open_one(r, pid, cpu);
+	int e = errno;
+
+	*err = 0;
+	if (fd >= 0 || !r->dwarf || (e != EINVAL && e != EOPNOTSUPP))
+		return fd;
+	r->dwarf = 0;
+	fd = open_one(r, pid, cpu);
+	if (fd < 0) {
+		/* not the stack copies' fault */
+		r->dwarf = 1;
+		errno = e;
+		return fd;
+	}
+	if (r->o.call_graph == EMBER_CALLGRAPH_DWARF) {
+		close((int)fd);
+		r->dwarf = 1;
+		*err = fail(r, EMBER_ENOTSUP,
+			    "perf_event_open refused copies of user stacks "
+			    "(%s): this kernel cannot unwind by DWARF here; "
+			    "use --call-graph fp",
+			    strerror(e));
+		return -1;
+	}
+	snprintf(r->fallback, sizeof(r->fallback),
+		 "perf_event_open refused copies of user stacks (%s)",
+		 strerror(e));
+	return fd;
 }
 
 /* Opens the event of one target on every CPU; pid -1 is every task.
  * Returns 0, 1 if the target is gone (ESRCH), or an EMBER_E* code. */
 static int open_target(struct ember_record *r, int pid, int main_target)
 {
-	struct perf_event_attr a;
-
 	for (size_t c = 0; c < r->ncpus; c++) {
-		make_attr(r, &a, r->stats.kernel_excluded);
-		a.wakeup_watermark =
-			(uint32_t)(ring_pages(r) * (size_t)sysconf(_SC_PAGESIZE) / 4);
-		long fd = perf_open(&a, pid, r->cpus[c]);
-		if (fd < 0 && (errno == EACCES || errno == EPERM) &&
-		    !r->stats.kernel_excluded && geteuid() != 0) {
-			/* perf_event_paranoid 2: user space only */
-			make_attr(r, &a, 1);
-			a.wakeup_watermark = (uint32_t)(ring_pages(r) *
-				(size_t)sysconf(_SC_PAGESIZE) / 4);
-			fd = perf_open(&a, pid, r->cpus[c]);
-			if (fd >= 0)
-				r->stats.kernel_excluded = 1;
-			else
-				errno = EACCES;
-		}
+		int err = 0;
+		long fd = r->nfds ? open_one(r, pid, r->cpus[c])
+				  : open_first(r, pid, r->cpus[c], &err);
+		if (err)
+			return err;
 		if (fd < 0) {
 			int e = errno;
 			if (e == ESRCH && !main_target)
@@ -366,8 +477,8 @@ static int open_target(struct ember_record *r, int pid, int main_target)
 		r->fds[r->nfds++] = (int)fd;
 		struct rec_ring *ring = &r->rings[c];
 		if (!ring->base) {
-			int err = rec_ring_map(ring, (int)fd, r->cpus[c],
-					       ring_pages(r));
+			err = rec_ring_map(ring, (int)fd, r->cpus[c],
+					   ring_pages(r));
 			if (err == EMBER_EPERM)
 				return fail(r, err,
 					    "cannot map the ring buffer: it "
@@ -479,6 +590,11 @@ int ember_record_start(struct ember_record *r)
 		}
 	if (err)
 		goto fail;
+	if (r->dwarf)
+		r->unwinder = ember_unwinder_new();
+	r->stats.dwarf = r->dwarf;
+	r->stats.stack_size = r->dwarf ? r->o.stack_size : 0;
+	r->stats.fp_fallback = r->fallback[0] ? r->fallback : NULL;
 
 	/* what runs already: its mappings and thread names */
 	if (r->o.system_wide) {
@@ -650,6 +766,12 @@ int ember_record_run(struct ember_record *r)
 	}
 	close_all(r);
 	r->stats.seconds = r->t_stop - r->t_start;
+	if (r->unwinder) {
+		const struct ember_unwind_stats *us =
+			ember_unwinder_stats(r->unwinder);
+		for (int i = 0; i < EMBER_SRC_COUNT && i < 4; i++)
+			r->stats.unwind_by_src[i] = us->by_src[i];
+	}
 	if (r->corrupt)
 		ember_log(EMBER_LOG_WARN,
 			  "%d malformed perf records were skipped", r->corrupt);
@@ -664,6 +786,12 @@ int ember_record_result(struct ember_record *r, struct ember_intern *names,
 	uint32_t *ids = NULL, *tmp = NULL;
 	size_t atmp = 0;
 
+	/* what the runtimes wrote since, or at exit (CPython buffers) */
+	for (size_t i = 0; i < r->world.nprocs; i++)
+		if (r->world.procs[i]->jd &&
+		    ember_jitdump_update(r->world.procs[i]->jd) < 0)
+			ember_log(EMBER_LOG_INFO, "cannot read the jitdump of "
+				  "process %d", r->world.procs[i]->pid);
 	rec_symbolize(r, names, &ids, off);
 	for (size_t i = 0; i < r->stacks.n; i++) {
 		size_t n, m = 0;

@@ -186,6 +186,9 @@ struct rec_proc {
 	/* the symbolizer's perf map */
 	int perfmap_state; /* 0 not tried, else REC_PERFMAP_* + 1 */
 	struct rec_symtab perfmap;
+	/* its jitdump (jit-PID.dump, owned), found by the MMAP2 of it */
+	struct ember_jitdump *jd;
+	uint64_t jd_checked; /* sample time it was last re-read at */
 };
 
 struct rec_thread {
@@ -224,10 +227,11 @@ struct rec_thread *rec_world_find_thread(struct rec_world *w, int tid);
 void rec_world_set_comm(struct rec_world *w, struct rec_thread *t,
 			const char *comm, size_t len);
 /* Adds an executable mapping (MMAP2 or a /proc/PID/maps line); the name
- * decides whether it is a file, the vdso or anonymous (JIT) memory. */
-void rec_world_mmap(struct rec_world *w, struct rec_proc *p, uint64_t start,
-		    uint64_t len, uint64_t pgoff, uint64_t dev, uint64_t ino,
-		    const char *name, size_t namelen, int owner_pid);
+ * decides whether it is a file, the vdso or anonymous (JIT) memory.
+ * Returns 1 when it replaced (part of) an older mapping. */
+int rec_world_mmap(struct rec_world *w, struct rec_proc *p, uint64_t start,
+		   uint64_t len, uint64_t pgoff, uint64_t dev, uint64_t ino,
+		   const char *name, size_t namelen, int owner_pid);
 const struct rec_map *rec_proc_find_map(const struct rec_proc *p,
 					uint64_t addr);
 /* An ember_unwind_find_fn over a rec_proc (ctx). */
@@ -319,10 +323,15 @@ enum rec_frame_kind {
 	REC_FRAME_DSO,	   /* obj: dso id, addr: file offset */
 	REC_FRAME_JIT,	   /* obj: process instance id, addr */
 	REC_FRAME_UNKNOWN, /* not in any executable mapping */
+	REC_FRAME_TRUNCATED, /* the unwinder stopped short of the root */
 };
 
 struct rec_frame {
 	uint64_t addr;
+	/* JIT frames of a process with a jitdump: the time its code was
+	 * loaded (or moved) there, 0 when the dump did not have it yet */
+	uint64_t stamp;
+	uint64_t seen; /* not in the key: the first sample's time */
 	uint32_t obj;
 	uint32_t kind;
 };
@@ -338,6 +347,10 @@ void rec_frames_init(struct rec_frames *f);
 void rec_frames_release(struct rec_frames *f);
 uint32_t rec_frames_id(struct rec_frames *f, uint32_t kind, uint32_t obj,
 		       uint64_t addr);
+/* The same with a JIT code's load time (stamp) as part of the key; seen
+ * is kept from the first call for a frame. */
+uint32_t rec_frames_id_at(struct rec_frames *f, uint32_t kind, uint32_t obj,
+			  uint64_t addr, uint64_t stamp, uint64_t seen);
 
 /* One queued perf record, for the time-ordered merge of the rings. */
 struct rec_qent {
@@ -351,6 +364,10 @@ struct ember_record {
 	int *pids;
 	const struct rec_event_desc *ev;
 	uint64_t sample_type, regs_mask;
+	int dwarf;		  /* user stacks from copies: sample_type has
+				   * REGS_USER and STACK_USER */
+	struct ember_unwinder *unwinder; /* when dwarf */
+	char fallback[160];	  /* why AUTO fell back to frame pointers */
 	int *cpus;
 	size_t ncpus;
 	int *fds;
@@ -382,6 +399,11 @@ uint64_t rec_time(const struct ember_record *r, const void *rec,
 		  size_t size);
 /* Fills what /proc tells of running processes: -p and -a (events.c). */
 void rec_synthesize_pid(struct ember_record *r, int pid);
+/* The jitdump of p's JIT code: its own, or a forked parent's. */
+struct ember_jitdump *rec_proc_jitdump(const struct rec_proc *p);
+/* Whether a mapped file's name is a jitdump's: "jit-PID.dump" in any
+ * directory. */
+int rec_is_jitdump_name(const char *path, size_t len);
 
 /* Names every frame (symbolize.c): frame i becomes the folded frames
  * (*ids)[off[i] .. off[i + 1]) (malloc'd; off has frames.n + 1 slots). */

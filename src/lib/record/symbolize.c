@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 
+#include "record/jitdump.h"
 #include "record/record.h"
 
 struct symctx {
@@ -92,6 +93,13 @@ static size_t scan_top(const char *s, size_t n, int arrow)
 	return n;
 }
 
+/* perf inject --jit's images of jitdump code: .../jitted-PID-N.so */
+static int jitted_so(const char *dso, size_t dn)
+{
+	return dn >= 3 && !memcmp(dso + dn - 3, ".so", 3) &&
+	       contains(dso, dn, "/jitted-");
+}
+
 static void fold_part(struct ember_buf *out, const char *s, size_t n,
 		      const char *dso, size_t dn, int flags, int inlined)
 {
@@ -132,7 +140,8 @@ static void fold_part(struct ember_buf *out, const char *s, size_t n,
 	} else if ((flags & REC_FOLD_KERNEL) && dn && dso[0] == '[' &&
 		   !contains(dso, dn, "unknown")) {
 		ember_buf_adds(out, "_[k]");
-	} else if ((flags & REC_FOLD_JIT) && starts(dso, dn, "/tmp/perf-") &&
+	} else if ((flags & REC_FOLD_JIT) &&
+		   (starts(dso, dn, "/tmp/perf-") || jitted_so(dso, dn)) &&
 		   !contains(name, len, "_[j]")) {
 		ember_buf_adds(out, "_[j]");
 	}
@@ -273,9 +282,22 @@ static void load_perfmap(struct ember_record *r, struct rec_proc *p)
 	rec_symtab_finish(&p->perfmap);
 }
 
+/* JIT code's name: from the jitdump, for the code that was at addr when
+ * the frame was first sampled, else from the perf map. */
 static const char *jit_sym(struct ember_record *r, struct rec_proc *p,
-			   uint64_t addr)
+			   const struct rec_frame *f)
 {
+	struct ember_jitdump *jd = rec_proc_jitdump(p);
+	uint64_t addr = f->addr;
+
+	if (jd) {
+		uint64_t t = f->stamp ? f->stamp : f->seen;
+		if (ember_jitdump_info(jd)->flags & 1)
+			t = UINT64_MAX; /* TSC times: the latest */
+		const struct ember_jit_code *c = ember_jitdump_find(jd, addr, t);
+		if (c && c->name && c->name[0])
+			return c->name;
+	}
 	/* a forked child runs its parent's JIT code too */
 	for (int depth = 0; p && depth < 16; p = p->parent, depth++) {
 		if (!p->perfmap_state)
@@ -313,7 +335,7 @@ static int name_frame(struct symctx *c, const struct rec_frame *f)
 	}
 	case REC_FRAME_JIT: {
 		struct rec_proc *p = r->world.procs[f->obj];
-		sym = jit_sym(r, p, f->addr);
+		sym = jit_sym(r, p, f);
 		ember_buf_addf(dso, "/tmp/perf-%d.map", p->pid);
 		if (p->comm != UINT32_MAX &&
 		    !strncmp(ember_intern_str(&r->world.comms, p->comm, NULL),
@@ -321,6 +343,9 @@ static int name_frame(struct symctx *c, const struct rec_frame *f)
 			flags |= REC_FOLD_JAVA;
 		break;
 	}
+	case REC_FRAME_TRUNCATED:
+		sym = "[truncated]";
+		break;
 	default:
 		ember_buf_adds(dso, "[unknown]");
 		break;
