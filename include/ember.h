@@ -401,6 +401,7 @@ struct ember_record_stats {
 	uint64_t jitdumps;	 /* jitdump files read */
 	uint64_t unwind_by_src[4]; /* frames stepped by file CFI, jitdump
 				    * CFI, JIT trampolines, frame pointers */
+	uint64_t unwind_cache_hits, unwind_cache_misses; /* rule cache */
 };
 
 struct ember_record;

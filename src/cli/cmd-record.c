@@ -303,12 +303,14 @@ static void print_unwind(const struct ember_record_stats *st)
 	if (cli_verbose > 0)
 		fprintf(stderr,
 			"ember: frames stepped by file CFI %llu, jitdump CFI "
-			"%llu, JIT trampolines %llu, frame pointers %llu; %llu "
-			"jitdumps\n",
+			"%llu, JIT trampolines %llu, frame pointers %llu; rule "
+			"cache %llu hits, %llu misses; %llu jitdumps\n",
 			(unsigned long long)st->unwind_by_src[0],
 			(unsigned long long)st->unwind_by_src[1],
 			(unsigned long long)st->unwind_by_src[2],
 			(unsigned long long)st->unwind_by_src[3],
+			(unsigned long long)st->unwind_cache_hits,
+			(unsigned long long)st->unwind_cache_misses,
 			(unsigned long long)st->jitdumps);
 }
 

@@ -746,6 +746,72 @@ __attribute__((noinline)) static void test_self(void)
 	ember_unwinder_free(u);
 }
 
+/* ---- the dynamic linker's entry point ends the stack ---- */
+
+static int first_fde(void *ctx, uint64_t start, uint64_t end)
+{
+	(void)end;
+	*(uint64_t *)ctx = start;
+	return 1;
+}
+
+static const struct ember_unwind_mapping *one_map(void *ctx, uint64_t a)
+{
+	const struct ember_unwind_mapping *m = ctx;
+	return a >= m->start && a < m->end ? m : NULL;
+}
+
+/* Address of svma s when the file is mapped whole at base. */
+static uint64_t at_svma(const struct ember_uw_elf *e, uint64_t base,
+			uint64_t s)
+{
+	for (int i = 0; i < e->nload; i++)
+		if (s >= e->load[i].vaddr &&
+		    s - e->load[i].vaddr < e->load[i].filesz)
+			return base + e->load[i].off + (s - e->load[i].vaddr);
+	return 0;
+}
+
+/* ld.so's _start has no CFI: "call _dl_start" at its entry point is the
+ * root of every stack sampled before main, not a place to give up. */
+static void test_walk_entry(void)
+{
+	static const char path[] = "/lib64/ld-linux-x86-64.so.2";
+	const uint64_t base = 0x7f0000000000ull;
+	struct ember_uw_elf e;
+	struct stat st;
+	uint64_t fn = 0, stk[4] = {0}, ips[4];
+	int fd = open(path, O_RDONLY), trunc;
+
+	if (fd < 0 || fstat(fd, &st) || ember_uw_elf_open(&e, fd)) {
+		if (fd >= 0)
+			close(fd);
+		printf("entry-point test skipped: no %s\n", path);
+		return;
+	}
+	close(fd);
+	ember_cfi_each_fde(&e.cfi, first_fde, &fn);
+	struct ember_unwind_mapping m = {base, base + (uint64_t)st.st_size,
+					 0, 0, 0, path, 1};
+	struct ember_unwinder *u = ember_unwinder_new();
+	/* at a function's first byte, returning just after the entry's
+	 * 8 bytes (mov %rsp,%rdi; call _dl_start) */
+	struct ember_unwind_regs regs = {at_svma(&e, base, fn), SP0, 0};
+	stk[0] = at_svma(&e, base, e.entry + 8);
+	CHECK(fn && e.entry && regs.ip && stk[0]);
+	size_t n = ember_unwind(u, 7, &regs, (const uint8_t *)stk, sizeof(stk),
+				one_map, &m, ips, 4, &trunc);
+	CHECK(n == 2 && !trunc && ips[1] == stk[0]);
+	/* elsewhere, a return address without CFI and no frame pointer
+	 * still stops the walk as truncated */
+	stk[0] = at_svma(&e, base, e.entry + 200);
+	n = ember_unwind(u, 7, &regs, (const uint8_t *)stk, sizeof(stk),
+			 one_map, &m, ips, 4, &trunc);
+	CHECK(n == 2 && trunc);
+	ember_unwinder_free(u);
+	ember_uw_elf_release(&e);
+}
+
 int main(void)
 {
 	test_cfi_basic();
@@ -756,6 +822,7 @@ int main(void)
 	test_walk_synthetic();
 	test_walk_fallbacks();
 	test_walk_jitdump_grows();
+	test_walk_entry();
 	test_self();
 	DONE();
 }

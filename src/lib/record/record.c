@@ -771,6 +771,8 @@ int ember_record_run(struct ember_record *r)
 			ember_unwinder_stats(r->unwinder);
 		for (int i = 0; i < EMBER_SRC_COUNT && i < 4; i++)
 			r->stats.unwind_by_src[i] = us->by_src[i];
+		r->stats.unwind_cache_hits = us->cache_hits;
+		r->stats.unwind_cache_misses = us->cache_misses;
 	}
 	if (r->corrupt)
 		ember_log(EMBER_LOG_WARN,

@@ -197,6 +197,7 @@ struct ember_uw_elf {
 	int nload;
 	struct ember_cfi cfi;
 	int has_cfi; /* it has an .eh_frame */
+	uint64_t entry; /* e_entry: the program's first instruction */
 };
 
 /* Maps an x86-64 ELF file (fd may be closed afterwards) or takes an image

@@ -147,6 +147,7 @@ static int parse(struct ember_uw_elf *e)
 	if (h.e_ident[EI_CLASS] != ELFCLASS64 ||
 	    h.e_ident[EI_DATA] != ELFDATA2LSB || h.e_machine != EM_X86_64)
 		return EMBER_ENOTSUP;
+	e->entry = h.e_entry;
 	if (h.e_phentsize < sizeof(Elf64_Phdr) ||
 	    !inside(e, h.e_phoff, (uint64_t)h.e_phnum * h.e_phentsize))
 		return EMBER_EFORMAT;

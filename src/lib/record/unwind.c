@@ -540,6 +540,14 @@ static int compute(struct ember_unwinder *u, struct proc *p, uint64_t pc,
 		if (!err)
 			return 0;
 		memset(r, 0, sizeof(*r));
+		/* a call from the entry point's code without CFI (ld.so's
+		 * _start calling _dl_start): the stack's root */
+		if (err == EMBER_ENOENT && !first && f->elf.entry &&
+		    svma - f->elf.entry < 64) {
+			r->kind = EMBER_RULE_END;
+			r->src = EMBER_SRC_CFI;
+			return 0;
+		}
 		/* no FDE: a stub without CFI, a leaf or frame-pointer code;
 		 * unusable CFI: frame pointers */
 		r->kind =
