@@ -125,6 +125,10 @@ static void test_fold(void)
 	CHECK_STR(foldf("[unknown]", "/tmp/perf-12.map", REC_FOLD_JIT),
 		  "[perf-12.map]_[j]");
 	CHECK_STR(foldf("f_[j]", "/tmp/perf-12.map", REC_FOLD_JIT), "f_[j]");
+	/* perf inject --jit's images of jitdump code, as inferno has it */
+	CHECK_STR(foldf("py::f:/x.py", "/tmp/jitted-12-3.so", REC_FOLD_JIT),
+		  "py::f:/x.py_[j]");
+	CHECK_STR(foldf("f", "/tmp/jitted-12-3.so.1", REC_FOLD_JIT), "f");
 	CHECK_STR(foldf("main", "/bin/x", REC_FOLD_KERNEL | REC_FOLD_JIT),
 		  "main");
 	/* inlined parts, and Java's type letter */
