@@ -1,40 +1,109 @@
-#!/bin/sh
-# ember record: the profiler's overhead on a frame-pointer test program
-# (its own wall time with and without sampling at 999 Hz, best of N), and
-# the time to symbolize and write about 100,000 samples.
+# ember record: the profiler's overhead at 999 Hz (the test programs' own
+# wall time with and without sampling, best of N: the machine's other load
+# makes single runs noisy), in DWARF mode (32 KiB stack copies, the
+# default) and frame-pointer mode; the DWARF unwinding cost per sample on
+# Python 3.12 -X perf stacks; and the time to symbolize and write about
+# 100,000 samples.
 . bench/lib.sh
 N=${BENCH_RUNS:-10}
 CT=$W/calltree
+CTN=$W/calltree-nofp
 cc -O2 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls \
-	-o "$CT" tests/record/calltree.c || { echo "  cannot build the test program"; exit 1; }
+	-o "$CT" tests/record/calltree.c &&
+	cc -O2 -g -fomit-frame-pointer -o "$CTN" tests/record/calltree.c ||
+	{ echo "  cannot build the test program"; exit 1; }
 if ! "$EMBER" record -q -o "$W/probe.folded" -- "$CT" 0.05 > /dev/null 2> "$W/stderr"; then
 	echo "  skipped: $(head -1 "$W/stderr")"
 	exit 0
 fi
 
-# best (lowest) of N runs each, alternating, so that load from elsewhere
-# hits both alike; the program prints its own wall time
-rounds=${BENCH_ROUNDS:-800}
-plain= recorded=
 lower() { if [ -z "$1" ] || [ "$(echo "$2 < $1" | bc)" = 1 ]; then echo "$2"; else echo "$1"; fi; }
-for i in $(seq "$N"); do
-	t=$("$CT" --rounds "$rounds" | tail -1)
-	plain=$(lower "$plain" "$t")
-	t=$("$EMBER" record -q -F 999 -o "$W/rec.folded" -- "$CT" --rounds "$rounds" 2> /dev/null | tail -1)
-	recorded=$(lower "$recorded" "$t")
-done
-printf '  %-44s %7.3f s\n' "test program alone (best of $N)" "$plain"
-printf '  %-44s %7.3f s\n' "test program under ember record -F 999" "$recorded"
-printf '  %-44s %7.1f %%  (target: under 5%%)\n' "overhead" \
-	"$(echo "($recorded - $plain) * 100 / $plain" | bc -l)"
+# overhead LABEL EMBER-OPTIONS TARGET% COMMAND...: best of N runs each,
+# alone and recorded, alternating so that load from elsewhere hits both
+# alike; the command prints its own wall time last
+overhead() {
+	label=$1 opts=$2 target=$3; shift 3
+	plain= recorded=
+	for i in $(seq "$N"); do
+		t=$("$@" | tail -1)
+		plain=$(lower "$plain" "$t")
+		t=$("$EMBER" record -q -F 999 $opts -o "$W/rec.folded" -- "$@" 2> /dev/null | tail -1)
+		recorded=$(lower "$recorded" "$t")
+	done
+	printf '  %-44s %7.3f s\n' "$label alone (best of $N)" "$plain"
+	printf '  %-44s %7.3f s  %+5.1f %% overhead  (target: under %s%%)\n' \
+		"  under ember record -F 999 ${opts:-}" "$recorded" \
+		"$(echo "($recorded - $plain) * 100 / $plain" | bc -l)" "$target"
+}
+
+rounds=${BENCH_ROUNDS:-800}
+overhead "C, frame pointers" "--call-graph fp" 5 "$CT" --rounds "$rounds"
+overhead "C, no frame pointers" "" 10 "$CTN" --rounds "$rounds"
 
 # whole command, recording included, against the program alone
 start=$(date +%s.%N)
-"$EMBER" record -q -F 999 -o "$W/rec.folded" -- "$CT" --rounds "$rounds" > /dev/null
+"$EMBER" record -q -F 999 -o "$W/rec.folded" -- "$CTN" --rounds "$rounds" > /dev/null
 end=$(date +%s.%N)
 printf '  %-44s %7.3f s\n' "ember record ... end to end (one run)" "$(echo "$end - $start" | bc -l)"
 
+# Python 3.12 -X perf: a fixed amount of work through <module> -> baz ->
+# bar -> foo; and the unwinding cost per sample from the summary
+py=
+for c in python3.12 "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.12*/bin/python3; do
+	if command -v "$c" > /dev/null 2>&1 &&
+		"$c" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 12))' 2> /dev/null; then
+		py=$c
+		break
+	fi
+done
+if [ -n "$py" ]; then
+	cat > "$W/pywork.py" << 'EOF'
+import os, sys, time
+def foo(n):
+    s = 0
+    for i in range(n):
+        s += i * i
+    return s
+def bar(n):
+    return foo(n) + 1
+def baz(n):
+    return bar(n) + 1
+t0 = time.monotonic()
+for _ in range(int(sys.argv[1])):
+    baz(2000)
+print("%.4f" % (time.monotonic() - t0))
+try:  # only the time matters: leave no perf map behind
+    os.unlink("/tmp/perf-%d.map" % os.getpid())
+except OSError:
+    pass
+EOF
+	pyrounds=${BENCH_PY_ROUNDS:-12000}
+	overhead "Python 3.12 -X perf" "--no-jit-env" 10 "$py" -X perf "$W/pywork.py" "$pyrounds"
+	best= worst=
+	for i in $(seq "$N"); do
+		"$EMBER" record --pid -F 999 -o "$W/py.folded" -- "$py" -X perf tests/unwind/nested.py 2 > /dev/null 2> "$W/stderr"
+		rm -f "/tmp/perf-$(sed -n 's/^[^;]*-\([0-9]*\);.*/\1/p' "$W/py.folded" | head -1).map"
+		line=$(grep 'user stacks: DWARF' "$W/stderr")
+		us=$(echo "$line" | sed -n 's/.*, \([0-9.]*\) us each.*/\1/p')
+		[ -n "$us" ] || continue
+		if [ -z "$best" ] || [ "$(echo "$us < $best" | bc)" = 1 ]; then
+			best=$us
+			bestline=$(echo "$line" | sed 's/^ember: user stacks: //')
+		fi
+		if [ -z "$worst" ] || [ "$(echo "$us > $worst" | bc)" = 1 ]; then
+			worst=$us
+		fi
+	done
+	printf '  %-44s %7.2f us  (worst of %s: %s us; target: under 5 us)\n' \
+		"DWARF unwinding per sample, Python (best)" "$best" "$N" "$worst"
+	echo "    ($bestline)"
+else
+	echo "  Python 3.12 not found: no Python figures"
+fi
+
 # about 100,000 samples: two CPUs at 33 kHz for 2 s, both programs busy
+# (frame-pointer mode: 32 KiB stack copies at that rate would overflow
+# any ring; this measures symbolizing and writing)
 load="$CT 2 & $CT 2; wait"
 if command -v node > /dev/null 2>&1; then
 	cat > "$W/hot.js" << 'EOF'
@@ -49,7 +118,7 @@ EOF
 fi
 best=
 for i in 1 2 3; do
-	"$EMBER" record -F 33000 -o "$W/many.folded" -- sh -c "$load" > /dev/null 2> "$W/stderr"
+	"$EMBER" record --call-graph fp -F 33000 -o "$W/many.folded" -- sh -c "$load" > /dev/null 2> "$W/stderr"
 	line=$(grep 'ember: recorded' "$W/stderr")
 	t=$(echo "$line" | sed -n 's/.*(\([0-9.]*\) s to symbolize and write).*/\1/p')
 	if [ -n "$t" ] && { [ -z "$best" ] || [ "$(echo "$t < $best" | bc)" = 1 ]; }; then
