@@ -1,11 +1,12 @@
 #!/bin/sh
 # Installs the Debian packages ember needs, when run as root, or prints the
 # exact command to run.  `deps.sh build` covers building; `deps.sh test`
-# adds what the tests use (Chromium for the browser tests, xz for inputs).
+# adds what the tests use (Chromium for the browser tests, xz for inputs,
+# libc6-dbg for libc's static functions in profiles).
 set -u
 case "${1:-build}" in
 build) pkgs="gcc make pkg-config libelf-dev libdw-dev libiberty-dev zlib1g-dev" ;;
-test)  pkgs="xz-utils libxml2-utils chromium nodejs npm" ;;
+test)  pkgs="xz-utils libxml2-utils chromium nodejs npm libc6-dbg" ;;
 bench) pkgs="xz-utils bc time" ;;
 *) echo "usage: deps.sh build|test|bench" >&2; exit 2 ;;
 esac
