@@ -115,6 +115,11 @@ if [ -n "$py12" ]; then
 	c=$(pychain "$T/py12.folded")
 	echo "dwarf: Python 3.12 -X perf: $c% of the samples in foo with the whole py:: chain; $(truncated) stacks truncated"
 	check "Python 3.12 -X perf: full py:: chains ($c%)" test "$c" -ge 80
+	# no -X perf: PYTHONPERFSUPPORT=1, which ember sets for its command
+	status 0 "Python 3.12, perf map by the environment" "$EMBER" record --pid -o "$T/py12env.folded" -- "$py12" tests/unwind/nested.py 1
+	rm -f "/tmp/perf-$(rootpid "$T/py12env.folded").map"
+	c=$(pychain "$T/py12env.folded")
+	check "Python 3.12 without -X perf: full py:: chains ($c%)" test "$c" -ge 80
 	# perf 6.1 gets one py:: frame here; frame pointers get none
 	status 0 "Python 3.12, fp mode" "$EMBER" record --pid --call-graph fp -o "$T/py12fp.folded" -- "$py12" -X perf tests/unwind/nested.py 0.8
 	rm -f "/tmp/perf-$(rootpid "$T/py12fp.folded").map"

@@ -380,18 +380,20 @@ static size_t ring_pages(const struct ember_record *r)
 		return r->o.mmap_pages;
 	if (!r->dwarf)
 		return DEFAULT_PAGES;
+	size_t n = DWARF_PAGES;
+	/* at most 256 MiB in all on machines with many CPUs */
+	while (n > DEFAULT_PAGES && n * r->ncpus > 65536)
+		n /= 2;
 	if (geteuid() != 0) {
 		/* unprivileged rings are limited to perf_event_mlock_kb per
 		 * CPU, header page included */
 		long kb = rec_sysctl_long("kernel.perf_event_mlock_kb");
 		long page = sysconf(_SC_PAGESIZE);
-		size_t n = DWARF_PAGES;
 		if (kb > 0 && page > 0)
 			while (n > 1 && (long)(n + 1) * (page / 1024) > kb)
 				n /= 2;
-		return n;
 	}
-	return DWARF_PAGES;
+	return n;
 }
 
 static long open_one(struct ember_record *r, int pid, int cpu)
