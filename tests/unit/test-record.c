@@ -663,6 +663,12 @@ static void test_dwarf_samples(void)
 	CHECK(t && strchr(s, ';') == t); /* right under the root */
 	free(s);
 
+	/* a 32-bit program: its ip alone, marked as cut short */
+	s = record_one(snap.len, PERF_SAMPLE_REGS_ABI_32);
+	t = s ? strchr(s, ';') : NULL;
+	CHECK(t && !strcmp(t, ";[truncated];snap3"));
+	free(s);
+
 	/* no user registers (a kernel thread): no user frames */
 	s = record_one(snap.len, PERF_SAMPLE_REGS_ABI_NONE);
 	CHECK(s && !strchr(s, ';'));

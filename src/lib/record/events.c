@@ -497,6 +497,14 @@ static size_t user_frames(struct ember_record *r, struct rec_proc *p,
 
 	*truncated = 0;
 	if (r->dwarf) {
+		if (s->abi == PERF_SAMPLE_REGS_ABI_32 && s->ip < (1ull << 47)) {
+			/* a 32-bit program: its ip, no unwinding */
+			out[0] = s->ip;
+			*truncated = 1;
+			r->stats.user_stacks++;
+			r->stats.truncated++;
+			return max ? 1 : 0;
+		}
 		if (s->abi != PERF_SAMPLE_REGS_ABI_64 || !s->regs)
 			return 0; /* a kernel thread: no user stack */
 		struct ember_unwind_regs regs = {s->regs[2], s->regs[1],
