@@ -293,17 +293,13 @@ static void print_unwind(const struct ember_record_stats *st)
 		fprintf(stderr, "ember: user stacks: frame pointers\n");
 		return;
 	}
+	double n = st->user_stacks ? (double)st->user_stacks : 1;
 	fprintf(stderr,
 		"ember: user stacks: DWARF, %zu-byte copies; %llu unwound, "
 		"%llu truncated (%.1f%%), %.2f us each\n",
 		st->stack_size, (unsigned long long)st->user_stacks,
 		(unsigned long long)st->truncated,
-		st->user_stacks ? 100.0 * (double)st->truncated /
-					  (double)st->user_stacks
-				: 0.0,
-		st->user_stacks ? 1e6 * st->unwind_seconds /
-					  (double)st->user_stacks
-				: 0.0);
+		100.0 * (double)st->truncated / n, 1e6 * st->unwind_seconds / n);
 	if (cli_verbose > 0)
 		fprintf(stderr,
 			"ember: frames stepped by file CFI %llu, jitdump CFI "
@@ -430,11 +426,11 @@ int cmd_record(int argc, char **argv, const char *preset)
 		case 'g':
 			if (parse_call_graph(optarg, &ro)) {
 				free(pids);
-				return cli_usage(cmd, "--call-graph takes "
-						      "dwarf[,SIZE] (SIZE in "
-						      "bytes, 8 to %d) or fp, "
-						      "not '%s'",
-						 EMBER_RECORD_STACK_MAX, optarg);
+				return cli_usage(
+				    cmd,
+				    "--call-graph takes dwarf[,SIZE] (SIZE in "
+				    "bytes, 8 to %d) or fp, not '%s'",
+				    EMBER_RECORD_STACK_MAX, optarg);
 			}
 			break;
 		case 'q': quiet = 1; cli_verbose = -1; break;

@@ -68,9 +68,9 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	uint64_t ip = word(w[0] | 1);
 	r[n++] = ip;
 	r[n++] = (uint64_t)getpid() | (uint64_t)getpid() << 32;
-	r[n++] = calls;	 /* time */
-	r[n++] = 0;	 /* cpu */
-	r[n++] = 1;	 /* period */
+	r[n++] = calls;		   /* time */
+	r[n++] = 0;		   /* cpu */
+	r[n++] = 1;		   /* period */
 	r[n++] = w[2] & 1 ? 1 : 0; /* callchain: one kernel frame, or none */
 	if (w[2] & 1)
 		r[n++] = 0xffffffff81000000ull;

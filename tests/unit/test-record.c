@@ -569,25 +569,24 @@ static size_t dwarf_sample(uint64_t *rec, size_t dyn, uint64_t abi)
 	size_t n = 1;
 	int pid = getpid();
 
-	rec[n++] = snap.ip;				   /* IP */
-	rec[n++] = (uint64_t)pid | (uint64_t)pid << 32;   /* TID */
-	rec[n++] = 1000;				   /* TIME */
-	rec[n++] = 0;					   /* CPU */
-	rec[n++] = 1001;				   /* PERIOD */
-	rec[n++] = 0;					   /* CALLCHAIN */
-	rec[n++] = abi;					   /* REGS_USER */
+	rec[n++] = snap.ip;				/* IP */
+	rec[n++] = (uint64_t)pid | (uint64_t)pid << 32; /* TID */
+	rec[n++] = 1000;				/* TIME */
+	rec[n++] = 0;					/* CPU */
+	rec[n++] = 1001;				/* PERIOD */
+	rec[n++] = 0;					/* CALLCHAIN */
+	rec[n++] = abi;					/* REGS_USER */
 	if (abi) {
 		rec[n++] = snap.bp;
 		rec[n++] = snap.sp;
 		rec[n++] = snap.ip;
 	}
-	rec[n++] = COPY;				   /* STACK_USER */
+	rec[n++] = COPY; /* STACK_USER */
 	memcpy(&rec[n], snap.stack, snap.len);
 	memset((uint8_t *)&rec[n] + snap.len, 0, COPY - snap.len);
 	n += COPY / 8;
 	rec[n++] = dyn;
-	struct perf_event_header h = {PERF_RECORD_SAMPLE,
-				      PERF_RECORD_MISC_USER,
+	struct perf_event_header h = {PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER,
 				      (uint16_t)(n * 8)};
 	memcpy(rec, &h, sizeof(h));
 	return n * 8;

@@ -762,8 +762,7 @@ static const struct ember_unwind_mapping *one_map(void *ctx, uint64_t a)
 }
 
 /* Address of svma s when the file is mapped whole at base. */
-static uint64_t at_svma(const struct ember_uw_elf *e, uint64_t base,
-			uint64_t s)
+static uint64_t at_svma(const struct ember_uw_elf *e, uint64_t base, uint64_t s)
 {
 	for (int i = 0; i < e->nload; i++)
 		if (s >= e->load[i].vaddr &&
@@ -791,8 +790,8 @@ static void test_walk_entry(void)
 	}
 	close(fd);
 	ember_cfi_each_fde(&e.cfi, first_fde, &fn);
-	struct ember_unwind_mapping m = {base, base + (uint64_t)st.st_size,
-					 0, 0, 0, path, 1};
+	struct ember_unwind_mapping m = {
+	    base, base + (uint64_t)st.st_size, 0, 0, 0, path, 1};
 	struct ember_unwinder *u = ember_unwinder_new();
 	/* at a function's first byte, returning just after the entry's
 	 * 8 bytes (mov %rsp,%rdi; call _dl_start) */

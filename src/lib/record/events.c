@@ -72,9 +72,9 @@ uint32_t rec_frames_id_at(struct rec_frames *f, uint32_t kind, uint32_t obj,
 		f->slots = ember_xcalloc(f->mask + 1, sizeof(*f->slots));
 		for (size_t k = 0; k < f->n; k++) {
 			const struct rec_frame *e = &f->v[k];
-			size_t j = frame_hash(e->kind, e->obj, e->addr,
-					      e->stamp) &
-				   f->mask;
+			size_t j =
+			    frame_hash(e->kind, e->obj, e->addr, e->stamp) &
+			    f->mask;
 			while (f->slots[j])
 				j = (j + 1) & f->mask;
 			f->slots[j] = (uint32_t)k + 1;
@@ -516,8 +516,8 @@ static size_t user_frames(struct ember_record *r, struct rec_proc *p,
 				 out, max, truncated);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		r->stats.unwind_seconds +=
-			(double)(t1.tv_sec - t0.tv_sec) +
-			(double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+		    (double)(t1.tv_sec - t0.tv_sec) +
+		    (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 		r->stats.user_stacks++;
 		r->stats.truncated += *truncated != 0;
 		for (size_t i = 1; i < n; i++)

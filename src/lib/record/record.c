@@ -261,7 +261,8 @@ static void make_attr(struct ember_record *r, struct perf_event_attr *a,
 	if (r->dwarf) {
 		/* kernel frames from the kernel, user frames from a copy of
 		 * the stack and the registers that start the walk */
-		r->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		r->sample_type |=
+		    PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 		r->regs_mask = REGS_MASK;
 		a->sample_regs_user = REGS_MASK;
 		a->sample_stack_user = (uint32_t)r->o.stack_size;

@@ -294,7 +294,8 @@ static const char *jit_sym(struct ember_record *r, struct rec_proc *p,
 		uint64_t t = f->stamp ? f->stamp : f->seen;
 		if (ember_jitdump_info(jd)->flags & 1)
 			t = UINT64_MAX; /* TSC times: the latest */
-		const struct ember_jit_code *c = ember_jitdump_find(jd, addr, t);
+		const struct ember_jit_code *c =
+		    ember_jitdump_find(jd, addr, t);
 		if (c && c->name && c->name[0])
 			return c->name;
 	}
