@@ -511,6 +511,25 @@ static void test_events(void)
 	o.event = "bogus";
 	CHECK(ember_record_new(&r, &o) == EMBER_EINVAL);
 	ember_record_free(r);
+	o.event = NULL;
+	o.stack_size = 65529;
+	CHECK(ember_record_new(&r, &o) == EMBER_EINVAL);
+	CHECK(strstr(ember_record_error(r), "at most 65528") != NULL);
+	ember_record_free(r);
+	o.stack_size = (size_t)-1;
+	CHECK(ember_record_new(&r, &o) == EMBER_EINVAL);
+	ember_record_free(r);
+	o.stack_size = 65528;
+	o.mmap_pages = 8;
+	CHECK(ember_record_new(&r, &o) == EMBER_EINVAL);
+	CHECK(strstr(ember_record_error(r), "use -m 32") != NULL);
+	ember_record_free(r);
+	o.call_graph = EMBER_CALLGRAPH_FP; /* no stack copies: 8 pages do */
+	CHECK(ember_record_new(&r, &o) == 0);
+	ember_record_free(r);
+	o.call_graph = 7;
+	CHECK(ember_record_new(&r, &o) == EMBER_EINVAL);
+	ember_record_free(r);
 }
 
 /* ---- DWARF samples of this process's own stack ---- */

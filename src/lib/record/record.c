@@ -151,13 +151,14 @@ int ember_record_new(struct ember_record **out,
 	    o->call_graph > EMBER_CALLGRAPH_FP)
 		return fail(r, EMBER_EINVAL, "unknown call-graph mode %d",
 			    o->call_graph);
-	if (!o->stack_size)
-		r->o.stack_size = EMBER_RECORD_STACK_SIZE;
-	r->o.stack_size = (r->o.stack_size + 7) & ~(size_t)7;
-	if (r->o.stack_size > EMBER_RECORD_STACK_MAX)
+	if (o->stack_size > EMBER_RECORD_STACK_MAX)
 		return fail(r, EMBER_EINVAL,
 			    "the stack copy is at most %d bytes, not %zu",
 			    EMBER_RECORD_STACK_MAX, o->stack_size);
+	if (!o->stack_size)
+		r->o.stack_size = EMBER_RECORD_STACK_SIZE;
+	/* the kernel wants a multiple of 8 (65528 is one) */
+	r->o.stack_size = (r->o.stack_size + 7) & ~(size_t)7;
 #if !defined(__x86_64__)
 	if (o->call_graph == EMBER_CALLGRAPH_DWARF)
 		return fail(r, EMBER_ENOTSUP,
