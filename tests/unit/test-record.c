@@ -693,6 +693,21 @@ static void test_dwarf_samples(void)
 	free(s);
 }
 
+static void test_jitdump_names(void)
+{
+	static const char *yes[] = {"/tmp/jit-12.dump", "jit-1.dump",
+				    "/home/u/app/jit-4242.dump"};
+	static const char *no[] = {"/tmp/jit-.dump", "/tmp/jit-12.dump.x",
+				   "/tmp/xjit-12.dump", "/tmp/jit-1a.dump",
+				   "/tmp/jitted-12-3.so", "", "/"};
+	for (size_t i = 0; i < ARRAY_SIZE(yes); i++)
+		CHECK(rec_is_jitdump_name(yes[i], strlen(yes[i])));
+	for (size_t i = 0; i < ARRAY_SIZE(no); i++)
+		CHECK(!rec_is_jitdump_name(no[i], strlen(no[i])));
+	/* only the given length counts */
+	CHECK(rec_is_jitdump_name("/tmp/jit-12.dump (deleted)", 16));
+}
+
 int main(void)
 {
 	test_symtab_aliases();
@@ -707,5 +722,6 @@ int main(void)
 	test_debuginfo();
 	test_events();
 	test_dwarf_samples();
+	test_jitdump_names();
 	DONE();
 }

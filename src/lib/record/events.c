@@ -469,6 +469,9 @@ static void on_mmap(struct ember_record *r, const struct perf_event_header *h,
 			   ino, name, namelen, (int)pid) &&
 	    r->unwinder)
 		ember_unwinder_invalidate(r->unwinder, (int)pid);
+	/* a jitdump removed since is still readable through /proc */
+	if (namelen > 10 && !memcmp(name + namelen - 10, " (deleted)", 10))
+		namelen -= 10;
 	if (rec_is_jitdump_name(name, namelen) && namelen < 4096) {
 		char path[4096];
 		memcpy(path, name, namelen);
