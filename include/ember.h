@@ -332,7 +332,132 @@ void ember_flamegraph_free(struct ember_flamegraph *fg);
 
 /* ---- collapse --------------------------------------------------------- */
 
+/* Folds profiler output into folded stacks, as FlameGraph's
+ * stackcollapse-*.pl scripts do.  Inputs are streamed (memory grows with
+ * the number of distinct stacks, not with the input) and, when large,
+ * parsed on several threads; the output is the same whatever the number
+ * of threads. */
+struct ember_collapse_options {
+	const char *format; /* "perf", "stap", "dtrace", "recursive";
+			       NULL or "guess": detect from the first input */
+	int threads;	    /* 0: one per CPU for large inputs; 1: no threads */
+	size_t job_size;    /* input bytes per thread's job (0: 2 MiB) */
+	/* perf (stackcollapse-perf.pl's options, and inferno's --skip-after) */
+	int pid, tid;	   /* root frame comm-PID, comm-PID/TID */
+	int kernel, jit;   /* _[k] and _[j] annotations */
+	int addrs;	   /* [module <addr>] for unknown symbols */
+	int inline_frames; /* --inline: inlined calls from DWARF (libdw) */
+	int context;	   /* --context: with --inline, :file:line */
+	int srcline;	   /* --srcline: input of perf script -F+srcline */
+	const char *event_filter; /* NULL: the first event type seen */
+	const char *const *skip_after; /* frames that become the root */
+	size_t nskip_after;
+	/* dtrace */
+	int includeoffset; /* keep +0x offsets (but the leaf's) */
+	/* Called from the calling thread now and then while an input is
+	 * read: bytes consumed so far and the input's size (0: unknown). */
+	void (*progress)(void *ctx, uint64_t done, uint64_t size);
+	void *progress_ctx;
+};
+void ember_collapse_options_init(struct ember_collapse_options *o);
+
+/* What a run met, for the caller to report. */
+struct ember_collapse_stats {
+	const char *format;  /* the format used (after guessing) */
+	uint64_t lines;	     /* input lines */
+	uint64_t records;    /* samples or stacks counted */
+	size_t stacks;	     /* distinct stacks */
+	int threads;	     /* threads used */
+	uint64_t bad_lines;  /* lines in no shape the format knows: skipped */
+	uint64_t first_bad_line; /* the first one's number (1-based) ... */
+	const char *first_bad_input; /* ... in this input (NULL: stdin) */
+	char first_bad_text[96];     /* ... and its start */
+	/* perf's event filter: the event counted (empty when no sample names
+	 * one), whether it was the first seen rather than asked for, and the
+	 * samples of other events skipped (and the first such event) */
+	char event[64];
+	int event_defaulted;
+	uint64_t filtered;
+	char filtered_event[64];
+	/* records cut off by the end of an input (truncated?): not counted */
+	uint64_t truncated;
+	const char *truncated_input;
+	/* perf --inline: modules without usable debugging information */
+	uint64_t inline_missing;
+	char inline_missing_module[128];
+};
+
+struct ember_collapse;
+/* EMBER_EINVAL for an unknown format or option combination. */
+int ember_collapse_new(struct ember_collapse **c,
+		       const struct ember_collapse_options *o) EMBER_WUR;
+/* Reads one input (NULL or "-": standard input), gzip-compressed or not.
+ * EMBER_EFORMAT when guessing finds no known format in the first input,
+ * else the reader's error (EMBER_ENOENT, EMBER_EIO...). */
+int ember_collapse_input(struct ember_collapse *c, const char *path) EMBER_WUR;
+/* The same for an input in memory; name (or NULL) is for reports. */
+int ember_collapse_mem(struct ember_collapse *c, const char *name,
+		       const char *data, size_t len) EMBER_WUR;
+/* Writes the folded stacks, sorted by bytes as the Perl scripts sort. */
+int ember_collapse_write(struct ember_collapse *c, ember_write_fn w,
+			 void *ctx) EMBER_WUR;
+const struct ember_collapse_stats *
+ember_collapse_stats(const struct ember_collapse *c);
+void ember_collapse_free(struct ember_collapse *c);
+
+/* The formats: name and one line about it; NULL past the last. */
+const char *ember_collapse_format(size_t i, const char **summary);
+/* The format that the start of an input looks like, or NULL. */
+const char *ember_collapse_guess(const char *p, size_t len);
+/* Whether the start of an input looks like folded stacks already. */
+int ember_collapse_is_folded(const char *p, size_t len);
+
+/* The frame names a `perf script` frame line "ADDR SYM (DSO)" becomes in
+ * `ember collapse perf` output: the symbol cleaned as
+ * stackcollapse-perf.pl cleans it (offset and argument list removed, ';'
+ * made ':', quotes dropped, [unknown] named after the module, Java's L
+ * prefix dropped in a java process), split at "->" into inlined frames,
+ * and annotated as asked.  For ember record, so that it names frames as
+ * `perf script | ember collapse perf` does. */
+struct ember_perf_frame {
+	const char *sym; /* as perf prints it ("[unknown]" if none), with or
+			    without its +0x offset */
+	size_t sym_len;
+	const char *dso; /* the module, "[unknown]" if none */
+	size_t dso_len;
+	const char *addr; /* the address in hex, for EMBER_PERF_ADDRS */
+	size_t addr_len;
+};
+enum {
+	EMBER_PERF_JAVA = 1,   /* the process name starts with "java" */
+	EMBER_PERF_KERNEL = 2, /* --kernel: _[k] */
+	EMBER_PERF_JIT = 4,    /* --jit: _[j] */
+	EMBER_PERF_ADDRS = 8,  /* --addrs: [module <addr>] */
+};
+/* Appends the names, callers first, joined by ';'; returns how many
+ * (0: the frame is left out, as perf's "(...)" pseudo-frames are). */
+int ember_perf_frame_names(const struct ember_perf_frame *f, int flags,
+			   struct ember_buf *out);
+
 /* ---- diff ------------------------------------------------------------- */
+
+/* difffolded.pl: every stack of either folded input with its count in
+ * each ("stack before after"), for a differential flame graph. */
+struct ember_diff_options {
+	int normalize; /* -n: scale BEFORE's counts to AFTER's total */
+	int strip_hex; /* -s: 0x1234 -> 0x... before merging */
+};
+struct ember_diff_stats {
+	uint64_t lines[2], bad_lines[2]; /* per input */
+	uint64_t first_bad_line[2];
+	double total[2];
+	size_t stacks;
+	int failed_input; /* when an input cannot be read: 0 or 1, else -1 */
+	int normalize_skipped; /* -n with an empty BEFORE */
+};
+int ember_diff(const char *before, const char *after,
+	       const struct ember_diff_options *o, ember_write_fn w, void *ctx,
+	       struct ember_diff_stats *st) EMBER_WUR;
 
 /* ---- record ----------------------------------------------------------- */
 

@@ -1,0 +1,163 @@
+/*
+ * The collapsers' common ground: what a format provides (struct
+ * ember_collapser), what a parser feeds (struct collapse_sink), and the
+ * line helpers every parser uses.
+ *
+ * A parser reads whole lines, keeps the record it is building in its own
+ * state across calls, and adds finished stacks to its sink.  The driver
+ * (collapse.c) either feeds one parser an input chunk by chunk, or cuts
+ * the input at record boundaries (the format's `split`) into jobs that
+ * parsers on worker threads take in any order, each into its own sink;
+ * the sinks are merged at the end.  State that crosses records (perf's
+ * "first event type seen") is settled by the driver in input order
+ * (`settle`) and handed to each job, so that every thread parses as one
+ * thread would.
+ */
+#ifndef EMBER_COLLAPSE_H
+#define EMBER_COLLAPSE_H
+
+#include <string.h>
+
+#include "internal.h"
+
+/* Counters of one job (or one input when not split), merged in input
+ * order by the driver.  Line numbers are relative to the job. */
+struct collapse_counts {
+	uint64_t lines, records;
+	uint64_t bad, first_bad; /* first_bad: 1-based line, 0: none */
+	char first_bad_text[96];
+	uint64_t filtered; /* perf: samples of another event type */
+	char filtered_event[64];
+	uint64_t truncated; /* records cut off by the end of the input */
+	uint64_t inline_missing;
+	char inline_missing_module[128];
+};
+
+/* Where a parser puts what it finds: one per thread. */
+struct collapse_sink {
+	struct ember_intern names;
+	struct ember_stacks stacks;
+	struct collapse_counts n;
+	char *event; /* perf: the event type its parser settled on */
+	int event_defaulted;
+};
+
+/* State crossing records, settled in input order by the driver. */
+struct collapse_shared {
+	char *event; /* perf: the event type counted; NULL: not known yet */
+	size_t event_len;
+	int event_defaulted; /* it is the first seen, not --event-filter */
+};
+
+struct ember_collapser {
+	const char *name;
+	const char *summary;
+	/* 1 if the start of an input is in this format */
+	int (*detect)(const char *p, size_t len);
+	/* whether, with these options, an input may be split for threads */
+	int (*parallel)(const struct ember_collapse_options *o);
+	void *(*state_new)(const struct ember_collapse_options *o,
+			   struct collapse_sink *sink);
+	void (*state_free)(void *st);
+	/* a job or an input starts (file_start: at the input's first line) */
+	void (*begin)(void *st, const struct collapse_shared *sh,
+		      int file_start);
+	/* whole lines (the last may lack its newline only at the end) */
+	void (*parse)(void *st, const char *p, size_t len);
+	/* the input ends: a record left open is dropped and counted */
+	void (*end)(void *st);
+	/* the offset just past the last line of p after which a record
+	 * starts afresh (0: none); p starts an input if file_start */
+	size_t (*split)(const char *p, size_t len, int file_start);
+	/* for threads: settles sh from a job's lines, in input order;
+	 * NULL when nothing crosses records */
+	void (*settle)(struct collapse_shared *sh, const char *p, size_t len,
+		       int file_start);
+};
+
+extern const struct ember_collapser ember_collapser_perf;
+extern const struct ember_collapser ember_collapser_stap;
+extern const struct ember_collapser ember_collapser_dtrace;
+extern const struct ember_collapser ember_collapser_recursive;
+
+/* Perl's \s (without \n, which never is inside a line) and \d, \w. */
+static inline int cl_space(unsigned char c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r');
+}
+static inline int cl_digit(unsigned char c)
+{
+	return c >= '0' && c <= '9';
+}
+static inline int cl_word(unsigned char c)
+{
+	return cl_digit(c) || (c >= 'a' && c <= 'z') ||
+	       (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+/* The next line of [*p, end): its length without the newline (and
+ * without a '\r' before it), *p moved past it.  The caller checks
+ * *p < end first. */
+static inline size_t cl_line(const char **p, const char *end,
+			     const char **line)
+{
+	const char *s = *p;
+	const char *nl = memchr(s, '\n', (size_t)(end - s));
+	size_t n;
+
+	if (nl) {
+		n = (size_t)(nl - s);
+		*p = nl + 1;
+	} else {
+		n = (size_t)(end - s);
+		*p = end;
+	}
+	if (n && s[n - 1] == '\r')
+		n--;
+	*line = s;
+	return n;
+}
+
+/* A line in no shape the format knows. */
+static inline void cl_bad(struct collapse_sink *k, const char *s, size_t n)
+{
+	if (!k->n.bad++) {
+		size_t m = n < sizeof(k->n.first_bad_text) - 1
+				   ? n
+				   : sizeof(k->n.first_bad_text) - 1;
+		k->n.first_bad = k->n.lines;
+		memcpy(k->n.first_bad_text, s, m);
+		k->n.first_bad_text[m] = '\0';
+	}
+}
+
+/* Adds a finished stack (root first). */
+static inline void cl_add(struct collapse_sink *k, const uint32_t *ids,
+			  size_t n, double count)
+{
+	ember_stacks_add(&k->stacks, ids, n, count, 0);
+	k->n.records++;
+}
+
+/* "a;b 12" lines as the Perl scripts read them, /^(.*)\s+?(\d+(?:\.\d*)?)$/:
+ * the count is the number after the last whitespace; the stack is what
+ * comes before that one whitespace character.  Returns 0 (and the stack's
+ * length and the count) or -1. */
+int ember_folded_split(const char *s, size_t n, size_t *stack_len,
+		       double *count) EMBER_HIDDEN;
+
+/* A count as Perl reads the digits (and fraction) of a number. */
+double ember_perl_number(const char *s, size_t n) EMBER_HIDDEN;
+
+/* perf --inline: the frames of the inlined calls at addr in module,
+ * outermost first, joined by ';' into out; 0, or -1 when the module or its
+ * debugging information is missing (the caller falls back to perf's
+ * symbol). */
+struct ember_inliner;
+struct ember_inliner *ember_inliner_new(int context) EMBER_HIDDEN;
+void ember_inliner_free(struct ember_inliner *in) EMBER_HIDDEN;
+int ember_inliner_lookup(struct ember_inliner *in, const char *module,
+			 size_t module_len, uint64_t addr, const char *sym,
+			 size_t sym_len, struct ember_buf *out) EMBER_HIDDEN;
+
+#endif

@@ -1,0 +1,1164 @@
+/*
+ * perf script output, as stackcollapse-perf.pl reads it.
+ *
+ * A sample is an event line ("comm pid/tid [cpu] time: period event:"),
+ * its frame lines, leaf first ("addr sym+off (dso)"), and a blank line.
+ * The state is the sample being built: the root frame's name (set by an
+ * accepted event line; while it is unset, frame lines are ignored), the
+ * period, and the frame ids seen so far, leaf first.  A blank line adds the
+ * stack, root first, with the period as its count, and clears the state.
+ *
+ * The regular expressions of the Perl script are reproduced by hand,
+ * backtracking included, so that odd lines come out as they do there.
+ * Where the script is plainly wrong ember does better (docs/COMPATIBILITY.md):
+ * argument lists are cut only at a '(' outside brackets, "(anonymous
+ * namespace)" frames are kept, "->" splits inlined frames only outside
+ * brackets, and a one-character or ":-1" process name is read as such.
+ */
+#include <stdlib.h>
+
+#include "collapse.h"
+
+/*
+ * Frame lines repeat: the same symbol at the same offset in the same
+ * module.  The cache maps a line's text after its address (all of it when
+ * the address shows in names: --addrs), with the java flag, to the frame
+ * ids it makes.  It is emptied when it grows past its bounds.
+ */
+struct lc_ent {
+	uint64_t hash;
+	uint32_t key, klen; /* the text, in keys */
+	uint32_t ids;	    /* the frames, in ids, in push order */
+	uint16_t nids;
+	uint8_t flags;
+	uint8_t used;
+};
+enum {
+	LC_JAVA = 1,	/* made for a java process */
+	LC_UNKNOWN = 2, /* the symbol is [unknown] (no srcline follows) */
+	LC_SKIP = 4,	/* a --skip-after frame */
+};
+#define LC_MAX_KEYS (16u << 20)
+#define LC_MAX_ENTS (1u << 19)
+
+struct line_cache {
+	struct lc_ent *tab;
+	size_t mask, n;
+	char *keys;
+	size_t klen, kalloc;
+	uint32_t *ids;
+	size_t nids, aids;
+};
+
+struct perf_state {
+	struct collapse_sink *k;
+	struct line_cache lc;
+	int key_addr; /* cache keys include the address */
+	int flags; /* EMBER_PERF_KERNEL | EMBER_PERF_JIT | EMBER_PERF_ADDRS */
+	int pid, tid, srcline;
+	const char *const *skip_after;
+	size_t nskip_after;
+	struct ember_inliner *inliner;
+	/* the event type counted; NULL until the first one is seen */
+	char *event;
+	size_t event_len;
+	int event_defaulted;
+	/* the sample being built */
+	int open;	   /* an accepted event line named its root */
+	uint32_t *root;	   /* ... these frames (';' in a name splits it) */
+	size_t nroot, aroot;
+	int java;	   /* the root starts with "java" */
+	double period;	   /* its count */
+	int skipping;	   /* a --skip-after frame was seen: no more frames */
+	int want_srcline;  /* --srcline: the next line is the frame's source */
+	size_t srcline_at; /* ... of this frame (index in frames), or -1 */
+	uint32_t *frames;  /* leaf first */
+	size_t n, alloc;
+	struct ember_buf tmp, tmp2, rootname;
+};
+
+/* ---- event lines ---- */
+
+struct event_line {
+	const char *comm, *pid, *tid, *event, *period;
+	size_t comm_len, pid_len, tid_len, event_len, period_len;
+};
+
+/* A pid or tid at s[i]: digits, or the -1 that perf prints for exiting
+ * tasks.  Returns where it ends (i when there is none). */
+static size_t id_token(const char *s, size_t n, size_t i)
+{
+	size_t j = i;
+
+	while (j < n && cl_digit(s[j]))
+		j++;
+	if (j == i && i + 1 < n && s[i] == '-' && s[i + 1] == '1' &&
+	    (i + 2 == n || !cl_digit(s[i + 2])))
+		j = i + 2;
+	return j;
+}
+
+/*
+ * The script's event line expression (comm, whitespace, pid, slashes
+ * and tid, whitespace): the process name is the
+ * shortest prefix followed by whitespace, a number, optionally slashes
+ * and a second number, and whitespace.  ember takes a one-character name
+ * and -1 ids too (the script needs two characters and digits, and so
+ * glues the rest of the line to the name).
+ */
+static int event_ids(const char *s, size_t n, struct event_line *ev)
+{
+	if (!n || cl_space(s[0]))
+		return 0;
+	for (size_t i = 1; i < n;) {
+		if (!cl_space(s[i])) {
+			i++;
+			continue;
+		}
+		size_t j = i;
+		while (j < n && cl_space(s[j]))
+			j++;
+		size_t a = id_token(s, n, j), b, e;
+		if (a == j) {
+			i = j;
+			continue;
+		}
+		b = a;
+		while (b < n && s[b] == '/')
+			b++;
+		e = b > a ? id_token(s, n, b) : b;
+		if (e >= n || !cl_space(s[e])) {
+			i = j;
+			continue;
+		}
+		ev->comm = s;
+		ev->comm_len = i;
+		if (e > b && !(e - b == 1 && s[b] == '0')) {
+			ev->pid = s + j;
+			ev->pid_len = a - j;
+			ev->tid = s + b;
+			ev->tid_len = e - b;
+		} else {
+			/* no tid (or the tid "0", false to Perl): the number is
+			 * the tid and the pid is unknown */
+			ev->pid = "?";
+			ev->pid_len = 1;
+			ev->tid = s + j;
+			ev->tid_len = a - j;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * The script's /:\s*(\d+)*\s+(\S+):\s*$/: the line's last word ends with
+ * ':' (the event, without it) and follows whitespace, a period maybe,
+ * whitespace maybe, and a ':'.
+ */
+static void event_name(const char *s, size_t n, struct event_line *ev)
+{
+	size_t e = n, b, w, d;
+
+	ev->event = ev->period = NULL;
+	ev->event_len = ev->period_len = 0;
+	while (e && cl_space(s[e - 1]))
+		e--;
+	if (e < 2 || s[e - 1] != ':')
+		return;
+	b = e - 1;
+	while (b && !cl_space(s[b - 1]))
+		b--;
+	if (b + 1 >= e || !b)
+		return;
+	w = b;
+	while (w && cl_space(s[w - 1]))
+		w--;
+	d = w;
+	while (d && cl_digit(s[d - 1]))
+		d--;
+	if (d < w) {
+		size_t c = d;
+		while (c && cl_space(s[c - 1]))
+			c--;
+		if (!c || s[c - 1] != ':')
+			return;
+		ev->period = s + d;
+		ev->period_len = w - d;
+	} else if (!w || s[w - 1] != ':') {
+		return;
+	}
+	ev->event = s + b;
+	ev->event_len = e - 1 - b;
+}
+
+/* ---- frame lines ---- */
+
+/*
+ * The script's /^\s*(\w+)\s*(.+) \((.*)\)/: the module is between the
+ * last " (" that some ')' follows and the last ')'; the address is the
+ * word at the start, and the symbol what lies between.  The regular
+ * expression backtracks into the address when nothing else fits, and so
+ * does this.
+ */
+static int frame_parts(const char *s, size_t n, struct ember_perf_frame *f)
+{
+	size_t w0 = 0, w1, q, close, p;
+	const char *r;
+
+	while (w0 < n && cl_space(s[w0]))
+		w0++;
+	w1 = w0;
+	while (w1 < n && cl_word(s[w1]))
+		w1++;
+	if (w1 == w0)
+		return 0;
+	r = memrchr(s + w1, ')', n - w1);
+	if (!r)
+		return 0;
+	close = (size_t)(r - s);
+	/* the last " (" with p + 2 <= close */
+	p = close;
+	for (;;) {
+		r = p > w0 ? memrchr(s + w0, '(', p - w0) : NULL;
+		if (!r || r == s + w0)
+			return 0;
+		p = (size_t)(r - s);
+		if (s[p - 1] == ' ') {
+			p--;
+			break;
+		}
+	}
+	if (p >= w1 + 1) {
+		q = w1;
+		while (q < n && cl_space(s[q]) && q + 1 <= p - 1)
+			q++;
+		f->addr = s + w0;
+		f->addr_len = w1 - w0;
+		f->sym = s + q;
+		f->sym_len = p - q;
+	} else if (p >= w0 + 2) {
+		f->addr = s + w0;
+		f->addr_len = p - 1 - w0;
+		f->sym = s + p - 1;
+		f->sym_len = 1;
+	} else {
+		return 0;
+	}
+	f->dso = s + p + 2;
+	f->dso_len = close - (p + 2);
+	return 1;
+}
+
+/* The script's s/\+0x[\da-f]+$//. */
+static size_t strip_offset(const char *s, size_t n)
+{
+	size_t i = n;
+
+	while (i && ((s[i - 1] >= '0' && s[i - 1] <= '9') ||
+		     (s[i - 1] >= 'a' && s[i - 1] <= 'f')))
+		i--;
+	if (i < n && i >= 3 && s[i - 1] == 'x' && s[i - 2] == '0' &&
+	    s[i - 3] == '+')
+		return i - 3;
+	return n;
+}
+
+static int has_arrow(const char *s, size_t n)
+{
+	for (const char *p = s, *e = s + n; (p = memchr(p, '-', (size_t)(e - p)));
+	     p++)
+		if (p + 1 < e && p[1] == '>')
+			return 1;
+	return 0;
+}
+
+static int has(const char *s, size_t n, const char *lit)
+{
+	return memmem(s, n, lit, strlen(lit)) != NULL;
+}
+
+static int starts(const char *s, size_t n, const char *lit)
+{
+	size_t m = strlen(lit);
+	return n >= m && !memcmp(s, lit, m);
+}
+
+/* ---- names ---- */
+
+static int ident(unsigned char c)
+{
+	return cl_word(c) || c == '$';
+}
+
+/* At s[i] == 'o': the end of a C++ operator name ("operator()",
+ * "operator<<", "operator->"...) starting there, else i. */
+static size_t operator_end(const char *s, size_t n, size_t i)
+{
+	size_t j = i + 8;
+
+	if (j > n || memcmp(s + i, "operator", 8) || (i && ident(s[i - 1])) ||
+	    (j < n && ident(s[j])))
+		return i;
+	if (j + 1 < n && ((s[j] == '(' && s[j + 1] == ')') ||
+			  (s[j] == '[' && s[j + 1] == ']')))
+		return j + 2;
+	while (j < n && strchr("<>=!+-*/%^&|~,", s[j]) && s[j])
+		j++;
+	return j;
+}
+
+/*
+ * Scans s for the first '(' at nesting depth 0 (arrow 0), or the first
+ * "->" at depth 0 (arrow 1), where <...>, [...], {...} and (...) nest and
+ * C++ operator names and "(anonymous namespace)" don't count.  Returns
+ * its index, or n.
+ */
+static size_t scan_top(const char *s, size_t n, int arrow)
+{
+	int depth = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		switch (c) {
+		case 'o': {
+			size_t j = operator_end(s, n, i);
+			if (j > i)
+				i = j - 1;
+			break;
+		}
+		case '<':
+		case '[':
+		case '{': depth++; break;
+		case '>':
+		case ']':
+		case '}':
+		case ')':
+			if (depth)
+				depth--;
+			break;
+		case '-':
+			if (i + 1 < n && s[i + 1] == '>') {
+				if (arrow && !depth)
+					return i;
+				i++; /* an arrow's '>' closes nothing */
+			}
+			break;
+		case '(':
+			if (starts(s + i, n - i, "(anonymous namespace)")) {
+				i += 20;
+				break;
+			}
+			if (!arrow && !depth)
+				return i;
+			depth++;
+			break;
+		}
+	}
+	return n;
+}
+
+/* Perl's /\.\(.*\)\./: a Go method name such as net/http.(*Client).Do,
+ * which keeps its parentheses. */
+static int go_name(const char *s, size_t n)
+{
+	const char *p = memmem(s, n, ".(", 2);
+
+	if (!p)
+		return 0;
+	size_t i = (size_t)(p - s) + 2;
+	return memmem(s + i, n - i, ").", 2) != NULL;
+}
+
+enum {
+	M_KERNEL = 1, /* the module is the kernel's (for _[k]) */
+	M_JIT = 2,    /* ... or JIT code (for _[j]) */
+};
+
+static int module_kind(const char *m, size_t n)
+{
+	int kind = 0;
+
+	if (((n && m[0] == '[') || (n >= 7 && !memcmp(m + n - 7, "vmlinux", 7))) &&
+	    !has(m, n, "unknown"))
+		kind |= M_KERNEL;
+	/* perf map files (m:/tmp/perf-\d+\.map:), and jitdump's
+	 * jitted-PID-N.so (ember's addition) */
+	for (const char *p = m; (p = memmem(p, n - (size_t)(p - m),
+					    "/tmp/perf-", 10));
+	     p++) {
+		size_t i = (size_t)(p - m) + 10, j = i;
+		while (j < n && cl_digit(m[j]))
+			j++;
+		if (j > i && j + 4 <= n && !memcmp(m + j, ".map", 4)) {
+			kind |= M_JIT;
+			break;
+		}
+	}
+	if (n >= 3 && !memcmp(m + n - 3, ".so", 3) && has(m, n, "/jitted-"))
+		kind |= M_JIT;
+	return kind;
+}
+
+/* The characters that make a name need cleaning. */
+static const unsigned char special_char[256] = {
+	[';'] = 1, ['('] = 1, ['"'] = 1, ['\''] = 1,
+};
+
+/*
+ * One part of a symbol (between "->"), cleaned as the script's
+ * tidy_generic and tidy_java do: [unknown] named after the module, ';'
+ * made ':', the argument list cut, quotes dropped, and Java's L prefix
+ * dropped.  The result is s itself when nothing changes, else in tmp.
+ */
+static void clean_part(const char *s, size_t n, const struct ember_perf_frame *f,
+		       int flags, struct ember_buf *tmp, const char **out,
+		       size_t *outn)
+{
+	int special = 0;
+
+	if (n == 9 && !memcmp(s, "[unknown]", 9)) {
+		const char *m = f->dso;
+		size_t mn = f->dso_len;
+		ember_buf_reset(tmp);
+		ember_buf_addch(tmp, '[');
+		if (mn == 9 && !memcmp(m, "[unknown]", 9)) {
+			ember_buf_adds(tmp, "unknown");
+		} else {
+			const char *sl = memrchr(m, '/', mn);
+			if (sl) {
+				mn -= (size_t)(sl + 1 - m);
+				m = sl + 1;
+			}
+			ember_buf_add(tmp, m, mn);
+		}
+		if (flags & EMBER_PERF_ADDRS) {
+			ember_buf_adds(tmp, " <");
+			ember_buf_add(tmp, f->addr, f->addr_len);
+			ember_buf_addch(tmp, '>');
+		}
+		ember_buf_addch(tmp, ']');
+		s = tmp->buf;
+		n = tmp->len;
+		special = 1;
+	}
+	for (size_t i = 0; i < n && !special; i++)
+		special = special_char[(unsigned char)s[i]];
+	if (special) {
+		if (s != tmp->buf) {
+			ember_buf_reset(tmp);
+			ember_buf_add(tmp, s, n);
+		}
+		char *b = tmp->buf;
+		size_t m = tmp->len, o = 0;
+		for (size_t i = 0; i < m; i++)
+			if (b[i] == ';')
+				b[i] = ':';
+		if (memchr(b, '(', m) && !go_name(b, m))
+			m = scan_top(b, m, 0);
+		for (size_t i = 0; i < m; i++)
+			if (b[i] != '"' && b[i] != '\'')
+				b[o++] = b[i];
+		ember_buf_setlen(tmp, o);
+		s = tmp->buf;
+		n = o;
+	}
+	if ((flags & EMBER_PERF_JAVA) && n && s[0] == 'L' && memchr(s, '/', n)) {
+		s++;
+		n--;
+	}
+	*out = s;
+	*outn = n;
+}
+
+/* Calls emit for each frame a perf frame line becomes, innermost inlined
+ * frame first (the order they are pushed in, leaf first); returns how
+ * many.  A part of the symbol between "->" is an inlined frame (_[i]). */
+typedef void (*emit_fn)(void *ctx, const char *s, size_t n, int part);
+
+static int frame_names(const struct ember_perf_frame *f, int flags,
+		       struct ember_buf *tmp, struct ember_buf *tmp2,
+		       emit_fn emit, void *ctx)
+{
+	const char *s = f->sym;
+	size_t n = strip_offset(f->sym, f->sym_len);
+	size_t cut[64], ncut = 0;
+	int kind = -1, count = 0;
+
+	/* perf's "(...)" pseudo-frames are left out, but not C++'s
+	 * "(anonymous namespace)::f" (the script drops those too) */
+	if (!n || (s[0] == '(' && !starts(s, n, "(anonymous namespace)")))
+		return 0;
+	/* parts: Perl's split drops empty trailing parts */
+	if (has_arrow(s, n)) {
+		size_t i = 0;
+		while (ncut < ARRAY_SIZE(cut) - 1) {
+			size_t j = i + scan_top(s + i, n - i, 1);
+			cut[ncut++] = j;
+			if (j >= n)
+				break;
+			i = j + 2;
+		}
+		while (ncut) {
+			size_t from = ncut > 1 ? cut[ncut - 2] + 2 : 0;
+			if (cut[ncut - 1] > from)
+				break;
+			ncut--;
+		}
+		if (!ncut)
+			return 0;
+	} else {
+		cut[ncut++] = n;
+	}
+	for (size_t k = ncut; k-- > 0;) {
+		size_t from = k ? cut[k - 1] + 2 : 0;
+		const char *name;
+		size_t len;
+		clean_part(s + from, cut[k] - from, f, flags, tmp, &name, &len);
+		const char *suffix = NULL;
+		if (k) {
+			if (!has(name, len, "_[i]"))
+				suffix = "_[i]";
+		} else if (flags & (EMBER_PERF_KERNEL | EMBER_PERF_JIT)) {
+			if (kind < 0)
+				kind = module_kind(f->dso, f->dso_len);
+			if ((flags & EMBER_PERF_KERNEL) && (kind & M_KERNEL))
+				suffix = "_[k]";
+			else if ((flags & EMBER_PERF_JIT) && (kind & M_JIT) &&
+				 !has(name, len, "_[j]"))
+				suffix = "_[j]";
+		}
+		if (suffix) {
+			ember_buf_reset(tmp2);
+			ember_buf_add(tmp2, name, len);
+			ember_buf_adds(tmp2, suffix);
+			name = tmp2->buf;
+			len = tmp2->len;
+		}
+		emit(ctx, name, len, (int)k);
+		count++;
+	}
+	return count;
+}
+
+struct names_out {
+	struct ember_buf *out;
+	size_t start;
+	int n;
+};
+
+static void emit_public(void *ctx, const char *s, size_t n, int part)
+{
+	struct names_out *o = ctx;
+	/* parts come innermost first: insert each at the start */
+	struct ember_buf *b = o->out;
+	size_t add = n + (o->n ? 1 : 0);
+
+	(void)part;
+	ember_buf_grow(b, add);
+	memmove(b->buf + o->start + add, b->buf + o->start, b->len - o->start);
+	memcpy(b->buf + o->start, s, n);
+	if (o->n)
+		b->buf[o->start + n] = ';';
+	ember_buf_setlen(b, b->len + add);
+	o->n++;
+}
+
+int ember_perf_frame_names(const struct ember_perf_frame *f, int flags,
+			   struct ember_buf *out)
+{
+	struct ember_buf tmp = EMBER_BUF_INIT, tmp2 = EMBER_BUF_INIT;
+	struct names_out o = {out, out->len, 0};
+	int n = frame_names(f, flags, &tmp, &tmp2, emit_public, &o);
+
+	ember_buf_release(&tmp);
+	ember_buf_release(&tmp2);
+	return n;
+}
+
+/* ---- the parser ---- */
+
+static void push(struct perf_state *st, uint32_t id)
+{
+	if (st->n == st->alloc)
+		EMBER_GROW(st->frames, st->n + 1, st->alloc);
+	st->frames[st->n++] = id;
+}
+
+static void emit_frame(void *ctx, const char *s, size_t n, int part)
+{
+	struct perf_state *st = ctx;
+
+	(void)part;
+	push(st, ember_intern(&st->k->names, s, n));
+}
+
+static void reset_sample(struct perf_state *st)
+{
+	st->open = 0;
+	st->skipping = 0;
+	st->want_srcline = 0;
+	st->n = 0;
+}
+
+/* A blank line: the sample is complete. */
+static void end_sample(struct perf_state *st)
+{
+	if (st->open) {
+		size_t n = st->n;
+		uint32_t *f = st->frames;
+		/* leaf first -> root first, with the root frame in front */
+		for (size_t i = 0, j = n ? n - 1 : 0; i < j; i++, j--) {
+			uint32_t t = f[i];
+			f[i] = f[j];
+			f[j] = t;
+		}
+		if (!st->skipping) {
+			size_t r = st->nroot;
+			if (st->n + r > st->alloc)
+				EMBER_GROW(st->frames, st->n + r, st->alloc);
+			f = st->frames;
+			memmove(f + r, f, n * sizeof(*f));
+			memcpy(f, st->root, r * sizeof(*f));
+			n += r;
+		}
+		cl_add(st->k, st->frames, n, st->period);
+	}
+	reset_sample(st);
+}
+
+static void set_event(struct perf_state *st, const char *e, size_t n,
+		      int defaulted)
+{
+	free(st->event);
+	st->event = ember_xmemdup(e, n);
+	st->event_len = n;
+	st->event_defaulted = defaulted;
+	if (!st->k->event) {
+		st->k->event = ember_xmemdup(e, n);
+		st->k->event_defaulted = defaulted;
+	}
+}
+
+static void event_line(struct perf_state *st, const struct event_line *ev,
+		       const char *s, size_t n)
+{
+	struct event_line e = *ev;
+
+	event_name(s, n, &e);
+	if (e.event) {
+		if (!st->event) {
+			set_event(st, e.event, e.event_len, 1);
+		} else if (e.event_len != st->event_len ||
+			   memcmp(e.event, st->event, e.event_len)) {
+			struct collapse_counts *c = &st->k->n;
+			if (!c->filtered++) {
+				size_t m = e.event_len < sizeof(c->filtered_event) - 1
+						   ? e.event_len
+						   : sizeof(c->filtered_event) - 1;
+				memcpy(c->filtered_event, e.event, m);
+				c->filtered_event[m] = '\0';
+			}
+			return; /* the sample, if one is open, goes on */
+		}
+	}
+	if (!e.period || (e.period_len == 1 && e.period[0] == '0'))
+		st->period = 1;
+	else
+		st->period = ember_perl_number(e.period, e.period_len);
+
+	struct ember_buf *r = &st->rootname;
+	ember_buf_reset(r);
+	ember_buf_add(r, e.comm, e.comm_len);
+	if (st->tid || st->pid) {
+		ember_buf_addch(r, '-');
+		ember_buf_add(r, e.pid, e.pid_len);
+		if (st->tid) {
+			ember_buf_addch(r, '/');
+			ember_buf_add(r, e.tid, e.tid_len);
+		}
+	}
+	for (size_t i = 0; i < r->len; i++)
+		if (r->buf[i] == ' ')
+			r->buf[i] = '_';
+	/* the script joins frames with ';': a ';' in the process name makes
+	 * frames of its parts, and so it does here */
+	st->nroot = 0;
+	for (const char *a = r->buf, *z = r->buf + r->len;;) {
+		const char *sc = memchr(a, ';', (size_t)(z - a));
+		const char *b = sc ? sc : z;
+		EMBER_GROW(st->root, st->nroot + 1, st->aroot);
+		st->root[st->nroot++] =
+			ember_intern(&st->k->names, a, (size_t)(b - a));
+		if (!sc)
+			break;
+		a = sc + 1;
+	}
+	st->java = r->len >= 4 && !memcmp(r->buf, "java", 4);
+	st->open = 1;
+}
+
+/* --srcline: the line after a frame is its source location ("file:line",
+ * or "dso[offset]"): "[...]" parts dropped, appended to the frame's name
+ * after a ':'. */
+static void srcline(struct perf_state *st, const char *s, size_t n)
+{
+	struct ember_buf *t = &st->tmp2;
+	size_t o = 0, len;
+
+	st->want_srcline = 0;
+	if (st->srcline_at >= st->n)
+		return;
+	ember_buf_reset(t);
+	for (size_t i = 0; i < n; i++) {
+		const char *c = s[i] == '[' ? memchr(s + i, ']', n - i) : NULL;
+		if (c)
+			i = (size_t)(c - s);
+		else
+			ember_buf_addch(t, s[i] == ';' ? ':' : s[i]);
+	}
+	len = t->len;
+	while (o < len && cl_space(t->buf[o]))
+		o++;
+	while (len > o && cl_space(t->buf[len - 1]))
+		len--;
+	if (len == o || (len - o >= 2 && !memcmp(t->buf + o, "??", 2)))
+		return;
+	size_t nl;
+	const char *name = ember_intern_str(&st->k->names,
+					    st->frames[st->srcline_at], &nl);
+	ember_buf_reset(&st->tmp);
+	ember_buf_add(&st->tmp, name, nl);
+	ember_buf_addch(&st->tmp, ':');
+	ember_buf_add(&st->tmp, t->buf + o, len - o);
+	st->frames[st->srcline_at] =
+		ember_intern(&st->k->names, st->tmp.buf, st->tmp.len);
+}
+
+static int skip_after(struct perf_state *st, const struct ember_perf_frame *f,
+		      size_t first)
+{
+	size_t sn = strip_offset(f->sym, f->sym_len);
+
+	for (size_t i = 0; i < st->nskip_after; i++) {
+		const char *want = st->skip_after[i];
+		size_t wn = strlen(want);
+		if (wn == sn && !memcmp(want, f->sym, sn))
+			return 1;
+		for (size_t j = first; j < st->n; j++) {
+			size_t len;
+			const char *name =
+				ember_intern_str(&st->k->names, st->frames[j], &len);
+			if (len == wn && !memcmp(name, want, wn))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* The script's un-inlining skips perf maps, the kernel and [pseudo]
+ * modules: m/(perf-\d+.map|kernel\.|\[[^\]]+\])/. */
+static int inline_candidate(const char *m, size_t n)
+{
+	if (has(m, n, "kernel."))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		if (m[i] == '[') {
+			const char *c = memchr(m + i + 1, ']', n - i - 1);
+			if (c && c > m + i + 1)
+				return 0;
+		}
+		if (m[i] == 'p' && starts(m + i, n - i, "perf-")) {
+			size_t j = i + 5, d = j;
+			while (d < n && cl_digit(m[d]))
+				d++;
+			if (d > j && d + 4 <= n && !memcmp(m + d + 1, "map", 3))
+				return 0;
+		}
+	}
+	return 1;
+}
+
+static int inlined_frames(struct perf_state *st,
+			  const struct ember_perf_frame *f)
+{
+	uint64_t addr = 0;
+
+	if (!inline_candidate(f->dso, f->dso_len) || f->addr_len > 16)
+		return 0;
+	for (size_t i = 0; i < f->addr_len; i++) {
+		char c = f->addr[i];
+		int v = c >= '0' && c <= '9'   ? c - '0'
+			: c >= 'a' && c <= 'f' ? c - 'a' + 10
+			: c >= 'A' && c <= 'F' ? c - 'A' + 10
+					       : -1;
+		if (v < 0)
+			return 0;
+		addr = addr << 4 | (uint64_t)v;
+	}
+	if (!st->inliner)
+		return 0;
+	ember_buf_reset(&st->tmp);
+	if (ember_inliner_lookup(st->inliner, f->dso, f->dso_len, addr, f->sym,
+				 f->sym_len, &st->tmp) < 0) {
+		struct collapse_counts *c = &st->k->n;
+		if (!c->inline_missing++) {
+			size_t m = f->dso_len < sizeof(c->inline_missing_module) - 1
+					   ? f->dso_len
+					   : sizeof(c->inline_missing_module) - 1;
+			memcpy(c->inline_missing_module, f->dso, m);
+			c->inline_missing_module[m] = '\0';
+		}
+		return 0;
+	}
+	if (!st->tmp.len)
+		return 0;
+	/* outermost first in tmp; pushed innermost first */
+	const char *b = st->tmp.buf, *e = b + st->tmp.len;
+	while (e > b) {
+		const char *sc = memrchr(b, ';', (size_t)(e - b));
+		const char *s = sc ? sc + 1 : b;
+		push(st, ember_intern(&st->k->names, s, (size_t)(e - s)));
+		e = sc ? sc : b;
+	}
+	return 1;
+}
+
+static void frame_line(struct perf_state *st, const struct ember_perf_frame *f)
+{
+	size_t first = st->n;
+	int flags = (st->flags & ~EMBER_PERF_JAVA) | (st->java ? EMBER_PERF_JAVA : 0);
+
+	if (st->skipping)
+		return;
+	if (!(st->inliner && inlined_frames(st, f)))
+		frame_names(f, flags, &st->tmp, &st->tmp2, emit_frame, st);
+	if (st->srcline && !(f->sym_len == 9 && !memcmp(f->sym, "[unknown]", 9))) {
+		st->want_srcline = 1;
+		st->srcline_at = st->n > first ? first : (size_t)-1;
+	}
+	if (st->nskip_after && skip_after(st, f, first))
+		st->skipping = 1;
+}
+
+static void lc_clear(struct line_cache *c)
+{
+	if (!c->tab) {
+		c->mask = 4095;
+		c->tab = ember_xcalloc(c->mask + 1, sizeof(*c->tab));
+	} else {
+		memset(c->tab, 0, (c->mask + 1) * sizeof(*c->tab));
+	}
+	c->n = c->klen = c->nids = 0;
+}
+
+static void lc_grow(struct line_cache *c)
+{
+	size_t mask = c->mask * 2 + 1;
+	struct lc_ent *tab = ember_xcalloc(mask + 1, sizeof(*tab));
+
+	for (size_t i = 0; i <= c->mask; i++) {
+		if (!c->tab[i].used)
+			continue;
+		size_t j = c->tab[i].hash & mask;
+		while (tab[j].used)
+			j = (j + 1) & mask;
+		tab[j] = c->tab[i];
+	}
+	free(c->tab);
+	c->tab = tab;
+	c->mask = mask;
+}
+
+static const struct lc_ent *lc_find(const struct line_cache *c, const char *k,
+				    size_t kn, uint64_t h, int java)
+{
+	for (size_t i = h & c->mask; c->tab[i].used; i = (i + 1) & c->mask) {
+		const struct lc_ent *e = &c->tab[i];
+		if (e->hash == h && e->klen == kn &&
+		    (e->flags & LC_JAVA) == java &&
+		    !memcmp(c->keys + e->key, k, kn))
+			return e;
+	}
+	return NULL;
+}
+
+static void lc_add(struct line_cache *c, const char *k, size_t kn, uint64_t h,
+		   int flags, const uint32_t *ids, size_t nids)
+{
+	if (kn > LC_MAX_KEYS / 64 || nids > UINT16_MAX)
+		return;
+	if (c->klen + kn > LC_MAX_KEYS || c->n >= LC_MAX_ENTS)
+		lc_clear(c);
+	if ((c->n + 1) * 2 > c->mask)
+		lc_grow(c);
+	size_t i = h & c->mask;
+	while (c->tab[i].used)
+		i = (i + 1) & c->mask;
+	if (c->klen + kn > c->kalloc) {
+		c->kalloc = c->kalloc ? c->kalloc : 65536;
+		while (c->kalloc < c->klen + kn)
+			c->kalloc *= 2;
+		c->keys = ember_xrealloc(c->keys, c->kalloc);
+	}
+	EMBER_GROW(c->ids, c->nids + nids, c->aids);
+	struct lc_ent *e = &c->tab[i];
+	e->hash = h;
+	e->key = (uint32_t)c->klen;
+	e->klen = (uint32_t)kn;
+	e->ids = (uint32_t)c->nids;
+	e->nids = (uint16_t)nids;
+	e->flags = (uint8_t)flags;
+	e->used = 1;
+	memcpy(c->keys + c->klen, k, kn);
+	c->klen += kn;
+	memcpy(c->ids + c->nids, ids, nids * sizeof(*ids));
+	c->nids += nids;
+	c->n++;
+}
+
+/* A line that is not an event line: a frame line (through the cache when
+ * it can), else a line in no known shape. */
+static void other_line(struct perf_state *st, const char *s, size_t n)
+{
+	struct ember_perf_frame f;
+	size_t w0 = 0, w1, kb;
+	uint64_t h = 0;
+	int java = st->java ? LC_JAVA : 0, cache = !st->inliner;
+
+	while (w0 < n && cl_space(s[w0]))
+		w0++;
+	w1 = w0;
+	while (w1 < n && cl_word(s[w1]))
+		w1++;
+	kb = st->key_addr ? w0 : w1;
+	/* " (" right after the address: the name depends on the address */
+	if (w1 + 1 < n && s[w1] == ' ' && s[w1 + 1] == '(')
+		cache = 0;
+	if (cache && w1 > w0) {
+		h = ember_hash(s + kb, n - kb) ^ (java ? 0x9e3779b97f4a7c15ull : 0);
+		const struct lc_ent *e = lc_find(&st->lc, s + kb, n - kb, h, java);
+		if (e) {
+			if (!st->open || st->skipping)
+				return;
+			size_t first = st->n;
+			if (st->n + e->nids > st->alloc)
+				EMBER_GROW(st->frames, st->n + e->nids, st->alloc);
+			memcpy(st->frames + st->n, st->lc.ids + e->ids,
+			       e->nids * sizeof(*st->frames));
+			st->n += e->nids;
+			if (st->srcline && !(e->flags & LC_UNKNOWN)) {
+				st->want_srcline = 1;
+				st->srcline_at = st->n > first ? first : (size_t)-1;
+			}
+			if (e->flags & LC_SKIP)
+				st->skipping = 1;
+			return;
+		}
+	}
+	if (!frame_parts(s, n, &f)) {
+		cl_bad(st->k, s, n);
+		return;
+	}
+	if (!st->open || st->skipping)
+		return;
+	size_t first = st->n;
+	frame_line(st, &f);
+	if (cache) {
+		int flags = java | (st->skipping ? LC_SKIP : 0) |
+			    (f.sym_len == 9 && !memcmp(f.sym, "[unknown]", 9)
+				     ? LC_UNKNOWN
+				     : 0);
+		lc_add(&st->lc, s + kb, n - kb, h, flags, st->frames + first,
+		       st->n - first);
+	}
+}
+
+static void perf_parse(void *arg, const char *p, size_t len)
+{
+	struct perf_state *st = arg;
+	struct collapse_sink *k = st->k;
+	const char *end = p + len;
+
+	while (p < end) {
+		const char *s;
+		size_t n = cl_line(&p, end, &s);
+		struct event_line ev;
+
+		k->n.lines++;
+		if (n && s[0] == '#')
+			continue;
+		if (!n) {
+			end_sample(st);
+			continue;
+		}
+		if (st->want_srcline) {
+			srcline(st, s, n);
+			continue;
+		}
+		if (!cl_space(s[0]) && event_ids(s, n, &ev))
+			event_line(st, &ev, s, n);
+		else
+			other_line(st, s, n);
+	}
+}
+
+static void perf_end(void *arg)
+{
+	struct perf_state *st = arg;
+
+	if (st->open)
+		st->k->n.truncated++;
+	reset_sample(st);
+}
+
+static void perf_begin(void *arg, const struct collapse_shared *sh,
+		       int file_start)
+{
+	struct perf_state *st = arg;
+
+	(void)file_start;
+	if (sh->event && !st->event)
+		set_event(st, sh->event, sh->event_len, sh->event_defaulted);
+	reset_sample(st);
+}
+
+static void *perf_new(const struct ember_collapse_options *o,
+		      struct collapse_sink *k)
+{
+	struct perf_state *st = ember_xcalloc(1, sizeof(*st));
+
+	st->k = k;
+	st->flags = (o->kernel ? EMBER_PERF_KERNEL : 0) |
+		    (o->jit ? EMBER_PERF_JIT : 0) |
+		    (o->addrs ? EMBER_PERF_ADDRS : 0);
+	st->pid = o->pid;
+	st->tid = o->tid;
+	st->srcline = o->srcline;
+	st->skip_after = o->skip_after;
+	st->nskip_after = o->nskip_after;
+	st->key_addr = o->addrs;
+	lc_clear(&st->lc);
+	if (o->inline_frames)
+		st->inliner = ember_inliner_new(o->context);
+	ember_buf_init(&st->tmp, 256);
+	ember_buf_init(&st->tmp2, 256);
+	ember_buf_init(&st->rootname, 64);
+	return st;
+}
+
+static void perf_free(void *arg)
+{
+	struct perf_state *st = arg;
+
+	if (!st)
+		return;
+	if (st->event && !st->k->event) {
+		st->k->event = st->event;
+		st->k->event_defaulted = st->event_defaulted;
+		st->event = NULL;
+	}
+	free(st->event);
+	free(st->frames);
+	free(st->root);
+	free(st->lc.tab);
+	free(st->lc.keys);
+	free(st->lc.ids);
+	if (st->inliner)
+		ember_inliner_free(st->inliner);
+	ember_buf_release(&st->tmp);
+	ember_buf_release(&st->tmp2);
+	ember_buf_release(&st->rootname);
+	free(st);
+}
+
+/* After the last blank line of p. */
+static size_t perf_split(const char *p, size_t len, int file_start)
+{
+	size_t end = len;
+
+	(void)file_start;
+	while (end) {
+		const char *nl = memrchr(p, '\n', end);
+		if (!nl)
+			return 0;
+		size_t q = (size_t)(nl - p);
+		size_t b = q; /* the line ending at q starts at b */
+		if (b && p[b - 1] == '\r')
+			b--;
+		if (!b || p[b - 1] == '\n')
+			return q + 1;
+		end = q;
+	}
+	return 0;
+}
+
+/* The first event type a run would see in p, if none is known yet. */
+static void perf_settle(struct collapse_shared *sh, const char *p, size_t len,
+			int file_start)
+{
+	const char *end = p + len;
+
+	(void)file_start;
+	while (!sh->event && p < end) {
+		const char *s;
+		size_t n = cl_line(&p, end, &s);
+		struct event_line ev;
+		if (!n || s[0] == '#' || cl_space(s[0]) || !event_ids(s, n, &ev))
+			continue;
+		event_name(s, n, &ev);
+		if (ev.event) {
+			sh->event = ember_xmemdup(ev.event, ev.event_len);
+			sh->event_len = ev.event_len;
+			sh->event_defaulted = 1;
+		}
+	}
+}
+
+static int perf_parallel(const struct ember_collapse_options *o)
+{
+	/* --srcline reads ahead across lines; --inline keeps a cache of
+	 * debugging information that is not shared between threads */
+	return !o->srcline && !o->inline_frames;
+}
+
+/* An event line, then a frame line (or the event names an event). */
+static int perf_detect(const char *p, size_t len)
+{
+	const char *end = p + len;
+	int seen_event = 0;
+
+	for (int lines = 0; p < end && lines < 200; lines++) {
+		const char *s;
+		size_t n = cl_line(&p, end, &s);
+		struct event_line ev;
+		struct ember_perf_frame f;
+		if (n && s[0] == '#')
+			continue;
+		if (!n) {
+			if (seen_event)
+				return 0; /* a sample needs a frame line */
+			continue;
+		}
+		if (seen_event)
+			return frame_parts(s, n, &f) && cl_space(s[0]);
+		if (cl_space(s[0]) || !event_ids(s, n, &ev))
+			return 0;
+		seen_event = 1;
+	}
+	return 0;
+}
+
+const struct ember_collapser ember_collapser_perf = {
+	.name = "perf",
+	.summary = "perf script output (stackcollapse-perf.pl)",
+	.detect = perf_detect,
+	.parallel = perf_parallel,
+	.state_new = perf_new,
+	.state_free = perf_free,
+	.begin = perf_begin,
+	.parse = perf_parse,
+	.end = perf_end,
+	.split = perf_split,
+	.settle = perf_settle,
+};

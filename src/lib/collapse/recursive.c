@@ -1,0 +1,117 @@
+/*
+ * Folded stacks with directly repeated frames collapsed ("a;b;b;b;c" ->
+ * "a;b;c"), as stackcollapse-recursive.pl does.  Lines are independent:
+ * there is no state between them.
+ */
+#include <stdlib.h>
+
+#include "collapse.h"
+
+struct rec_state {
+	struct collapse_sink *k;
+	uint32_t *frames;
+	size_t alloc;
+};
+
+static void rec_parse(void *arg, const char *p, size_t len)
+{
+	struct rec_state *st = arg;
+	const char *end = p + len;
+
+	while (p < end) {
+		const char *s;
+		size_t n = cl_line(&p, end, &s), sl;
+		double count;
+		st->k->n.lines++;
+		if (ember_folded_split(s, n, &sl, &count) || !sl) {
+			size_t i = 0;
+			while (i < n && cl_space(s[i]))
+				i++;
+			if (i < n)
+				cl_bad(st->k, s, n);
+			continue;
+		}
+		/* split /;/ drops empty trailing frames; a frame equal to the
+		 * one before it goes (the one before the first is "") */
+		while (sl && s[sl - 1] == ';')
+			sl--;
+		const char *f = s, *last = "";
+		size_t nf = 0, lastn = 0;
+		while (f <= s + sl && sl) {
+			const char *sc = memchr(f, ';', (size_t)(s + sl - f));
+			size_t fl = sc ? (size_t)(sc - f) : (size_t)(s + sl - f);
+			if (fl != lastn || memcmp(f, last, fl)) {
+				EMBER_GROW(st->frames, nf + 1, st->alloc);
+				st->frames[nf++] =
+					ember_intern(&st->k->names, f, fl);
+				last = f;
+				lastn = fl;
+			}
+			if (!sc)
+				break;
+			f = sc + 1;
+		}
+		cl_add(st->k, st->frames, nf, count);
+	}
+}
+
+static void rec_end(void *arg)
+{
+	(void)arg;
+}
+
+static void rec_begin(void *arg, const struct collapse_shared *sh,
+		      int file_start)
+{
+	(void)arg;
+	(void)sh;
+	(void)file_start;
+}
+
+static void *rec_new(const struct ember_collapse_options *o,
+		     struct collapse_sink *k)
+{
+	struct rec_state *st = ember_xcalloc(1, sizeof(*st));
+
+	(void)o;
+	st->k = k;
+	return st;
+}
+
+static void rec_free(void *arg)
+{
+	struct rec_state *st = arg;
+
+	if (st)
+		free(st->frames);
+	free(st);
+}
+
+/* Any line boundary: after the last newline. */
+static size_t rec_split(const char *p, size_t len, int file_start)
+{
+	const char *nl = memrchr(p, '\n', len);
+
+	(void)file_start;
+	return nl ? (size_t)(nl - p) + 1 : 0;
+}
+
+static int rec_parallel(const struct ember_collapse_options *o)
+{
+	(void)o;
+	return 1;
+}
+
+const struct ember_collapser ember_collapser_recursive = {
+	.name = "recursive",
+	.summary = "folded stacks, direct recursion collapsed "
+		   "(stackcollapse-recursive.pl)",
+	.detect = NULL, /* folded input is not profiler output */
+	.parallel = rec_parallel,
+	.state_new = rec_new,
+	.state_free = rec_free,
+	.begin = rec_begin,
+	.parse = rec_parse,
+	.end = rec_end,
+	.split = rec_split,
+};

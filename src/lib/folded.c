@@ -1,0 +1,49 @@
+/* Reading folded lines ("a;b;c 42") and their counts as the Perl scripts
+ * read them. */
+#include <stdlib.h>
+
+#include "collapse/collapse.h"
+
+double ember_perl_number(const char *s, size_t n)
+{
+	uint64_t v = 0;
+	size_t i = 0;
+
+	while (i < n && cl_digit(s[i]) && v < (UINT64_C(1) << 53) / 10)
+		v = v * 10 + (uint64_t)(s[i++] - '0');
+	if (i == n)
+		return (double)v;
+	/* a fraction, or digits beyond 2^53: strtod rounds correctly */
+	char small[64], *tmp = n < sizeof(small) ? small : ember_xmalloc(n + 1);
+	memcpy(tmp, s, n);
+	tmp[n] = '\0';
+	double d = strtod(tmp, NULL);
+	if (tmp != small)
+		free(tmp);
+	return d;
+}
+
+int ember_folded_split(const char *s, size_t n, size_t *stack_len,
+		       double *count)
+{
+	size_t i = n, k;
+
+	while (i && cl_digit(s[i - 1]))
+		i--;
+	k = i;
+	if (i && s[i - 1] == '.') {
+		/* digits '.' digits*: the integer part must be there */
+		k = i - 1;
+		while (k && cl_digit(s[k - 1]))
+			k--;
+		if (k == i - 1)
+			return -1;
+	} else if (i == n) {
+		return -1; /* no digits at the end */
+	}
+	if (!k || !cl_space(s[k - 1]))
+		return -1;
+	*stack_len = k - 1;
+	*count = ember_perl_number(s + k, n - k);
+	return 0;
+}
