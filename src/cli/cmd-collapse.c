@@ -114,6 +114,7 @@ static const struct option longopts[] = {
 /* ---- progress on a terminal ---- */
 
 struct progress {
+	double delay; /* seconds before the first line */
 	const char *name;
 	struct timespec start, last;
 	int shown;
@@ -142,7 +143,7 @@ static void on_progress(void *ctx, uint64_t done, uint64_t size)
 	double t = since(&p->start);
 	char a[32], b[32];
 
-	if (t < 2 || (p->shown && since(&p->last) < 0.25))
+	if (t < p->delay || (p->shown && since(&p->last) < 0.25))
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &p->last);
 	human(a, sizeof(a), (double)done);
@@ -361,6 +362,10 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 	if (js && !cli_long(js, 1, 1L << 30, &lv))
 		o.job_size = (size_t)lv;
 	if (cli_stderr_tty()) {
+		const char *d = getenv("EMBER_PROGRESS_DELAY"); /* for tests */
+		prog_state.delay = 2;
+		if (d)
+			cli_double(d, &prog_state.delay);
 		clock_gettime(CLOCK_MONOTONIC, &prog_state.start);
 		o.progress = on_progress;
 		o.progress_ctx = &prog_state;
@@ -388,7 +393,8 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 		goto out;
 	int err = ember_collapse_write(col, ember_write_stdio, out.f);
 	report(ember_collapse_stats(col), &o);
-	rc = cli_out_close(&out, !err);
+	/* a failed write is reported by cli_out_close */
+	rc = cli_out_close(&out, !err || err == EMBER_EIO);
 out:
 	ember_collapse_free(col);
 	free(skip);

@@ -1,11 +1,120 @@
-/* ember diff: not built yet. */
+/* ember diff: two folded profiles in, one differential profile out
+ * ("stack before after" lines), as FlameGraph's difffolded.pl. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli.h"
+
+static void help(FILE *f, const char *prog)
+{
+	fprintf(f,
+"usage: %s [-n] [-s] [-o FILE] BEFORE AFTER > diff.folded\n"
+"\n"
+"Compares two folded profiles (files or '-', gzip-compressed or not): every\n"
+"stack of either, with its count in BEFORE and in AFTER (0 where it is\n"
+"missing), sorted.  'ember flamegraph' draws such lines as a differential\n"
+"flame graph: widths from AFTER, red where a stack grew, blue where it\n"
+"shrank.  Same output as FlameGraph's difffolded.pl (which leaves the lines\n"
+"in no particular order).\n"
+"\n"
+"  -n, --normalize      scale BEFORE's counts so that both totals match\n"
+"  -s, --strip-hex      replace hex numbers (0x1234) by 0x... before\n"
+"                       comparing (addresses that differ between runs)\n"
+"  -o, --output FILE    write to FILE (default: standard output)\n"
+"  -q, --quiet          no warnings\n"
+"  -h, --help           this help\n"
+"\n"
+"Widths follow AFTER; to see what disappeared, also draw the reverse with\n"
+"the colours swapped (widths from BEFORE):\n"
+"\n"
+"EXAMPLES\n"
+"  %s before.folded after.folded | ember flamegraph > diff.svg\n"
+"  %s after.folded before.folded | ember flamegraph --negate > diff-rev.svg\n"
+"  %s -n -s old.folded.gz new.folded.gz -o diff.folded\n",
+		prog, prog, prog, prog);
+}
+
+static const struct option longopts[] = {
+	{"normalize", no_argument, NULL, 'n'},
+	{"strip-hex", no_argument, NULL, 's'},
+	{"output", required_argument, NULL, 'o'},
+	{"quiet", no_argument, NULL, 'q'},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+static const char *name(const char *path)
+{
+	return strcmp(path, "-") ? path : "standard input";
+}
 
 int cmd_diff(int argc, char **argv, const char *preset)
 {
-	(void)argc;
-	(void)argv;
-	(void)preset;
-	cli_error("'diff' is not available in this build yet");
-	return 1;
+	const char *prog = preset ? "difffolded.pl" : "ember diff";
+	const char *cmd = "diff";
+	const char *output = NULL;
+	struct ember_diff_options o = {0, 0};
+	struct ember_diff_stats st;
+	struct cli_out out;
+	int c;
+
+	if (preset) {
+		const char *base = strrchr(argv[0], '/');
+		prog = base ? base + 1 : argv[0];
+	}
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "nso:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'n': o.normalize = 1; break;
+		case 's': o.strip_hex = 1; break;
+		case 'o': output = optarg; break;
+		case 'q': cli_verbose = -1; break;
+		case 'h': help(stdout, prog); return 0;
+		default:
+			if (optopt == 'o')
+				return cli_usage(cmd, "option '-o' needs a value");
+			if (optopt && optopt < 256)
+				return cli_usage(cmd, "option '-%c' is unknown",
+						 optopt);
+			return cli_usage(cmd, "option '%s' is unknown",
+					 argv[optind - 1]);
+		}
+	}
+	if (argc - optind != 2)
+		return cli_usage(cmd, "give two folded profiles: BEFORE AFTER");
+	const char *before = argv[optind], *after = argv[optind + 1];
+	if (!strcmp(before, "-") && !strcmp(after, "-"))
+		return cli_usage(cmd, "only one of BEFORE and AFTER can be "
+				      "standard input");
+	if (cli_out_open(&out, output))
+		return 1;
+	errno = 0;
+	int err = ember_diff(before, after, &o, ember_write_stdio, out.f, &st);
+	if (err && st.failed_input >= 0) {
+		const char *path = st.failed_input ? after : before;
+		cli_error("cannot read '%s': %s", name(path),
+			  err == EMBER_EFORMAT ? "corrupt gzip data"
+			  : err == EMBER_ENOENT ? "No such file or directory"
+			  : err == EMBER_EPERM ? "Permission denied"
+					       : strerror(errno ? errno : EIO));
+		return cli_out_close(&out, 0);
+	}
+	for (int i = 0; i < 2; i++)
+		if (st.bad_lines[i])
+			cli_warn("skipped %llu line%s with no count in %s (the "
+				 "first is line %llu)",
+				 (unsigned long long)st.bad_lines[i],
+				 st.bad_lines[i] == 1 ? "" : "s",
+				 name(i ? after : before),
+				 (unsigned long long)st.first_bad_line[i]);
+	if (st.normalize_skipped)
+		cli_warn("-n: %s has no samples: counts left as they are",
+			 name(before));
+	if (!st.stacks)
+		cli_warn("no stacks in either profile");
+	/* a failed write is reported by cli_out_close */
+	return cli_out_close(&out, !err || err == EMBER_EIO);
 }

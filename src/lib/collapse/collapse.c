@@ -711,7 +711,8 @@ static void merge(struct ember_collapse *c)
 	}
 	free(map);
 	free(ids);
-	ember_stacks_sort(&dst->stacks, &dst->names);
+	if (dst->stacks.n) /* (qsort_r may not take the NULL of none) */
+		ember_stacks_sort(&dst->stacks, &dst->names);
 }
 
 int ember_collapse_write(struct ember_collapse *c, ember_write_fn w, void *ctx)

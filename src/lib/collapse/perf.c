@@ -813,13 +813,30 @@ static int inlined_frames(struct perf_state *st,
 	}
 	if (!st->tmp.len)
 		return 0;
-	/* outermost first in tmp; pushed innermost first */
+	/* "name\tfile:line\n" records, outermost first: pushed innermost
+	 * first, each name cleaned as perf's are */
 	const char *b = st->tmp.buf, *e = b + st->tmp.len;
+	struct ember_buf *t = &st->tmp2;
 	while (e > b) {
-		const char *sc = memrchr(b, ';', (size_t)(e - b));
-		const char *s = sc ? sc + 1 : b;
-		push(st, ember_intern(&st->k->names, s, (size_t)(e - s)));
-		e = sc ? sc : b;
+		const char *rec_end = e - 1; /* at its '\n' */
+		const char *nl = memrchr(b, '\n', (size_t)(rec_end - b));
+		const char *r = nl ? nl + 1 : b;
+		const char *tab = memchr(r, '\t', (size_t)(rec_end - r));
+		const char *name;
+		size_t len;
+		struct ember_buf name_buf = EMBER_BUF_INIT;
+		if (!tab)
+			tab = rec_end;
+		clean_part(r, (size_t)(tab - r), f, 0, &name_buf, &name, &len);
+		ember_buf_reset(t);
+		ember_buf_add(t, name, len);
+		if (tab + 1 < rec_end) {
+			ember_buf_addch(t, ':');
+			ember_buf_add(t, tab + 1, (size_t)(rec_end - tab - 1));
+		}
+		ember_buf_release(&name_buf);
+		push(st, ember_intern(&st->k->names, t->buf, t->len));
+		e = r;
 	}
 	return 1;
 }

@@ -1,0 +1,195 @@
+#!/bin/sh
+# ember collapse from the command line: inputs, outputs, errors, threads,
+# progress, the FlameGraph-named links and the classic pipelines.
+. tests/cli/lib.sh
+C=tests/conformance/collapse
+gzip -dc "$C/perf/inputs/rec-sys-slice.txt.gz" > "$T/sys.perf"
+gzip -dc "$C/perf/expected/rec-sys-slice--default.folded.gz" > "$T/sys.perl"
+gzip -dc "$C/deviations/perf/rec-sys-slice--default.diff.gz" > "$T/sys.dev"
+patch -s -o "$T/sys.want" "$T/sys.perl" "$T/sys.dev" || bad "patch the expected output"
+
+# inputs: file, standard input, '-', gzip, several files
+status 0 "file input" "$EMBER" collapse perf "$T/sys.perf"
+check "output as expected" cmp -s "$T/out" "$T/sys.want"
+check "nothing on stderr" test ! -s "$T/err"
+status 0 "stdin input" sh -c "\"$EMBER\" collapse perf < $T/sys.perf"
+check "stdin: same output" cmp -s "$T/out" "$T/sys.want"
+status 0 "'-' input" sh -c "\"$EMBER\" collapse perf - < $T/sys.perf"
+check "'-': same output" cmp -s "$T/out" "$T/sys.want"
+status 0 "gzip input" "$EMBER" collapse perf "$C/perf/inputs/rec-sys-slice.txt.gz"
+check "gzip: same output" cmp -s "$T/out" "$T/sys.want"
+status 0 "gzip on stdin" sh -c "\"$EMBER\" collapse perf < $C/perf/inputs/rec-sys-slice.txt.gz"
+check "gzip on stdin: same output" cmp -s "$T/out" "$T/sys.want"
+status 0 "format guessed" "$EMBER" collapse "$T/sys.perf"
+check "guessed: same output" cmp -s "$T/out" "$T/sys.want"
+status 0 "guess named" "$EMBER" collapse guess "$T/sys.perf"
+check "guess: same output" cmp -s "$T/out" "$T/sys.want"
+awk 'NR <= 20000' "$T/sys.perf" > "$T/part1"
+awk 'NR > 20000' "$T/sys.perf" > "$T/part2"
+status 0 "two inputs" "$EMBER" collapse perf "$T/part1" "$T/part2"
+# the cut may fall inside a sample: compare the totals only
+total() { awk '{ n += $NF } END { print n }' "$1"; }
+check "two inputs count every whole sample" test "$(total "$T/out")" -le "$(total "$T/sys.want")"
+
+# -o writes atomically; errors leave no output
+status 0 "-o" "$EMBER" collapse perf -o "$T/o.folded" "$T/sys.perf"
+check "-o writes the stacks" cmp -s "$T/o.folded" "$T/sys.want"
+check "-o leaves no temporary file" test -z "$(ls "$T" | grep '\.tmp\.')"
+echo keep > "$T/keep"
+status 1 "missing input" "$EMBER" collapse perf -o "$T/keep" "$T/nope.perf"
+check "missing input named" has "cannot read $T/nope.perf: No such file or directory" "$T/err"
+check "output untouched on error" test "$(cat "$T/keep")" = keep
+head -c 30000 "$C/perf/inputs/rec-sys-slice.txt.gz" > "$T/cut.gz"
+status 1 "truncated gzip" "$EMBER" collapse perf -o "$T/keep" "$T/cut.gz"
+check "truncated gzip explained" has "corrupt or truncated gzip data" "$T/err"
+check "output untouched after truncated gzip" test "$(cat "$T/keep")" = keep
+status 1 "directory input" "$EMBER" collapse perf /
+status 1 "unwritable output" "$EMBER" collapse perf -o /nonexistent/dir/x "$T/sys.perf"
+check "unwritable output named" has "cannot write '/nonexistent/dir/x'" "$T/err"
+if [ -w /dev/full ]; then
+	status 1 "full disk" sh -c "\"$EMBER\" collapse perf $T/sys.perf > /dev/full"
+	check "full disk reported" has "cannot write" "$T/err"
+fi
+
+# usage errors exit 2 and say what is wrong
+status 2 "unknown option" "$EMBER" collapse perf --no-such-option "$T/sys.perf"
+status 2 "perf option for stap" "$EMBER" collapse stap --pid "$T/sys.perf"
+check "perf option for stap explained" has "perf input only" "$T/err"
+status 2 "--includeoffset for perf" "$EMBER" collapse perf --includeoffset "$T/sys.perf"
+status 2 "bad --threads" "$EMBER" collapse perf -j 0 "$T/sys.perf"
+check "bad --threads explained" has "--threads" "$T/err"
+status 2 "--threads needs a value" "$EMBER" collapse perf --threads
+status 0 "-h" "$EMBER" collapse -h
+check "-h lists the formats" has "dtrace" "$T/out"
+check "-h ends with examples" has "EXAMPLES" "$T/out"
+status 0 "perf -h" "$EMBER" collapse perf -h
+check "perf -h lists --event-filter" has "--event-filter" "$T/out"
+status 0 "Perl's single-dash spelling" "$EMBER" collapse perf -pid -tid "$T/sys.perf"
+status 0 "--event-filter=EV spelling" "$EMBER" collapse perf --event-filter=cpu-clock:ppp "$T/sys.perf"
+check "--event-filter=EV keeps the samples" cmp -s "$T/out" "$T/sys.want"
+status 0 "--event-filter EV spelling" "$EMBER" collapse perf --event-filter cpu-clock:ppp "$T/sys.perf"
+check "--event-filter EV keeps the samples" cmp -s "$T/out" "$T/sys.want"
+status 0 "an event nobody has" "$EMBER" collapse perf --event-filter=cycles "$T/sys.perf"
+check "no samples of that event: said" has "no samples of event 'cycles'" "$T/err"
+check "no samples: no output" test ! -s "$T/out"
+
+# threads: the same bytes whatever the number of threads and the cuts
+cat "$T/sys.perf" "$T/sys.perf" "$T/sys.perf" > "$T/big.perf"
+status 0 "one thread" "$EMBER" collapse perf -j 1 --all --tid "$T/big.perf"
+cp "$T/out" "$T/big1"
+status 0 "two threads" "$EMBER" collapse perf -j 2 --all --tid "$T/big.perf"
+check "two threads: same output" cmp -s "$T/out" "$T/big1"
+status 0 "default threads" "$EMBER" collapse perf --all --tid "$T/big.perf"
+check "default threads: same output" cmp -s "$T/out" "$T/big1"
+status 0 "many small jobs" env EMBER_JOB_SIZE=1000 "$EMBER" collapse perf -j 8 --all --tid "$T/big.perf"
+check "many small jobs: same output" cmp -s "$T/out" "$T/big1"
+status 0 "threads on a pipe" sh -c "cat $T/big.perf | \"$EMBER\" collapse perf -j 2 --all --tid"
+check "threads on a pipe: same output" cmp -s "$T/out" "$T/big1"
+# a stretch without any sample boundary is read in order
+awk '!/^$/' "$T/sys.perf" | head -3000 > "$T/noblank.perf"
+echo >> "$T/noblank.perf"
+status 0 "no boundary, one thread" "$EMBER" collapse perf -j 1 "$T/noblank.perf"
+cp "$T/out" "$T/nb1"
+status 0 "no boundary, threads" env EMBER_JOB_SIZE=500 "$EMBER" collapse perf -j 2 "$T/noblank.perf"
+check "no boundary: same output" cmp -s "$T/out" "$T/nb1"
+
+# bad input: never a crash or a hang, a clear report
+head -c 200000 /dev/urandom > "$T/random"
+for f in perf stap dtrace recursive; do
+	status 0 "random bytes as $f" "$EMBER" collapse "$f" -j 1 "$T/random"
+	cp "$T/out" "$T/r1"
+	status 0 "random bytes as $f, threads" env EMBER_JOB_SIZE=3000 "$EMBER" collapse "$f" -j 3 "$T/random"
+	check "random bytes as $f: threads agree" cmp -s "$T/out" "$T/r1"
+done
+status 1 "random bytes, format guessed" "$EMBER" collapse "$T/random"
+check "unknown format explained" has "cannot tell the format of $T/random" "$T/err"
+check "the formats are listed" has "formats: perf stap dtrace recursive" "$T/err"
+printf 'app 1 [000] 1.0: 1 cycles:\n\t1 f+0x1 (/bin/a)\n\ngarbage here\n\nmore garbage\n' > "$T/bad.perf"
+status 0 "unrecognised lines" "$EMBER" collapse perf "$T/bad.perf"
+check "unrecognised lines counted, the first named" has "skipped 2 unrecognised lines (the first is line 4 of $T/bad.perf: \"garbage here\")" "$T/err"
+check "the good sample is kept" has "app;f 1" "$T/out"
+status 0 "-q silences warnings" "$EMBER" collapse perf -q "$T/bad.perf"
+check "-q: nothing on stderr" test ! -s "$T/err"
+head -c 300000 "$T/sys.perf" > "$T/cut.perf"
+status 0 "input cut mid-sample" "$EMBER" collapse perf "$T/cut.perf"
+check "cut input reported" has "ends inside a sample (truncated?)" "$T/err"
+: > "$T/empty"
+status 0 "empty input, format named" "$EMBER" collapse perf "$T/empty"
+check "empty input: empty output" test ! -s "$T/out"
+
+# progress: a line on a terminal, nothing otherwise
+status 0 "no progress when not a terminal" env EMBER_PROGRESS_DELAY=0 "$EMBER" collapse perf -o "$T/p.folded" "$T/big.perf"
+check "no progress line" test ! -s "$T/err"
+if command -v script > /dev/null 2>&1; then
+	script -qec "env EMBER_PROGRESS_DELAY=0 $EMBER collapse perf -j 1 -o $T/p.folded $T/big.perf" /dev/null > "$T/tty" 2>&1
+	check "progress line on a terminal" grep -q "collapsing $T/big.perf:.*MB/s" "$T/tty"
+fi
+
+# --inline: inlined calls from DWARF, as addr2line -i sees them
+if command -v gcc > /dev/null 2>&1 && command -v nm > /dev/null 2>&1; then
+	cat > "$T/inl.c" <<'CEOF'
+#include <stdio.h>
+static inline __attribute__((always_inline)) int leaf(int x) { return x * 3 + (x >> 2); }
+static inline __attribute__((always_inline)) int mid(int x) { int s = 0; for (int i = 0; i < x; i++) s += leaf(i); return s; }
+__attribute__((noinline)) int caller(int x) { return mid(x) + 1; }
+int main(int argc, char **argv) { (void)argv; printf("%d\n", caller(argc * 1000)); return 0; }
+CEOF
+	gcc -O2 -g -o "$T/inl" "$T/inl.c"
+	# an address inside leaf's code, inlined in mid, inlined in caller
+	start=$(nm "$T/inl" | awk '$3 == "caller" { print $1 }')
+	addr=$(objdump -d --no-show-raw-insn "$T/inl" | awk -v s="$start" '
+		$0 ~ "<caller>:" { on = 1; next } on && /lea|sar|imul/ { sub(":", "", $1); print $1; exit }')
+	printf 'inl 1 [000] 1.0: 1 cpu-clock:\n\t%s caller+0x12 (%s)\n\t1 main+0x1 (%s)\n\t7f00 g+0x1 (%s/gone.so)\n\n' \
+		"$addr" "$T/inl" "$T/inl" "$T" > "$T/inl.perf"
+	status 0 "--inline" "$EMBER" collapse perf --inline "$T/inl.perf"
+	check "--inline expands the inlined calls" has "inl;g;main;caller;mid;leaf 1" "$T/out"
+	check "--inline: a module without debugging information is said" has "no debugging information for 1 frame" "$T/err"
+	status 0 "--inline --context" "$EMBER" collapse perf -q --inline --context "$T/inl.perf"
+	check "--context adds where each call is" has ";caller:inl.c:4;mid:inl.c:3;leaf:inl.c:2 1" "$T/out"
+	status 0 "without --inline" "$EMBER" collapse perf "$T/inl.perf"
+	check "without --inline: perf's symbols" has "inl;g;main;caller 1" "$T/out"
+fi
+
+# drop-in links act as the scripts
+for l in stackcollapse-perf.pl stackcollapse-perf stackcollapse-stap.pl \
+	 stackcollapse.pl stackcollapse-recursive.pl difffolded.pl flamegraph.pl; do
+	ln -s "$EMBER" "$T/$l"
+done
+status 0 "stackcollapse-perf.pl link" "$T/stackcollapse-perf.pl" "$T/sys.perf"
+check "stackcollapse-perf.pl: same output" cmp -s "$T/out" "$T/sys.want"
+status 0 "stackcollapse-perf link" sh -c "\"$T/stackcollapse-perf\" < $T/sys.perf"
+check "stackcollapse-perf: same output" cmp -s "$T/out" "$T/sys.want"
+status 0 "link with Perl's options" "$T/stackcollapse-perf.pl" --all "$T/sys.perf"
+gzip -dc "$C/perf/expected/rec-sys-slice--all.folded.gz" > "$T/all.perl"
+gzip -dc "$C/deviations/perf/rec-sys-slice--all.diff.gz" > "$T/all.dev"
+patch -s -o "$T/all.want" "$T/all.perl" "$T/all.dev"
+check "link with --all: as expected" cmp -s "$T/out" "$T/all.want"
+status 0 "stackcollapse-perf.pl -h" "$T/stackcollapse-perf.pl" -h
+check "link help names the script" has "usage: stackcollapse-perf.pl" "$T/out"
+status 0 "stackcollapse-stap.pl link" "$T/stackcollapse-stap.pl" "$C/stap/inputs/rec-calltree.txt"
+gzip -dc "$C/stap/expected/rec-calltree.folded.gz" > "$T/stap.want"
+check "stackcollapse-stap.pl: same output" cmp -s "$T/out" "$T/stap.want"
+status 0 "stackcollapse.pl link" "$T/stackcollapse.pl" "$C/dtrace/inputs/rec-calltree.txt"
+gzip -dc "$C/dtrace/expected/rec-calltree.folded.gz" > "$T/dtrace.want"
+check "stackcollapse.pl: same output" cmp -s "$T/out" "$T/dtrace.want"
+printf 'a;b;b;b;c 1\na;b;c 2\n' > "$T/rec.folded"
+status 0 "stackcollapse-recursive.pl link" "$T/stackcollapse-recursive.pl" "$T/rec.folded"
+check "stackcollapse-recursive.pl folds recursion" test "$(cat "$T/out")" = "a;b;c 3"
+
+# the classic pipelines, with the links in PATH
+(
+	cd "$T" && PATH="$T:$PATH" && export PATH &&
+	cp sys.perf out.perf &&
+	stackcollapse-perf.pl out.perf > out.folded &&
+	flamegraph.pl out.folded > out.svg &&
+	grep ext4 out.folded | flamegraph.pl > ext4.svg &&
+	perf_folded=$(cat out.folded | wc -l) && test "$perf_folded" -gt 100
+) 2> "$T/err"
+check "seed workflow runs" test -s "$T/out.svg" -a -s "$T/ext4.svg"
+check "seed workflow SVGs are well-formed" wellformed "$T/out.svg"
+check "the ext4 graph has ext4 frames" has "ext4" "$T/ext4.svg"
+check "the seed workflow is quiet" test ! -s "$T/err"
+status 0 "perf script | ember collapse | ember flamegraph" sh -c "cat $T/sys.perf | \"$EMBER\" collapse perf | \"$EMBER\" flamegraph > $T/pipe.svg"
+check "the pipeline's SVG is well-formed" wellformed "$T/pipe.svg"
+
+finish
