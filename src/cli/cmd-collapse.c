@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -371,6 +372,11 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 		o.progress_ctx = &prog_state;
 	}
 
+	if (optind == argc && isatty(0)) {
+		free(skip);
+		return cli_usage(cmd, "no input: name a file, or pipe into "
+				      "'%s'", prog);
+	}
 	struct ember_collapse *col;
 	struct cli_out out = {0};
 	if (ember_collapse_new(&col, &o)) {

@@ -14,7 +14,7 @@
  * sinks are merged into the first (frame names re-interned) and sorted:
  * the output does not depend on which thread parsed what.
  *
- * A stretch of input longer than MAX_RECORD without a record boundary
+ * A stretch of input of MAX_RECORD jobs without a record boundary
  * stops the splitting: the jobs in flight are waited for and the rest of
  * that input is parsed on the reading thread, in order.
  */
@@ -28,7 +28,7 @@
 #include "collapse.h"
 
 #define JOB_SIZE (2u << 20)
-#define MAX_RECORD (64u << 20)
+#define MAX_RECORD 32 /* jobs' worth of input without a record boundary */
 #define MAX_THREADS 64
 
 static const struct ember_collapser *const formats[] = {
@@ -213,6 +213,7 @@ struct source {
 };
 
 #define PIECE (1u << 20)
+#define MAX_LINE (64u << 20)
 
 /* Reads up to n bytes: how many (0 at the end), or EMBER_EIO. */
 static ssize_t fd_read(struct source *s, char *p, size_t n)
@@ -256,8 +257,8 @@ static int src_next(struct source *s, const char **p, size_t *n)
 		const char *nl = s->blen ? memrchr(s->buf, '\n', s->blen) : NULL;
 		if (nl && (s->blen >= PIECE || s->eof))
 			s->keep = (size_t)(nl - s->buf) + 1;
-		else if (s->eof)
-			s->keep = s->blen;
+		else if (s->eof || s->blen >= MAX_LINE)
+			s->keep = s->blen; /* the end, or an absurd line: as is */
 		if (s->keep) {
 			*p = s->buf;
 			*n = s->keep;
@@ -382,6 +383,13 @@ static int run_serial(struct ember_collapse *c, struct source *r,
 		c->fmt->parse(w->state, p, n);
 		progress(c, r);
 	}
+	/* what crosses records, as this parser settled it, for the jobs of
+	 * later inputs split for threads */
+	if (!c->sh.event && w->sink.event) {
+		c->sh.event = ember_xmemdup(w->sink.event, w->sink.event_len);
+		c->sh.event_len = w->sink.event_len;
+		c->sh.event_defaulted = w->sink.event_defaulted;
+	}
 	c->fmt->end(w->state);
 	rec = new_record(c, input);
 	rec->n = w->sink.n;
@@ -460,11 +468,12 @@ static struct job *get_job(struct ember_collapse *c)
 	return j;
 }
 
-/* Waits until every job is back, and files their counters. */
-static void drain(struct ember_collapse *c)
+/* Waits until every job but the `held` ones the caller has is back, and
+ * files their counters. */
+static void drain(struct ember_collapse *c, int held)
 {
 	pthread_mutex_lock(&c->lock);
-	while (c->nfree < c->njobs)
+	while (c->nfree < c->njobs - held)
 		pthread_cond_wait(&c->free_cv, &c->lock);
 	for (struct job *j = c->freel; j; j = j->next)
 		harvest(c, j);
@@ -540,10 +549,10 @@ static int run_threads(struct ember_collapse *c, struct source *r,
 			continue;
 		size_t cut = c->fmt->split(j->buf, j->len, j->file_start);
 		if (!cut) {
-			if (j->len < MAX_RECORD)
+			if (j->len < MAX_RECORD * c->job_size)
 				continue;
 			/* no record boundary in sight: go on in order */
-			drain(c);
+			drain(c, 1);
 			size_t whole = src_unread(r, j->buf, j->len);
 			rc = src_next(r, &p, &n);
 			rc = run_serial(c, r, input, j->file_start, j->buf,
@@ -659,7 +668,7 @@ int ember_collapse_mem(struct ember_collapse *c, const char *name,
 
 static void stop_threads(struct ember_collapse *c)
 {
-	drain(c);
+	drain(c, 0);
 	if (!c->spawned)
 		return;
 	pthread_mutex_lock(&c->lock);

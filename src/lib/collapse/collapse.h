@@ -39,6 +39,7 @@ struct collapse_sink {
 	struct ember_stacks stacks;
 	struct collapse_counts n;
 	char *event; /* perf: the event type its parser settled on */
+	size_t event_len;
 	int event_defaulted;
 };
 
@@ -89,10 +90,10 @@ static inline int cl_digit(unsigned char c)
 {
 	return c >= '0' && c <= '9';
 }
+extern const unsigned char ember_cl_word[256] EMBER_HIDDEN;
 static inline int cl_word(unsigned char c)
 {
-	return cl_digit(c) || (c >= 'a' && c <= 'z') ||
-	       (c >= 'A' && c <= 'Z') || c == '_';
+	return ember_cl_word[c];
 }
 
 /* The next line of [*p, end): its length without the newline (and
@@ -148,6 +149,40 @@ int ember_folded_split(const char *s, size_t n, size_t *stack_len,
 
 /* A count as Perl reads the digits (and fraction) of a number. */
 double ember_perl_number(const char *s, size_t n) EMBER_HIDDEN;
+
+/* The line cache (linecache.c): a line's text, with a flag, -> frame ids. */
+enum {
+	LC_JAVA = 1,	/* made for a java process (part of the key) */
+	LC_UNKNOWN = 2, /* perf: the symbol is [unknown] */
+	LC_SKIP = 4,	/* perf: a --skip-after frame */
+};
+struct ember_linecache {
+	uint64_t *slots;
+	size_t mask, n;
+	char *mem;
+	size_t len, alloc;
+	uint32_t prev;	  /* the record of the last line */
+	uint64_t hash;	  /* of the last key not found ... */
+	int pending;	  /* ... valid */
+};
+struct lc_hit {
+	const uint32_t *ids;
+	size_t nids;
+	int flags;
+};
+void ember_linecache_init(struct ember_linecache *c) EMBER_HIDDEN;
+void ember_linecache_release(struct ember_linecache *c) EMBER_HIDDEN;
+/* 1 and the hit, or 0: then ember_linecache_add may follow. */
+int ember_linecache_find(struct ember_linecache *c, const char *k, size_t kn,
+			 int java, struct lc_hit *hit) EMBER_HIDDEN;
+void ember_linecache_add(struct ember_linecache *c, const char *k, size_t kn,
+			 int flags, const uint32_t *ids,
+			 size_t nids) EMBER_HIDDEN;
+/* A record starts: the next line follows none. */
+static inline void ember_linecache_restart(struct ember_linecache *c)
+{
+	c->prev = 0;
+}
 
 /* perf --inline: the frames of the inlined calls at addr in module,
  * outermost first, joined by ';' into out; 0, or -1 when the module or its

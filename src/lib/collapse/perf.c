@@ -19,40 +19,9 @@
 
 #include "collapse.h"
 
-/*
- * Frame lines repeat: the same symbol at the same offset in the same
- * module.  The cache maps a line's text after its address (all of it when
- * the address shows in names: --addrs), with the java flag, to the frame
- * ids it makes.  It is emptied when it grows past its bounds.
- */
-struct lc_ent {
-	uint64_t hash;
-	uint32_t key, klen; /* the text, in keys */
-	uint32_t ids;	    /* the frames, in ids, in push order */
-	uint16_t nids;
-	uint8_t flags;
-	uint8_t used;
-};
-enum {
-	LC_JAVA = 1,	/* made for a java process */
-	LC_UNKNOWN = 2, /* the symbol is [unknown] (no srcline follows) */
-	LC_SKIP = 4,	/* a --skip-after frame */
-};
-#define LC_MAX_KEYS (16u << 20)
-#define LC_MAX_ENTS (1u << 19)
-
-struct line_cache {
-	struct lc_ent *tab;
-	size_t mask, n;
-	char *keys;
-	size_t klen, kalloc;
-	uint32_t *ids;
-	size_t nids, aids;
-};
-
 struct perf_state {
 	struct collapse_sink *k;
-	struct line_cache lc;
+	struct ember_linecache lc; /* frame line -> frame ids */
 	int key_addr; /* cache keys include the address */
 	int flags; /* EMBER_PERF_KERNEL | EMBER_PERF_JIT | EMBER_PERF_ADDRS */
 	int pid, tid, srcline;
@@ -74,7 +43,7 @@ struct perf_state {
 	size_t srcline_at; /* ... of this frame (index in frames), or -1 */
 	uint32_t *frames;  /* leaf first */
 	size_t n, alloc;
-	struct ember_buf tmp, tmp2, rootname;
+	struct ember_buf tmp, tmp2, rootname, lastroot;
 };
 
 /* ---- event lines ---- */
@@ -595,6 +564,7 @@ static void emit_frame(void *ctx, const char *s, size_t n, int part)
 
 static void reset_sample(struct perf_state *st)
 {
+	ember_linecache_restart(&st->lc);
 	st->open = 0;
 	st->skipping = 0;
 	st->want_srcline = 0;
@@ -636,6 +606,7 @@ static void set_event(struct perf_state *st, const char *e, size_t n,
 	st->event_defaulted = defaulted;
 	if (!st->k->event) {
 		st->k->event = ember_xmemdup(e, n);
+		st->k->event_len = n;
 		st->k->event_defaulted = defaulted;
 	}
 }
@@ -681,6 +652,14 @@ static void event_line(struct perf_state *st, const struct event_line *ev,
 	for (size_t i = 0; i < r->len; i++)
 		if (r->buf[i] == ' ')
 			r->buf[i] = '_';
+	st->java = r->len >= 4 && !memcmp(r->buf, "java", 4);
+	st->open = 1;
+	/* most samples have the root of the one before */
+	if (st->nroot && r->len == st->lastroot.len &&
+	    !memcmp(r->buf, st->lastroot.buf, r->len))
+		return;
+	ember_buf_reset(&st->lastroot);
+	ember_buf_add(&st->lastroot, r->buf, r->len);
 	/* the script joins frames with ';': a ';' in the process name makes
 	 * frames of its parts, and so it does here */
 	st->nroot = 0;
@@ -694,8 +673,6 @@ static void event_line(struct perf_state *st, const struct event_line *ev,
 			break;
 		a = sc + 1;
 	}
-	st->java = r->len >= 4 && !memcmp(r->buf, "java", 4);
-	st->open = 1;
 }
 
 /* --srcline: the line after a frame is its source location ("file:line",
@@ -858,89 +835,12 @@ static void frame_line(struct perf_state *st, const struct ember_perf_frame *f)
 		st->skipping = 1;
 }
 
-static void lc_clear(struct line_cache *c)
-{
-	if (!c->tab) {
-		c->mask = 4095;
-		c->tab = ember_xcalloc(c->mask + 1, sizeof(*c->tab));
-	} else {
-		memset(c->tab, 0, (c->mask + 1) * sizeof(*c->tab));
-	}
-	c->n = c->klen = c->nids = 0;
-}
-
-static void lc_grow(struct line_cache *c)
-{
-	size_t mask = c->mask * 2 + 1;
-	struct lc_ent *tab = ember_xcalloc(mask + 1, sizeof(*tab));
-
-	for (size_t i = 0; i <= c->mask; i++) {
-		if (!c->tab[i].used)
-			continue;
-		size_t j = c->tab[i].hash & mask;
-		while (tab[j].used)
-			j = (j + 1) & mask;
-		tab[j] = c->tab[i];
-	}
-	free(c->tab);
-	c->tab = tab;
-	c->mask = mask;
-}
-
-static const struct lc_ent *lc_find(const struct line_cache *c, const char *k,
-				    size_t kn, uint64_t h, int java)
-{
-	for (size_t i = h & c->mask; c->tab[i].used; i = (i + 1) & c->mask) {
-		const struct lc_ent *e = &c->tab[i];
-		if (e->hash == h && e->klen == kn &&
-		    (e->flags & LC_JAVA) == java &&
-		    !memcmp(c->keys + e->key, k, kn))
-			return e;
-	}
-	return NULL;
-}
-
-static void lc_add(struct line_cache *c, const char *k, size_t kn, uint64_t h,
-		   int flags, const uint32_t *ids, size_t nids)
-{
-	if (kn > LC_MAX_KEYS / 64 || nids > UINT16_MAX)
-		return;
-	if (c->klen + kn > LC_MAX_KEYS || c->n >= LC_MAX_ENTS)
-		lc_clear(c);
-	if ((c->n + 1) * 2 > c->mask)
-		lc_grow(c);
-	size_t i = h & c->mask;
-	while (c->tab[i].used)
-		i = (i + 1) & c->mask;
-	if (c->klen + kn > c->kalloc) {
-		c->kalloc = c->kalloc ? c->kalloc : 65536;
-		while (c->kalloc < c->klen + kn)
-			c->kalloc *= 2;
-		c->keys = ember_xrealloc(c->keys, c->kalloc);
-	}
-	EMBER_GROW(c->ids, c->nids + nids, c->aids);
-	struct lc_ent *e = &c->tab[i];
-	e->hash = h;
-	e->key = (uint32_t)c->klen;
-	e->klen = (uint32_t)kn;
-	e->ids = (uint32_t)c->nids;
-	e->nids = (uint16_t)nids;
-	e->flags = (uint8_t)flags;
-	e->used = 1;
-	memcpy(c->keys + c->klen, k, kn);
-	c->klen += kn;
-	memcpy(c->ids + c->nids, ids, nids * sizeof(*ids));
-	c->nids += nids;
-	c->n++;
-}
-
 /* A line that is not an event line: a frame line (through the cache when
  * it can), else a line in no known shape. */
 static void other_line(struct perf_state *st, const char *s, size_t n)
 {
 	struct ember_perf_frame f;
 	size_t w0 = 0, w1, kb;
-	uint64_t h = 0;
 	int java = st->java ? LC_JAVA : 0, cache = !st->inliner;
 
 	while (w0 < n && cl_space(s[w0]))
@@ -952,26 +852,23 @@ static void other_line(struct perf_state *st, const char *s, size_t n)
 	/* " (" right after the address: the name depends on the address */
 	if (w1 + 1 < n && s[w1] == ' ' && s[w1 + 1] == '(')
 		cache = 0;
-	if (cache && w1 > w0) {
-		h = ember_hash(s + kb, n - kb) ^ (java ? 0x9e3779b97f4a7c15ull : 0);
-		const struct lc_ent *e = lc_find(&st->lc, s + kb, n - kb, h, java);
-		if (e) {
-			if (!st->open || st->skipping)
-				return;
-			size_t first = st->n;
-			if (st->n + e->nids > st->alloc)
-				EMBER_GROW(st->frames, st->n + e->nids, st->alloc);
-			memcpy(st->frames + st->n, st->lc.ids + e->ids,
-			       e->nids * sizeof(*st->frames));
-			st->n += e->nids;
-			if (st->srcline && !(e->flags & LC_UNKNOWN)) {
-				st->want_srcline = 1;
-				st->srcline_at = st->n > first ? first : (size_t)-1;
-			}
-			if (e->flags & LC_SKIP)
-				st->skipping = 1;
+	struct lc_hit e;
+	if (cache && w1 > w0 &&
+	    ember_linecache_find(&st->lc, s + kb, n - kb, java, &e)) {
+		if (!st->open || st->skipping)
 			return;
+		size_t first = st->n;
+		if (st->n + e.nids > st->alloc)
+			EMBER_GROW(st->frames, st->n + e.nids, st->alloc);
+		memcpy(st->frames + st->n, e.ids, e.nids * sizeof(*st->frames));
+		st->n += e.nids;
+		if (st->srcline && !(e.flags & LC_UNKNOWN)) {
+			st->want_srcline = 1;
+			st->srcline_at = st->n > first ? first : (size_t)-1;
 		}
+		if (e.flags & LC_SKIP)
+			st->skipping = 1;
+		return;
 	}
 	if (!frame_parts(s, n, &f)) {
 		cl_bad(st->k, s, n);
@@ -981,13 +878,13 @@ static void other_line(struct perf_state *st, const char *s, size_t n)
 		return;
 	size_t first = st->n;
 	frame_line(st, &f);
-	if (cache) {
+	if (cache && w1 > w0) {
 		int flags = java | (st->skipping ? LC_SKIP : 0) |
 			    (f.sym_len == 9 && !memcmp(f.sym, "[unknown]", 9)
 				     ? LC_UNKNOWN
 				     : 0);
-		lc_add(&st->lc, s + kb, n - kb, h, flags, st->frames + first,
-		       st->n - first);
+		ember_linecache_add(&st->lc, s + kb, n - kb, flags,
+				    st->frames + first, st->n - first);
 	}
 }
 
@@ -1055,12 +952,13 @@ static void *perf_new(const struct ember_collapse_options *o,
 	st->skip_after = o->skip_after;
 	st->nskip_after = o->nskip_after;
 	st->key_addr = o->addrs;
-	lc_clear(&st->lc);
+	ember_linecache_init(&st->lc);
 	if (o->inline_frames)
 		st->inliner = ember_inliner_new(o->context);
 	ember_buf_init(&st->tmp, 256);
 	ember_buf_init(&st->tmp2, 256);
 	ember_buf_init(&st->rootname, 64);
+	ember_buf_init(&st->lastroot, 64);
 	return st;
 }
 
@@ -1078,14 +976,13 @@ static void perf_free(void *arg)
 	free(st->event);
 	free(st->frames);
 	free(st->root);
-	free(st->lc.tab);
-	free(st->lc.keys);
-	free(st->lc.ids);
+	ember_linecache_release(&st->lc);
 	if (st->inliner)
 		ember_inliner_free(st->inliner);
 	ember_buf_release(&st->tmp);
 	ember_buf_release(&st->tmp2);
 	ember_buf_release(&st->rootname);
+	ember_buf_release(&st->lastroot);
 	free(st);
 }
 
