@@ -225,7 +225,8 @@ static int is_format(const char *s)
 	return 0;
 }
 
-static int input_error(struct ember_collapse *c, const char *path, int err)
+static int input_error(struct ember_collapse *c, const char *path, int err,
+		       int guessing)
 {
 	const struct ember_collapse_stats *st = ember_collapse_stats(c);
 	const char *name = input_name(path && strcmp(path, "-") ? path : NULL);
@@ -255,6 +256,11 @@ static int input_error(struct ember_collapse *c, const char *path, int err)
 	} else if (err == EMBER_EFORMAT) {
 		cli_error("cannot read %s: corrupt or truncated gzip data",
 			  name);
+	} else if (err == EMBER_ENOENT && guessing && path &&
+		   !strpbrk(path, "/.")) {
+		cli_error("'%s' is neither a format (perf stap dtrace recursive "
+			  "guess) nor a file",
+			  path);
 	} else {
 		cli_error("cannot read %s: %s", name,
 			  err == EMBER_ENOENT ? "No such file or directory"
@@ -391,7 +397,7 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 		int err = ember_collapse_input(col, path);
 		progress_done(&prog_state);
 		if (err) {
-			input_error(col, path, err);
+			input_error(col, path, err, !o.format && !i);
 			goto out;
 		}
 	}

@@ -53,6 +53,8 @@ fi
 
 # usage errors exit 2 and say what is wrong
 status 2 "unknown option" "$EMBER" collapse perf --no-such-option "$T/sys.perf"
+status 1 "mistyped format" "$EMBER" collapse pref "$T/sys.perf"
+check "mistyped format explained" has "'pref' is neither a format" "$T/err"
 status 2 "perf option for stap" "$EMBER" collapse stap --pid "$T/sys.perf"
 check "perf option for stap explained" has "perf input only" "$T/err"
 status 2 "--includeoffset for perf" "$EMBER" collapse perf --includeoffset "$T/sys.perf"

@@ -84,6 +84,7 @@ struct ember_collapse {
 	size_t job_size;
 	int used_threads; /* the most threads that ran at once */
 	int merged;
+	uint32_t *order; /* the stacks of worker 0, sorted */
 	struct ember_collapse_stats st;
 };
 
@@ -720,8 +721,8 @@ static void merge(struct ember_collapse *c)
 	}
 	free(map);
 	free(ids);
-	if (dst->stacks.n) /* (qsort_r may not take the NULL of none) */
-		ember_stacks_sort(&dst->stacks, &dst->names);
+	free(c->order);
+	c->order = ember_collapse_order(dst, c->nthreads);
 }
 
 int ember_collapse_write(struct ember_collapse *c, ember_write_fn w, void *ctx)
@@ -730,7 +731,7 @@ int ember_collapse_write(struct ember_collapse *c, ember_write_fn w, void *ctx)
 
 	merge(c);
 	k = &worker(c, 0)->sink;
-	return ember_stacks_write(&k->stacks, &k->names, 0, w, ctx);
+	return ember_collapse_write_order(k, c->order, w, ctx);
 }
 
 static void copy_str(char *dst, size_t size, const char *src)
@@ -817,6 +818,7 @@ void ember_collapse_free(struct ember_collapse *c)
 		free(c->inputs[i]);
 	free(c->inputs);
 	free(c->recs);
+	free(c->order);
 	free(c->sh.event);
 	pthread_mutex_destroy(&c->lock);
 	pthread_cond_destroy(&c->ready_cv);

@@ -150,6 +150,14 @@ int ember_folded_split(const char *s, size_t n, size_t *stack_len,
 /* A count as Perl reads the digits (and fraction) of a number. */
 double ember_perl_number(const char *s, size_t n) EMBER_HIDDEN;
 
+/* The output (output.c): the stacks' indices in the order of their
+ * folded lines, and the lines written in a given order. */
+uint32_t *ember_collapse_order(const struct collapse_sink *k,
+			       int threads) EMBER_HIDDEN;
+int ember_collapse_write_order(const struct collapse_sink *k,
+			       const uint32_t *order, ember_write_fn w,
+			       void *ctx) EMBER_HIDDEN;
+
 /* The line cache (linecache.c): a line's text, with a flag, -> frame ids. */
 enum {
 	LC_JAVA = 1,	/* made for a java process (part of the key) */

@@ -86,6 +86,24 @@ static void grow(struct ember_linecache *c)
 	c->mask = mask;
 }
 
+/* a == b for short keys: word compares, the last word overlapping */
+static inline int same(const char *a, const char *b, size_t n)
+{
+	uint64_t x, y;
+
+	if (n < 8)
+		return !memcmp(a, b, n);
+	for (size_t i = 0; i + 8 < n; i += 8) {
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			return 0;
+	}
+	memcpy(&x, a + n - 8, 8);
+	memcpy(&y, b + n - 8, 8);
+	return x == y;
+}
+
 static uint64_t key_hash(const char *k, size_t kn, int java)
 {
 	return ember_hash(k, kn) ^ (java ? 0x9e3779b97f4a7c15ull : 0);
@@ -103,7 +121,7 @@ int ember_linecache_find(struct ember_linecache *c, const char *k, size_t kn,
 		if (nx) {
 			struct lc_rec *p = rec(c, nx);
 			if (p->klen == kn && (p->flags & LC_JAVA) == java &&
-			    !memcmp(rec_key(p), k, kn)) {
+			    same(rec_key(p), k, kn)) {
 				r = p;
 				ref = nx;
 			}
@@ -118,7 +136,7 @@ int ember_linecache_find(struct ember_linecache *c, const char *k, size_t kn,
 				continue;
 			struct lc_rec *p = rec(c, (uint32_t)s);
 			if (p->klen == kn && (p->flags & LC_JAVA) == java &&
-			    !memcmp(rec_key(p), k, kn)) {
+			    same(rec_key(p), k, kn)) {
 				r = p;
 				ref = (uint32_t)s;
 				break;
