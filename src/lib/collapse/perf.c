@@ -68,12 +68,11 @@ static size_t id_token(const char *s, size_t n, size_t i)
 }
 
 /*
- * The script's event line expression (comm, whitespace, pid, slashes
- * and tid, whitespace): the process name is the
- * shortest prefix followed by whitespace, a number, optionally slashes
- * and a second number, and whitespace.  ember takes a one-character name
- * and -1 ids too (the script needs two characters and digits, and so
- * glues the rest of the line to the name).
+ * The script's event line expression: the process name is the shortest
+ * prefix followed by whitespace, a number, optionally slashes and a
+ * second number, and whitespace.  ember takes a one-character name and
+ * -1 ids too (the script needs two characters and digits, and so glues
+ * the rest of the line to the name).
  */
 static int event_ids(const char *s, size_t n, struct event_line *ev)
 {
@@ -443,7 +442,7 @@ static void clean_part(const char *s, size_t n, const struct ember_perf_frame *f
 /* Calls emit for each frame a perf frame line becomes, innermost inlined
  * frame first (the order they are pushed in, leaf first); returns how
  * many.  A part of the symbol between "->" is an inlined frame (_[i]). */
-typedef void (*emit_fn)(void *ctx, const char *s, size_t n, int part);
+typedef void (*emit_fn)(void *ctx, const char *s, size_t n);
 
 static int frame_names(const struct ember_perf_frame *f, int flags,
 		       struct ember_buf *tmp, struct ember_buf *tmp2,
@@ -455,7 +454,7 @@ static int frame_names(const struct ember_perf_frame *f, int flags,
 	int kind = -1, count = 0;
 
 	/* perf's "(...)" pseudo-frames are left out, but not C++'s
-	 * "(anonymous namespace)::f" (the script drops those too) */
+	 * "(anonymous namespace)::f", which the script drops with them */
 	if (!n || (s[0] == '(' && !starts(s, n, "(anonymous namespace)")))
 		return 0;
 	/* parts: Perl's split drops empty trailing parts */
@@ -504,7 +503,7 @@ static int frame_names(const struct ember_perf_frame *f, int flags,
 			name = tmp2->buf;
 			len = tmp2->len;
 		}
-		emit(ctx, name, len, (int)k);
+		emit(ctx, name, len);
 		count++;
 	}
 	return count;
@@ -516,14 +515,13 @@ struct names_out {
 	int n;
 };
 
-static void emit_public(void *ctx, const char *s, size_t n, int part)
+static void emit_public(void *ctx, const char *s, size_t n)
 {
 	struct names_out *o = ctx;
 	/* parts come innermost first: insert each at the start */
 	struct ember_buf *b = o->out;
 	size_t add = n + (o->n ? 1 : 0);
 
-	(void)part;
 	ember_buf_grow(b, add);
 	memmove(b->buf + o->start + add, b->buf + o->start, b->len - o->start);
 	memcpy(b->buf + o->start, s, n);
@@ -554,11 +552,10 @@ static void push(struct perf_state *st, uint32_t id)
 	st->frames[st->n++] = id;
 }
 
-static void emit_frame(void *ctx, const char *s, size_t n, int part)
+static void emit_frame(void *ctx, const char *s, size_t n)
 {
 	struct perf_state *st = ctx;
 
-	(void)part;
 	push(st, ember_intern(&st->k->names, s, n));
 }
 
