@@ -278,10 +278,10 @@ static int src_next(struct source *s, const char **p, size_t *n)
 	}
 }
 
-static void job_reserve(struct job *j, size_t n)
+static void job_reserve(struct job *j, size_t n, size_t job_size)
 {
 	if (j->len + n + 1 > j->alloc) {
-		size_t a = j->alloc ? j->alloc : JOB_SIZE + (JOB_SIZE >> 1);
+		size_t a = j->alloc ? j->alloc : job_size + PIECE + 4096;
 		while (a < j->len + n + 1)
 			a *= 2;
 		j->buf = ember_xrealloc(j->buf, a);
@@ -289,15 +289,16 @@ static void job_reserve(struct job *j, size_t n)
 	}
 }
 
-static void job_append(struct job *j, const char *p, size_t n)
+static void job_append(struct job *j, const char *p, size_t n,
+		       size_t job_size)
 {
-	job_reserve(j, n);
+	job_reserve(j, n, job_size);
 	memcpy(j->buf + j->len, p, n);
 	j->len += n;
 }
 
 /* Appends what comes next to j: 1, 0 at the end, or an error. */
-static int src_fill(struct source *s, struct job *j)
+static int src_fill(struct source *s, struct job *j, size_t job_size)
 {
 	const char *p;
 	size_t n;
@@ -305,14 +306,17 @@ static int src_fill(struct source *s, struct job *j)
 	if (s->fd >= 0) {
 		if (s->blen > s->keep) {
 			/* bytes read before (to guess the format) */
-			job_append(j, s->buf + s->keep, s->blen - s->keep);
+			job_append(j, s->buf + s->keep, s->blen - s->keep,
+				   job_size);
 			s->blen = s->keep = 0;
 			return 1;
 		}
 		if (s->eof)
 			return 0;
-		job_reserve(j, PIECE);
-		ssize_t got = fd_read(s, j->buf + j->len, j->alloc - j->len - 1);
+		/* into the room there is, which job_size + PIECE leaves */
+		job_reserve(j, 4096, job_size);
+		size_t room = j->alloc - j->len - 1;
+		ssize_t got = fd_read(s, j->buf + j->len, room < PIECE ? room : PIECE);
 		if (got < 0)
 			return (int)got;
 		j->len += (size_t)got;
@@ -320,7 +324,7 @@ static int src_fill(struct source *s, struct job *j)
 	}
 	int rc = src_next(s, &p, &n);
 	if (rc == 1)
-		job_append(j, p, n);
+		job_append(j, p, n, job_size);
 	return rc;
 }
 
@@ -543,8 +547,8 @@ static int run_threads(struct ember_collapse *c, struct source *r,
 	j->file_start = 1;
 	j->file_end = 0;
 	if (rc == 1)
-		job_append(j, p, n);
-	for (; rc == 1; rc = src_fill(r, j)) {
+		job_append(j, p, n, c->job_size);
+	for (; rc == 1; rc = src_fill(r, j, c->job_size)) {
 		progress(c, r);
 		if (j->len < c->job_size)
 			continue;
@@ -568,7 +572,7 @@ static int run_threads(struct ember_collapse *c, struct source *r,
 		next->len = 0;
 		next->file_start = 0;
 		next->file_end = 0;
-		job_append(next, j->buf + cut, j->len - cut);
+		job_append(next, j->buf + cut, j->len - cut, c->job_size);
 		j->len = cut;
 		dispatch(c, j, input);
 		j = next;
