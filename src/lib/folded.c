@@ -13,6 +13,21 @@ const unsigned char ember_cl_word[256] = {
 	W10('a'), W10('k'), W6('u'),
 };
 
+int ember_parse_u64(const char *s, size_t n, uint64_t *v)
+{
+	uint64_t x = 0;
+
+	if (!n)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!cl_digit(s[i]) || __builtin_mul_overflow(x, 10, &x) ||
+		    __builtin_add_overflow(x, (uint64_t)(s[i] - '0'), &x))
+			return 0;
+	}
+	*v = x;
+	return 1;
+}
+
 double ember_perl_number(const char *s, size_t n)
 {
 	uint64_t v = 0;

@@ -717,11 +717,18 @@ static void merge(struct ember_collapse *c)
 			EMBER_GROW(ids, fn, aids);
 			for (size_t k = 0; k < fn; k++)
 				ids[k] = map[f[k]];
-			ember_stacks_add(&dst->stacks, ids, fn,
-					 src->stacks.ents[e].count, 0);
+			size_t d = ember_stacks_add(&dst->stacks, ids, fn,
+						    src->stacks.ents[e].count, 0);
+			uint64_t x = src->exact[e];
+			cl_exact_add(dst, d, 0, x == CL_INEXACT ? 0 : x, 1);
+			if (x == CL_INEXACT)
+				dst->exact[d] = CL_INEXACT;
 		}
 		ember_stacks_release(&src->stacks);
 		ember_stacks_init(&src->stacks);
+		free(src->exact);
+		src->exact = NULL;
+		src->aexact = 0;
 	}
 	free(map);
 	free(ids);
@@ -812,6 +819,7 @@ void ember_collapse_free(struct ember_collapse *c)
 		c->fmt->state_free(w->state);
 		ember_intern_release(&w->sink.names);
 		ember_stacks_release(&w->sink.stacks);
+		free(w->sink.exact);
 		free(w->sink.event);
 	}
 	for (int i = 0; i < c->njobs; i++) {

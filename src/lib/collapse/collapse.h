@@ -37,6 +37,11 @@ struct collapse_counts {
 struct collapse_sink {
 	struct ember_intern names;
 	struct ember_stacks stacks;
+	/* per stack, its count summed as an integer, exact and so the same
+	 * in any order (as Perl's integers); CL_INEXACT when a count was not
+	 * a whole number or the sum overflowed: the table's double counts */
+	uint64_t *exact;
+	size_t aexact;
 	struct collapse_counts n;
 	char *event; /* perf: the event type its parser settled on */
 	size_t event_len;
@@ -132,11 +137,62 @@ static inline void cl_bad(struct collapse_sink *k, const char *s, size_t n)
 	}
 }
 
+/* A count as Perl reads the digits (and fraction) of a number. */
+double ember_perl_number(const char *s, size_t n) EMBER_HIDDEN;
+
+#define CL_INEXACT UINT64_MAX
+
+/* Adds count (or, if exact, the integer v) to entry e's exact sum. */
+static inline void cl_exact_add(struct collapse_sink *k, size_t e,
+				double count, uint64_t v, int exact)
+{
+	if (e >= k->aexact) {
+		size_t a = k->aexact ? k->aexact * 2 : 1024;
+		while (a <= e)
+			a *= 2;
+		k->exact = ember_xreallocarray(k->exact, a, sizeof(*k->exact));
+		memset(k->exact + k->aexact, 0,
+		       (a - k->aexact) * sizeof(*k->exact));
+		k->aexact = a;
+	}
+	uint64_t *x = &k->exact[e];
+	if (*x == CL_INEXACT)
+		return;
+	if (!exact && count >= 0 && count < 18446744073709551616.0 &&
+	    count == (double)(uint64_t)count) {
+		v = (uint64_t)count;
+		exact = 1;
+	}
+	if (exact && !__builtin_add_overflow(*x, v, x) && *x != CL_INEXACT)
+		return;
+	*x = CL_INEXACT;
+}
+
+static inline void cl_exact(struct collapse_sink *k, size_t e, double count)
+{
+	cl_exact_add(k, e, count, 0, 0);
+}
+
 /* Adds a finished stack (root first). */
 static inline void cl_add(struct collapse_sink *k, const uint32_t *ids,
 			  size_t n, double count)
 {
-	ember_stacks_add(&k->stacks, ids, n, count, 0);
+	cl_exact(k, ember_stacks_add(&k->stacks, ids, n, count, 0), count);
+	k->n.records++;
+}
+
+/* The same with a count written in digits: summed exactly when it fits
+ * 64 bits, as Perl sums integers. */
+int ember_parse_u64(const char *s, size_t n, uint64_t *v) EMBER_HIDDEN;
+static inline void cl_add_digits(struct collapse_sink *k, const uint32_t *ids,
+				 size_t n, const char *digits, size_t nd)
+{
+	uint64_t v;
+	int exact = ember_parse_u64(digits, nd, &v);
+	double count = exact ? (double)v : ember_perl_number(digits, nd);
+
+	cl_exact_add(k, ember_stacks_add(&k->stacks, ids, n, count, 0), count,
+		     v, exact);
 	k->n.records++;
 }
 
@@ -147,8 +203,6 @@ static inline void cl_add(struct collapse_sink *k, const uint32_t *ids,
 int ember_folded_split(const char *s, size_t n, size_t *stack_len,
 		       double *count) EMBER_HIDDEN;
 
-/* A count as Perl reads the digits (and fraction) of a number. */
-double ember_perl_number(const char *s, size_t n) EMBER_HIDDEN;
 
 /* The output (output.c): the stacks' indices in the order of their
  * folded lines, and the lines written in a given order. */

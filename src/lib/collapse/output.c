@@ -142,7 +142,11 @@ int ember_collapse_write_order(const struct collapse_sink *k,
 			ember_buf_add(&b, ne->s, ne->len);
 		}
 		ember_buf_addch(&b, ' ');
-		ember_buf_addnum(&b, e->count);
+		uint64_t x = k->exact[order[i]];
+		if (x != CL_INEXACT)
+			ember_buf_addu(&b, x);
+		else
+			ember_buf_addnum(&b, e->count);
 		ember_buf_addch(&b, '\n');
 		if (b.len >= (1 << 16) - 4096) {
 			err = w(ctx, b.buf, b.len);

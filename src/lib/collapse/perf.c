@@ -37,7 +37,9 @@ struct perf_state {
 	uint32_t *root;	   /* ... these frames (';' in a name splits it) */
 	size_t nroot, aroot;
 	int java;	   /* the root starts with "java" */
-	double period;	   /* its count */
+	const char *period; /* its count, in digits */
+	size_t period_len;
+	struct ember_buf period_buf;
 	int skipping;	   /* a --skip-after frame was seen: no more frames */
 	int want_srcline;  /* --srcline: the next line is the frame's source */
 	size_t srcline_at; /* ... of this frame (index in frames), or -1 */
@@ -589,7 +591,7 @@ static void end_sample(struct perf_state *st)
 			memcpy(f, st->root, r * sizeof(*f));
 			n += r;
 		}
-		cl_add(st->k, st->frames, n, st->period);
+		cl_add_digits(st->k, st->frames, n, st->period, st->period_len);
 	}
 	reset_sample(st);
 }
@@ -630,10 +632,16 @@ static void event_line(struct perf_state *st, const struct event_line *ev,
 			return; /* the sample, if one is open, goes on */
 		}
 	}
-	if (!e.period || (e.period_len == 1 && e.period[0] == '0'))
-		st->period = 1;
-	else
-		st->period = ember_perl_number(e.period, e.period_len);
+	if (!e.period || (e.period_len == 1 && e.period[0] == '0')) {
+		st->period = "1";
+		st->period_len = 1;
+	} else {
+		/* digits, kept for the sample's end (the line goes) */
+		ember_buf_reset(&st->period_buf);
+		ember_buf_add(&st->period_buf, e.period, e.period_len);
+		st->period = st->period_buf.buf;
+		st->period_len = e.period_len;
+	}
 
 	struct ember_buf *r = &st->rootname;
 	ember_buf_reset(r);
@@ -956,6 +964,7 @@ static void *perf_new(const struct ember_collapse_options *o,
 	ember_buf_init(&st->tmp2, 256);
 	ember_buf_init(&st->rootname, 64);
 	ember_buf_init(&st->lastroot, 64);
+	ember_buf_init(&st->period_buf, 32);
 	return st;
 }
 
@@ -980,6 +989,7 @@ static void perf_free(void *arg)
 	ember_buf_release(&st->tmp2);
 	ember_buf_release(&st->rootname);
 	ember_buf_release(&st->lastroot);
+	ember_buf_release(&st->period_buf);
 	free(st);
 }
 
