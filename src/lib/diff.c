@@ -9,12 +9,25 @@
 
 #include "collapse/collapse.h"
 
+/* Per key and input: the count summed in doubles, and as an integer
+ * while every count is one and the sum fits (as Perl sums integers). */
 struct diff {
 	struct ember_intern keys;
 	double *count[2];
+	uint64_t *exact[2]; /* CL_INEXACT: see count */
 	size_t alloc;
+	double total[2];
+	uint64_t total_exact[2];
 	struct ember_buf tmp;
 };
+
+static void sum(double *d, uint64_t *x, double count, uint64_t v, int exact)
+{
+	*d += count;
+	if (*x != CL_INEXACT &&
+	    (!exact || __builtin_add_overflow(*x, v, x) || *x == CL_INEXACT))
+		*x = CL_INEXACT;
+}
 
 /* -s: s/0x[0-9a-fA-F]+/0x.../g */
 static const char *strip_hex(struct ember_buf *b, const char *s, size_t *n)
@@ -44,7 +57,7 @@ static const char *strip_hex(struct ember_buf *b, const char *s, size_t *n)
 }
 
 static void add(struct diff *d, int which, const char *s, size_t n,
-		double count)
+		double count, uint64_t v, int exact)
 {
 	uint32_t id = ember_intern(&d->keys, s, n);
 
@@ -57,10 +70,15 @@ static void add(struct diff *d, int which, const char *s, size_t n,
 							  sizeof(double));
 			memset(d->count[i] + d->alloc, 0,
 			       (a - d->alloc) * sizeof(double));
+			d->exact[i] = ember_xreallocarray(d->exact[i], a,
+							  sizeof(uint64_t));
+			memset(d->exact[i] + d->alloc, 0,
+			       (a - d->alloc) * sizeof(uint64_t));
 		}
 		d->alloc = a;
 	}
-	d->count[which][id] += count;
+	sum(&d->count[which][id], &d->exact[which][id], count, v, exact);
+	sum(&d->total[which], &d->total_exact[which], count, v, exact);
 }
 
 static int read_input(struct diff *d, int which, const char *path,
@@ -90,10 +108,12 @@ static int read_input(struct diff *d, int which, const char *path,
 						st->lines[which];
 				continue;
 			}
+			/* the count: the digits after the stack and a space */
+			uint64_t v = 0;
+			int exact = ember_parse_u64(s + sl + 1, n - sl - 1, &v);
 			if (o->strip_hex)
 				s = strip_hex(&d->tmp, s, &sl);
-			add(d, which, s, sl, count);
-			st->total[which] += count;
+			add(d, which, s, sl, count, v, exact);
 		}
 	}
 	ember_reader_close(r);
@@ -115,19 +135,20 @@ static int cmp_key(const void *pa, const void *pb, void *arg)
 	return c ? c : (la > lb) - (la < lb);
 }
 
-/* int($c1 * $total2 / $total1) as Perl computes it: exactly when the
- * numbers are integers and the product fits, else in doubles. */
-static double normalized(double c1, double t1, double t2)
+/* int($c1 * $total2 / $total1) as Perl computes it: in integers when the
+ * numbers are (exact, x != CL_INEXACT) and the product fits, the division
+ * exact or in doubles; else in doubles. */
+static double normalized(double c1, uint64_t x1, double t1, uint64_t xt1,
+			 double t2, uint64_t xt2)
 {
-	if (c1 == floor(c1) && t1 == floor(t1) && t2 == floor(t2) && c1 >= 0 &&
-	    t1 > 0 && t2 >= 0 && c1 < 9e18 && t2 < 9e18 && t1 < 9e18) {
-		__int128 prod = (__int128)(int64_t)c1 * (int64_t)t2;
-		if (prod < ((__int128)1 << 63)) {
-			int64_t pr = (int64_t)prod, den = (int64_t)t1;
-			if (pr % den == 0)
-				return (double)(pr / den);
-			return trunc((double)pr / (double)den);
-		}
+	unsigned __int128 prod;
+
+	if (x1 != CL_INEXACT && xt1 != CL_INEXACT && xt2 != CL_INEXACT &&
+	    xt1 && (prod = (unsigned __int128)x1 * xt2) >> 64 == 0) {
+		uint64_t pr = (uint64_t)prod;
+		if (pr % xt1 == 0)
+			return (double)(pr / xt1);
+		return trunc((double)pr / (double)xt1);
 	}
 	return trunc(c1 * t2 / t1);
 }
@@ -156,6 +177,8 @@ int ember_diff(const char *before, const char *after,
 		st->failed_input = 1;
 		goto out;
 	}
+	st->total[0] = d.total[0];
+	st->total[1] = d.total[1];
 	size_t n = ember_intern_count(&d.keys);
 	struct sort_ctx sc = {&d.keys};
 	order = ember_xreallocarray(NULL, n ? n : 1, sizeof(*order));
@@ -163,7 +186,12 @@ int ember_diff(const char *before, const char *after,
 		order[i] = (uint32_t)i;
 	qsort_r(order, n, sizeof(*order), cmp_key, &sc);
 	st->stacks = n;
-	int scale = o->normalize && st->total[0] != st->total[1];
+	/* Perl's $total1 != $total2: as integers when both are */
+	int scale = o->normalize &&
+		    (d.total_exact[0] != CL_INEXACT &&
+				     d.total_exact[1] != CL_INEXACT
+			     ? d.total_exact[0] != d.total_exact[1]
+			     : d.total[0] != d.total[1]);
 	if (scale && st->total[0] == 0) {
 		scale = 0;
 		st->normalize_skipped = 1;
@@ -172,14 +200,25 @@ int ember_diff(const char *before, const char *after,
 	for (size_t i = 0; i < n && !err; i++) {
 		size_t len;
 		const char *s = ember_intern_str(&d.keys, order[i], &len);
-		double c1 = d.count[0][order[i]];
-		if (scale)
-			c1 = normalized(c1, st->total[0], st->total[1]);
+		uint32_t k = order[i];
 		ember_buf_add(&out, s, len);
-		ember_buf_addch(&out, ' ');
-		ember_buf_addnum(&out, c1);
-		ember_buf_addch(&out, ' ');
-		ember_buf_addnum(&out, d.count[1][order[i]]);
+		for (int c = 0; c < 2; c++) {
+			ember_buf_addch(&out, ' ');
+			if (!c && scale) {
+				double v = normalized(d.count[0][k], d.exact[0][k],
+						      d.total[0], d.total_exact[0],
+						      d.total[1], d.total_exact[1]);
+				/* Perl's int() is an integer below 2^64 */
+				if (v >= 0 && v < 18446744073709551616.0)
+					ember_buf_addu(&out, (uint64_t)v);
+				else
+					ember_buf_addnum(&out, v);
+			}
+			else if (d.exact[c][k] != CL_INEXACT)
+				ember_buf_addu(&out, d.exact[c][k]);
+			else
+				ember_buf_addnum(&out, d.count[c][k]);
+		}
 		ember_buf_addch(&out, '\n');
 		if (out.len >= (1 << 16) - 4096) {
 			err = w(ctx, out.buf, out.len);
@@ -192,6 +231,8 @@ out:
 	free(order);
 	free(d.count[0]);
 	free(d.count[1]);
+	free(d.exact[0]);
+	free(d.exact[1]);
 	ember_buf_release(&out);
 	ember_buf_release(&d.tmp);
 	ember_intern_release(&d.keys);
