@@ -23,10 +23,7 @@ struct diff {
 
 static void sum(double *d, uint64_t *x, double count, uint64_t v, int exact)
 {
-	*d += count;
-	if (*x != CL_INEXACT &&
-	    (!exact || __builtin_add_overflow(*x, v, x) || *x == CL_INEXACT))
-		*x = CL_INEXACT;
+	ember_perl_add(x, d, count, v, exact);
 }
 
 /* -s: s/0x[0-9a-fA-F]+/0x.../g */
@@ -212,12 +209,12 @@ int ember_diff(const char *before, const char *after,
 				if (v >= 0 && v < 18446744073709551616.0)
 					ember_buf_addu(&out, (uint64_t)v);
 				else
-					ember_buf_addnum(&out, v);
+					ember_buf_add_nv(&out, v);
 			}
 			else if (d.exact[c][k] != CL_INEXACT)
 				ember_buf_addu(&out, d.exact[c][k]);
 			else
-				ember_buf_addnum(&out, d.count[c][k]);
+				ember_buf_add_nv(&out, d.count[c][k]);
 		}
 		ember_buf_addch(&out, '\n');
 		if (out.len >= (1 << 16) - 4096) {

@@ -1,5 +1,6 @@
 /* Reading folded lines ("a;b;c 42") and their counts as the Perl scripts
  * read them. */
+#include <math.h>
 #include <stdlib.h>
 
 #include "collapse/collapse.h"
@@ -26,6 +27,16 @@ int ember_parse_u64(const char *s, size_t n, uint64_t *v)
 	}
 	*v = x;
 	return 1;
+}
+
+void ember_buf_add_nv(struct ember_buf *b, double x)
+{
+	if (isnan(x))
+		ember_buf_adds(b, "NaN");
+	else if (isinf(x))
+		ember_buf_adds(b, x < 0 ? "-Inf" : "Inf");
+	else
+		ember_buf_addf(b, "%.15g", x);
 }
 
 double ember_perl_number(const char *s, size_t n)

@@ -717,12 +717,10 @@ static void merge(struct ember_collapse *c)
 			EMBER_GROW(ids, fn, aids);
 			for (size_t k = 0; k < fn; k++)
 				ids[k] = map[f[k]];
-			size_t d = ember_stacks_add(&dst->stacks, ids, fn,
-						    src->stacks.ents[e].count, 0);
+			size_t d = ember_stacks_add(&dst->stacks, ids, fn, 0, 0);
 			uint64_t x = src->exact[e];
-			cl_exact_add(dst, d, 0, x == CL_INEXACT ? 0 : x, 1);
-			if (x == CL_INEXACT)
-				dst->exact[d] = CL_INEXACT;
+			cl_count(dst, d, src->stacks.ents[e].count,
+				 x == CL_INEXACT ? 0 : x, x != CL_INEXACT);
 		}
 		ember_stacks_release(&src->stacks);
 		ember_stacks_init(&src->stacks);

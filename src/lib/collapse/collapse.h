@@ -142,9 +142,34 @@ double ember_perl_number(const char *s, size_t n) EMBER_HIDDEN;
 
 #define CL_INEXACT UINT64_MAX
 
-/* Adds count (or, if exact, the integer v) to entry e's exact sum. */
-static inline void cl_exact_add(struct collapse_sink *k, size_t e,
-				double count, uint64_t v, int exact)
+/* Perl's $sum += $n: *x the sum as an integer (CL_INEXACT: a float), *d
+ * as a float; n is count, or the integer v when `integer`. */
+static inline void ember_perl_add(uint64_t *x, double *d, double count,
+				  uint64_t v, int integer)
+{
+	if (integer && *x == CL_INEXACT && *d >= 0 &&
+	    *d < 18446744073709551616.0 && *d == (double)(uint64_t)*d)
+		*x = (uint64_t)*d; /* an integral float: an integer again */
+	if (integer && *x != CL_INEXACT) {
+		uint64_t sum;
+		if (!__builtin_add_overflow(*x, v, &sum) && sum != CL_INEXACT) {
+			*x = sum;
+			*d = (double)sum;
+			return;
+		}
+	}
+	*d = (*x != CL_INEXACT ? (double)*x : *d) + count;
+	*x = CL_INEXACT;
+}
+
+/*
+ * Perl's $count{$stack} += $n, for entry e: the sum stays an integer
+ * while $n is one (digits) and the sum is one or an integral float, and
+ * no addition overflows 64 bits; otherwise it is a float.  exact[e] holds
+ * the integer (CL_INEXACT: a float), the table's count the float view.
+ */
+static inline void cl_count(struct collapse_sink *k, size_t e, double count,
+			    uint64_t v, int integer)
 {
 	if (e >= k->aexact) {
 		size_t a = k->aexact ? k->aexact * 2 : 1024;
@@ -155,44 +180,33 @@ static inline void cl_exact_add(struct collapse_sink *k, size_t e,
 		       (a - k->aexact) * sizeof(*k->exact));
 		k->aexact = a;
 	}
-	uint64_t *x = &k->exact[e];
-	if (*x == CL_INEXACT)
-		return;
-	if (!exact && count >= 0 && count < 18446744073709551616.0 &&
-	    count == (double)(uint64_t)count) {
-		v = (uint64_t)count;
-		exact = 1;
-	}
-	if (exact && !__builtin_add_overflow(*x, v, x) && *x != CL_INEXACT)
-		return;
-	*x = CL_INEXACT;
+	ember_perl_add(&k->exact[e], &k->stacks.ents[e].count, count, v,
+		       integer);
 }
 
-static inline void cl_exact(struct collapse_sink *k, size_t e, double count)
+/* Adds a finished stack (root first) with a count Perl holds as a float. */
+static inline void cl_add_nv(struct collapse_sink *k, const uint32_t *ids,
+			     size_t n, double count)
 {
-	cl_exact_add(k, e, count, 0, 0);
-}
-
-/* Adds a finished stack (root first). */
-static inline void cl_add(struct collapse_sink *k, const uint32_t *ids,
-			  size_t n, double count)
-{
-	cl_exact(k, ember_stacks_add(&k->stacks, ids, n, count, 0), count);
+	cl_count(k, ember_stacks_add(&k->stacks, ids, n, 0, 0), count, 0, 0);
 	k->n.records++;
 }
 
-/* The same with a count written in digits: summed exactly when it fits
- * 64 bits, as Perl sums integers. */
+/* Appends a floating-point count as Perl prints one (%.15g). */
+void ember_buf_add_nv(struct ember_buf *b, double x) EMBER_HIDDEN;
+
+/* The same with a count written in digits: an integer when it fits in 64
+ * bits (else a float, as for Perl). */
 int ember_parse_u64(const char *s, size_t n, uint64_t *v) EMBER_HIDDEN;
 static inline void cl_add_digits(struct collapse_sink *k, const uint32_t *ids,
 				 size_t n, const char *digits, size_t nd)
 {
-	uint64_t v;
-	int exact = ember_parse_u64(digits, nd, &v);
-	double count = exact ? (double)v : ember_perl_number(digits, nd);
+	uint64_t v = 0;
+	int integer = ember_parse_u64(digits, nd, &v);
+	double count = integer ? (double)v : ember_perl_number(digits, nd);
 
-	cl_exact_add(k, ember_stacks_add(&k->stacks, ids, n, count, 0), count,
-		     v, exact);
+	cl_count(k, ember_stacks_add(&k->stacks, ids, n, 0, 0), count, v,
+		 integer);
 	k->n.records++;
 }
 

@@ -146,7 +146,7 @@ int ember_collapse_write_order(const struct collapse_sink *k,
 		if (x != CL_INEXACT)
 			ember_buf_addu(&b, x);
 		else
-			ember_buf_addnum(&b, e->count);
+			ember_buf_add_nv(&b, e->count);
 		ember_buf_addch(&b, '\n');
 		if (b.len >= (1 << 16) - 4096) {
 			err = w(ctx, b.buf, b.len);

@@ -31,6 +31,9 @@ static void rec_parse(void *arg, const char *p, size_t len)
 				cl_bad(st->k, s, n);
 			continue;
 		}
+		/* the count: the digits after the stack and one space */
+		const char *digits = s + sl + 1;
+		size_t nd = n - sl - 1;
 		/* split /;/ drops empty trailing frames; a frame equal to the
 		 * one before it goes (the one before the first is "") */
 		while (sl && s[sl - 1] == ';')
@@ -51,7 +54,10 @@ static void rec_parse(void *arg, const char *p, size_t len)
 				break;
 			f = sc + 1;
 		}
-		cl_add(st->k, st->frames, nf, count);
+		if (memchr(digits, '.', nd))
+			cl_add_nv(st->k, st->frames, nf, count);
+		else
+			cl_add_digits(st->k, st->frames, nf, digits, nd);
 	}
 }
 
