@@ -17,7 +17,7 @@ static void help_formats(FILE *f)
 	for (size_t i = 0; (name = ember_collapse_format(i, &summary)); i++)
 		fprintf(f, "  %-10s %s\n", name, summary);
 	fprintf(f, "  %-10s detect perf, stap or dtrace from the first lines "
-		   "(the default)\n",
+		   "(the default)\n\n",
 		"guess");
 }
 
@@ -42,7 +42,7 @@ static void help(FILE *f, const char *prog, const char *format)
 		help_formats(f);
 	if (perf)
 		fprintf(f,
-"\nperf (perf script output):\n"
+"perf (perf script output):\n"
 "  --pid                root frame comm-PID (perf script -F+pid)\n"
 "  --tid                root frame comm-PID/TID\n"
 "  --kernel             annotate kernel frames with _[k]\n"
@@ -59,16 +59,18 @@ static void help(FILE *f, const char *prog, const char *format)
 "                       process name (repeatable)\n");
 	if (dtrace)
 		fprintf(f,
-"\ndtrace (DTrace stack() aggregations):\n"
-"  --includeoffset      keep the +0x offsets (but the leaf's)\n");
+"%sdtrace (DTrace stack() aggregations):\n"
+"  --includeoffset      keep the +0x offsets (but the leaf's)\n",
+			perf ? "\n" : "");
 	fprintf(f,
-"\n"
+"%s"
 "  -o, --output FILE    write to FILE (default: standard output)\n"
 "  -j, --threads N      parse on N threads (default: one per CPU for\n"
 "                       large inputs); the output is the same\n"
 "  -q, --quiet          no warnings\n"
 "  -h, --help           this help\n"
-"\nEXAMPLES\n");
+"\nEXAMPLES\n",
+		perf || dtrace ? "\n" : "");
 	if (!format) {
 		fprintf(f,
 "  perf script | %s perf > out.folded\n"
