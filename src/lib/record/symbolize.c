@@ -24,154 +24,18 @@ struct symctx {
 
 /* ---- folding names as stackcollapse-perf does ------------------------- */
 
-static int starts(const char *s, size_t n, const char *prefix)
-{
-	size_t l = strlen(prefix);
-
-	return n >= l && !memcmp(s, prefix, l);
-}
-
-static int contains(const char *s, size_t n, const char *what)
-{
-	return memmem(s, n, what, strlen(what)) != NULL;
-}
-
-/* ".(...)." as in "net/http.(*Client).Do": keep the parentheses */
-static int go_method(const char *s, size_t n)
-{
-	const char *p = memmem(s, n, ".(", 2);
-
-	if (!p)
-		return 0;
-	size_t i = (size_t)(p - s) + 2;
-	return memmem(s + i, n - i, ").", 2) != NULL;
-}
-
-/*
- * The first '(' outside <...>, {...}, [...] and (...) that is neither
- * "(anonymous namespace)" nor part of "operator()" (arrow 0), or the first
- * "->" at that level (arrow 1); n if none.
- */
-static size_t scan_top(const char *s, size_t n, int arrow)
-{
-	static const char anon[] = "(anonymous namespace)";
-	int depth = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-		if (c == 'o' && starts(s + i, n - i, "operator") &&
-		    (!i || !(isalnum((unsigned char)s[i - 1]) ||
-			     s[i - 1] == '_'))) {
-			i += 8;
-			if (starts(s + i, n - i, "()") ||
-			    starts(s + i, n - i, "[]"))
-				i += 2;
-			while (i < n && strchr("<>=!+-*/%^&|~,", s[i]))
-				i++;
-			i--;
-			continue;
-		}
-		if (c == '<' || c == '{' || c == '[') {
-			depth++;
-		} else if (c == '>' || c == '}' || c == ']' || c == ')') {
-			if (depth)
-				depth--;
-		} else if (c == '-' && i + 1 < n && s[i + 1] == '>') {
-			if (arrow && !depth)
-				return i;
-			i++;
-		} else if (c == '(') {
-			if (starts(s + i, n - i, anon)) {
-				i += sizeof(anon) - 2;
-				continue;
-			}
-			if (!arrow && !depth)
-				return i;
-			depth++;
-		}
-	}
-	return n;
-}
-
-/* perf inject --jit's images of jitdump code: .../jitted-PID-N.so */
-static int jitted_so(const char *dso, size_t dn)
-{
-	return dn >= 3 && !memcmp(dso + dn - 3, ".so", 3) &&
-	       contains(dso, dn, "/jitted-");
-}
-
-static void fold_part(struct ember_buf *out, const char *s, size_t n,
-		      const char *dso, size_t dn, int flags, int inlined)
-{
-	struct ember_buf tmp = EMBER_BUF_INIT;
-	size_t start = out->len;
-
-	if (n == 9 && !memcmp(s, "[unknown]", 9)) {
-		/* named after the module: [libc.so.6], or [unknown] */
-		if (dn == 9 && !memcmp(dso, "[unknown]", 9)) {
-			ember_buf_adds(&tmp, "[unknown]");
-		} else {
-			const char *sl = memrchr(dso, '/', dn);
-			const char *b = sl ? sl + 1 : dso;
-			ember_buf_addch(&tmp, '[');
-			ember_buf_add(&tmp, b, (size_t)(dso + dn - b));
-			ember_buf_addch(&tmp, ']');
-		}
-		s = tmp.buf;
-		n = tmp.len;
-	}
-	if ((flags & REC_FOLD_JAVA) && n && s[0] == 'L' && memchr(s, '/', n)) {
-		s++;
-		n--;
-	}
-	size_t end = go_method(s, n) ? n : scan_top(s, n, 0);
-	for (size_t i = 0; i < end; i++) {
-		char c = s[i];
-		if (c == ';')
-			ember_buf_addch(out, ':');
-		else if (c != '"' && c != '\'')
-			ember_buf_addch(out, c);
-	}
-	const char *name = out->buf + start;
-	size_t len = out->len - start;
-	if (inlined) {
-		if (!contains(name, len, "_[i]"))
-			ember_buf_adds(out, "_[i]");
-	} else if ((flags & REC_FOLD_KERNEL) && dn && dso[0] == '[' &&
-		   !contains(dso, dn, "unknown")) {
-		ember_buf_adds(out, "_[k]");
-	} else if ((flags & REC_FOLD_JIT) &&
-		   (starts(dso, dn, "/tmp/perf-") || jitted_so(dso, dn)) &&
-		   !contains(name, len, "_[j]")) {
-		ember_buf_adds(out, "_[j]");
-	}
-	ember_buf_release(&tmp);
-}
-
+/* The same code as `ember collapse perf`, so that the names are the same. */
 int rec_fold_frame(struct ember_buf *out, const char *sym, size_t n,
 		   const char *dso, size_t dn, int flags)
 {
-	size_t i = 0;
-	int count = 0;
+	struct ember_perf_frame f = {sym, n, dso, dn, NULL, 0};
 
-	/* perf's "(...)" pseudo-frames go, C++'s "(anonymous namespace)::f"
-	 * stays */
-	if (!n || (sym[0] == '(' && !starts(sym, n, "(anonymous namespace)")))
-		return 0;
-	/* "a->b->c": a, then b and c inlined into it */
-	for (;;) {
-		size_t j = i + scan_top(sym + i, n - i, 1);
-		if (j > i || j < n) {
-			if (count)
-				ember_buf_addch(out, ';');
-			fold_part(out, sym + i, j - i, dso, dn, flags, count > 0);
-			count++;
-		}
-		if (j >= n)
-			break;
-		i = j + 2;
-	}
-	return count;
+	return ember_perf_frame_names(
+		&f,
+		((flags & REC_FOLD_JAVA) ? EMBER_PERF_JAVA : 0) |
+			((flags & REC_FOLD_KERNEL) ? EMBER_PERF_KERNEL : 0) |
+			((flags & REC_FOLD_JIT) ? EMBER_PERF_JIT : 0),
+		out);
 }
 
 /* ---- symbol sources --------------------------------------------------- */
