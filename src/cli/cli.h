@@ -21,6 +21,9 @@ void cli_error(const char *fmt, ...) EMBER_PRINTF(1, 2);
 void cli_warn(const char *fmt, ...) EMBER_PRINTF(1, 2);
 /* Prints the message and a pointer to `ember CMD -h`; returns 2. */
 int cli_usage(const char *cmd, const char *fmt, ...) EMBER_PRINTF(2, 3);
+/* After getopt returned '?' or ':': says which option was wrong (the short
+ * options in with_value take a value); returns 2. */
+int cli_bad_option(const char *cmd, char **argv, const char *with_value);
 /* The library's log callback: warnings to stderr unless quiet. */
 void cli_log(int level, const char *msg, void *ctx);
 extern int cli_verbose; /* -1 quiet, 0 normal, 1+ verbose */

@@ -340,14 +340,7 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 			return 0;
 		default:
 			free(skip);
-			if (optopt && optopt < 256 && optopt != '?')
-				return cli_usage(cmd, "option '-%c' %s", optopt,
-						 strchr("oj", optopt)
-							 ? "needs a value"
-							 : "is unknown");
-			return cli_usage(cmd, "option '%s' is unknown, "
-					      "ambiguous or needs a value",
-					 argv[optind - 1]);
+			return cli_bad_option(cmd, argv, "oj");
 		}
 	}
 	o.skip_after = skip;

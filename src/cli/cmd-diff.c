@@ -74,13 +74,7 @@ int cmd_diff(int argc, char **argv, const char *preset)
 		case 'q': cli_verbose = -1; break;
 		case 'h': help(stdout, prog); return 0;
 		default:
-			if (optopt == 'o')
-				return cli_usage(cmd, "option '-o' needs a value");
-			if (optopt && optopt < 256)
-				return cli_usage(cmd, "option '-%c' is unknown",
-						 optopt);
-			return cli_usage(cmd, "option '%s' is unknown",
-					 argv[optind - 1]);
+			return cli_bad_option(cmd, argv, "o");
 		}
 	}
 	if (argc - optind != 2)

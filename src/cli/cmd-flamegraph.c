@@ -198,14 +198,7 @@ int cmd_flamegraph(int argc, char **argv, const char *preset)
 		case 'o': output = optarg; break;
 		case 'h': help(stdout, prog); return 0;
 		default:
-			if (optopt && optopt < 256 && optopt != '?')
-				return cli_usage(cmd, "option '-%c' %s", optopt,
-						 strchr("o", optopt)
-							 ? "needs a value"
-							 : "is unknown");
-			return cli_usage(cmd, "option '%s' is unknown or needs "
-					      "a value",
-					 argv[optind - 1]);
+			return cli_bad_option(cmd, argv, "o");
 		}
 	}
 

@@ -499,14 +499,7 @@ int cmd_record(int argc, char **argv, const char *preset)
 		case O_NAMEATTR: fo.nameattr_file = optarg; break;
 		default:
 			free(pids);
-			if (optopt && optopt < 256 && optopt != '?')
-				return cli_usage(cmd, "option '-%c' %s", optopt,
-						 strchr("opFcedmg", optopt)
-							 ? "needs a value"
-							 : "is unknown");
-			return cli_usage(cmd, "option '%s' is unknown or needs "
-					      "a value",
-					 argv[optind - 1]);
+			return cli_bad_option(cmd, argv, "opFcedmg");
 		}
 	}
 	if (optind < argc)

@@ -1,6 +1,7 @@
 /* Messages, number parsing and safe output for the subcommands. */
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
@@ -52,6 +53,17 @@ int cli_usage(const char *cmd, const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "see 'ember %s -h' for the options\n", cmd);
 	return 2;
+}
+
+int cli_bad_option(const char *cmd, char **argv, const char *with_value)
+{
+	if (optopt && optopt < 256 && optopt != '?')
+		return cli_usage(cmd, "option '-%c' %s", optopt,
+				 strchr(with_value, optopt) ? "needs a value"
+							    : "is unknown");
+	return cli_usage(cmd, "option '%s' is unknown, ambiguous or needs a "
+			      "value",
+			 argv[optind - 1]);
 }
 
 void cli_log(int level, const char *msg, void *ctx)

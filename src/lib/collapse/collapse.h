@@ -95,6 +95,30 @@ static inline int cl_digit(unsigned char c)
 {
 	return c >= '0' && c <= '9';
 }
+/* A line of blanks only. */
+static inline int cl_blank(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!cl_space((unsigned char)s[i]))
+			return 0;
+	return 1;
+}
+/* /^\s*(\d+)$/, the count line that ends a DTrace or SystemTap stack;
+ * *digits is where the digits start. */
+static inline int cl_count_line(const char *s, size_t n, size_t *digits)
+{
+	size_t i = 0;
+
+	while (i < n && cl_space((unsigned char)s[i]))
+		i++;
+	if (i == n)
+		return 0;
+	*digits = i;
+	for (; i < n; i++)
+		if (!cl_digit((unsigned char)s[i]))
+			return 0;
+	return 1;
+}
 extern const unsigned char ember_cl_word[256] EMBER_HIDDEN;
 static inline int cl_word(unsigned char c)
 {

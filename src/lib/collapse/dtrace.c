@@ -20,29 +20,6 @@ struct dtrace_state {
 
 #define HEADER_LINES 3
 
-static int count_line(const char *s, size_t n, size_t *digits)
-{
-	size_t i = 0;
-
-	while (i < n && cl_space(s[i]))
-		i++;
-	if (i == n)
-		return 0;
-	*digits = i;
-	for (; i < n; i++)
-		if (!cl_digit(s[i]))
-			return 0;
-	return 1;
-}
-
-static int blank(const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!cl_space(s[i]))
-			return 0;
-	return 1;
-}
-
 static void push(struct dtrace_state *st, const char *s, size_t n)
 {
 	EMBER_GROW(st->frames, st->n + 1, st->alloc);
@@ -137,12 +114,12 @@ static void dtrace_parse(void *arg, const char *p, size_t len)
 			st->header--;
 			continue;
 		}
-		if (count_line(s, n, &d)) {
+		if (cl_count_line(s, n, &d)) {
 			add_stack(st->k, st->frames, st->n, s + d, n - d);
 			st->n = 0;
 			continue;
 		}
-		if (blank(s, n))
+		if (cl_blank(s, n))
 			continue;
 		frame(st, s, n);
 	}
@@ -208,7 +185,7 @@ static size_t dtrace_split(const char *p, size_t len, int file_start)
 		size_t b = nl0 ? (size_t)(nl0 - p) + 1 : start, n = q - b, d;
 		if (n && p[b + n - 1] == '\r')
 			n--;
-		if (count_line(p + b, n, &d))
+		if (cl_count_line(p + b, n, &d))
 			return q + 1;
 		end = q;
 	}
@@ -234,9 +211,9 @@ static int dtrace_detect(const char *p, size_t len)
 		if (!lines && n > 6 && !memcmp(s, "CPU", 3) && cl_space(s[3]) &&
 		    memmem(s, n, "ID", 2))
 			return 1;
-		if (blank(s, n))
+		if (cl_blank(s, n))
 			continue;
-		if (count_line(s, n, &d)) {
+		if (cl_count_line(s, n, &d)) {
 			if (frames)
 				return 1;
 			continue;

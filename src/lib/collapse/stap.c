@@ -14,30 +14,6 @@ struct stap_state {
 	size_t n, alloc;
 };
 
-/* /^\s*(\d+)+$/: the count line that ends a stack. */
-static int count_line(const char *s, size_t n, size_t *digits)
-{
-	size_t i = 0;
-
-	while (i < n && cl_space(s[i]))
-		i++;
-	if (i == n)
-		return 0;
-	*digits = i;
-	for (; i < n; i++)
-		if (!cl_digit(s[i]))
-			return 0;
-	return 1;
-}
-
-static int blank(const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!cl_space(s[i]))
-			return 0;
-	return 1;
-}
-
 static void add_stack(struct collapse_sink *k, uint32_t *f, size_t n,
 		      const char *count, size_t count_len)
 {
@@ -58,12 +34,12 @@ static void stap_parse(void *arg, const char *p, size_t len)
 		const char *s;
 		size_t n = cl_line(&p, end, &s), d;
 		st->k->n.lines++;
-		if (count_line(s, n, &d)) {
+		if (cl_count_line(s, n, &d)) {
 			add_stack(st->k, st->frames, st->n, s + d, n - d);
 			st->n = 0;
 			continue;
 		}
-		if (blank(s, n))
+		if (cl_blank(s, n))
 			continue;
 		/* leading whitespace, the offset (from the last +) and the
 		 * address (up to the last " : ") go; "-" if nothing is left */
@@ -152,7 +128,7 @@ static size_t stap_split(const char *p, size_t len, int file_start)
 		size_t n = (size_t)(nl - s), d;
 		if (n && s[n - 1] == '\r')
 			n--;
-		if (count_line(s, n, &d))
+		if (cl_count_line(s, n, &d))
 			return (size_t)(nl - p) + 1;
 		end = (size_t)(nl - p);
 	}
@@ -174,7 +150,7 @@ static int stap_detect(const char *p, size_t len)
 	while (p < end) {
 		const char *s;
 		size_t n = cl_line(&p, end, &s), i = 0;
-		if (blank(s, n))
+		if (cl_blank(s, n))
 			continue;
 		while (i < n && cl_space(s[i]))
 			i++;
