@@ -143,27 +143,6 @@ static void free_set(struct set *set)
 	memset(set, 0, sizeof(*set));
 }
 
-static char *pyenv_python(const char *pattern)
-{
-	static char found[PATH_MAX];
-	const char *root = getenv("PYENV_ROOT"), *home = getenv("HOME");
-	char pat[PATH_MAX];
-	glob_t g;
-
-	if (root)
-		snprintf(pat, sizeof(pat), "%s/versions/%s", root, pattern);
-	else if (home)
-		snprintf(pat, sizeof(pat), "%s/.pyenv/versions/%s", home,
-			 pattern);
-	else
-		return NULL;
-	if (glob(pat, 0, NULL, &g) || !g.gl_pathc)
-		return NULL;
-	snprintf(found, sizeof(found), "%s", g.gl_pathv[0]);
-	globfree(&g);
-	return found;
-}
-
 static void run(const char *what, char *const argv[], int warm_ms, int rounds)
 {
 	static struct set set;
@@ -229,7 +208,7 @@ int main(int argc, char **argv)
 	char *c_argv[] = {self, "child", NULL};
 	run("C, no frame pointers", c_argv, 50, rounds);
 
-	char *p = pyenv_python("3.12*/bin/python3.12");
+	char *p = find_python("3.12*/bin/python3.12");
 	if (p) {
 		char *py_argv[] = {p, "-X", "perf", py, "10", NULL};
 		run("Python 3.12 -X perf", py_argv, 300, rounds);
@@ -237,7 +216,7 @@ int main(int argc, char **argv)
 		printf("  %-28s skipped: python3.12 not found\n",
 		       "Python 3.12 -X perf");
 	}
-	p = pyenv_python("3.13*/bin/python3.13");
+	p = find_python("3.13*/bin/python3.13");
 	if (p) {
 		char *py_argv[] = {p, "-X", "perf_jit", py, "10", NULL};
 		run("Python 3.13 -X perf_jit", py_argv, 300, rounds);

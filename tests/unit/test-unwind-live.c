@@ -232,29 +232,6 @@ static void test_c(const char *self)
 
 /* ---- Python ---- */
 
-/* The first path matching pattern in the pyenv versions directory (or
- * NULL). */
-static char *find_python(const char *pattern)
-{
-	static char found[PATH_MAX];
-	const char *root = getenv("PYENV_ROOT"), *home = getenv("HOME");
-	char pat[PATH_MAX];
-	glob_t g;
-
-	if (root)
-		snprintf(pat, sizeof(pat), "%s/versions/%s", root, pattern);
-	else if (home)
-		snprintf(pat, sizeof(pat), "%s/.pyenv/versions/%s", home,
-			 pattern);
-	else
-		return NULL;
-	if (glob(pat, 0, NULL, &g) || !g.gl_pathc)
-		return NULL;
-	snprintf(found, sizeof(found), "%s", g.gl_pathv[0]);
-	globfree(&g);
-	return found;
-}
-
 /* The Python function of a "py::name:file" frame, or NULL. */
 static int py_func(const char *name, char *out, size_t n)
 {

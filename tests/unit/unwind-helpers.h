@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <glob.h>
+#include <limits.h>
 #include <libelf.h>
 #include <signal.h>
 #include <stdio.h>
@@ -25,6 +27,30 @@
 #include "ember.h"
 #include "record/jitdump.h"
 #include "record/unwind.h"
+
+/* The first path matching pattern in the pyenv versions directory (or
+ * NULL): the Python builds the live tests and the benchmark run. */
+static inline char *find_python(const char *pattern)
+{
+	static char found[PATH_MAX];
+	const char *root = getenv("PYENV_ROOT"), *home = getenv("HOME");
+	char pat[PATH_MAX];
+	glob_t g;
+
+	if (root)
+		snprintf(pat, sizeof(pat), "%s/versions/%s", root, pattern);
+	else if (home)
+		snprintf(pat, sizeof(pat), "%s/.pyenv/versions/%s", home,
+			 pattern);
+	else
+		return NULL;
+	if (glob(pat, 0, NULL, &g) || !g.gl_pathc)
+		return NULL;
+	snprintf(found, sizeof(found), "%s", g.gl_pathv[0]);
+	globfree(&g);
+	return found;
+}
+
 
 #pragma GCC diagnostic ignored "-Wunused-function"
 
