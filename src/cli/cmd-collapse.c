@@ -171,9 +171,18 @@ static void progress_done(struct progress *p)
 
 /* ---- reports ---- */
 
+/* A file's name in quotes, or "standard input" (the last two calls'
+ * results stay valid together). */
 static const char *input_name(const char *path)
 {
-	return path ? path : "standard input";
+	static char buf[2][512];
+	static int k;
+
+	if (!path)
+		return "standard input";
+	k ^= 1;
+	snprintf(buf[k], sizeof(buf[k]), "'%s'", path);
+	return buf[k];
 }
 
 static void report(const struct ember_collapse_stats *st,

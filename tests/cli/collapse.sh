@@ -37,7 +37,7 @@ check "-o writes the stacks" cmp -s "$T/o.folded" "$T/sys.want"
 check "-o leaves no temporary file" test -z "$(ls "$T" | grep '\.tmp\.')"
 echo keep > "$T/keep"
 status 1 "missing input" "$EMBER" collapse perf -o "$T/keep" "$T/nope.perf"
-check "missing input named" has "cannot read $T/nope.perf: No such file or directory" "$T/err"
+check "missing input named" has "cannot read '$T/nope.perf': No such file or directory" "$T/err"
 check "output untouched on error" test "$(cat "$T/keep")" = keep
 head -c 30000 "$C/perf/inputs/rec-sys-slice.txt.gz" > "$T/cut.gz"
 status 1 "truncated gzip" "$EMBER" collapse perf -o "$T/keep" "$T/cut.gz"
@@ -104,7 +104,7 @@ for f in perf stap dtrace recursive; do
 	check "random bytes as $f: threads agree" cmp -s "$T/out" "$T/r1"
 done
 status 1 "random bytes, format guessed" "$EMBER" collapse "$T/random"
-check "unknown format explained" has "cannot tell the format of $T/random" "$T/err"
+check "unknown format explained" has "cannot tell the format of '$T/random'" "$T/err"
 check "the formats are listed" has "formats: perf stap dtrace recursive" "$T/err"
 printf 'app 1 [000] 1.0: 1 cycles:\n\t1 f+0x1 (/bin/a)\n\ngarbage here\n\nmore garbage\n' > "$T/bad.perf"
 status 0 "unrecognised lines" "$EMBER" collapse perf "$T/bad.perf"

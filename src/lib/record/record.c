@@ -137,7 +137,7 @@ int ember_record_new(struct ember_record **out,
 		long max = rec_sysctl_long("kernel.perf_event_max_sample_rate");
 		if (max > 0 && o->freq > (double)max)
 			return fail(r, EMBER_EINVAL,
-				    "-F %g is above the maximum sample rate "
+				    "-F %.0f is above the maximum sample rate "
 				    "%ld: lower -F, or raise it with 'sysctl "
 				    "kernel.perf_event_max_sample_rate=%.0f'",
 				    o->freq, max, ceil(o->freq));
