@@ -120,6 +120,23 @@ static inline int cl_count_line(const char *s, size_t n, size_t *digits)
 	return 1;
 }
 extern const unsigned char ember_cl_word[256] EMBER_HIDDEN;
+
+/* perf-names.c: a perf frame line's names, as ember_perf_frame_names()
+ * gives them, each passed to emit, innermost inlined frame first; returns
+ * how many.  tmp and tmp2 are scratch buffers. */
+typedef void (*cl_emit_fn)(void *ctx, const char *s, size_t n);
+int cl_perf_names(const struct ember_perf_frame *f, int flags,
+		  struct ember_buf *tmp, struct ember_buf *tmp2,
+		  cl_emit_fn emit, void *ctx) EMBER_HIDDEN;
+/* s/\+0x[\da-f]+$//: the symbol's length without its offset. */
+size_t cl_strip_offset(const char *s, size_t n) EMBER_HIDDEN;
+/* One name (a "->" part) cleaned as the script cleans it, in *out and
+ * *outn (pointing into s or into tmp). */
+void cl_clean_part(const char *s, size_t n, const struct ember_perf_frame *f,
+		   int flags, struct ember_buf *tmp, const char **out,
+		   size_t *outn) EMBER_HIDDEN;
+int cl_has(const char *s, size_t n, const char *lit) EMBER_HIDDEN;
+int cl_starts(const char *s, size_t n, const char *lit) EMBER_HIDDEN;
 static inline int cl_word(unsigned char c)
 {
 	return ember_cl_word[c];
