@@ -293,7 +293,7 @@ fi
 
 # --- Python 3.12+ writes its perf map under ember ------------------------------
 py=
-for c in python3.13 python3.12 "$(pyenv root 2> /dev/null)/versions/3.12.1/bin/python3"; do
+for c in python3.13 python3.12 "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.1[2-9]*/bin/python3; do
 	if command -v "$c" > /dev/null 2>&1 &&
 		"$c" -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2> /dev/null; then
 		py=$c
