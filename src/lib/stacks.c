@@ -140,6 +140,20 @@ void ember_stacks_sort(struct ember_stacks *s, const struct ember_intern *t)
 	}
 }
 
+void ember_stacks_add_folded(struct ember_buf *b, const struct ember_stacks *s,
+			     const struct ember_intern *t, size_t i)
+{
+	const struct ember_stack_ent *e = &s->ents[i];
+	const uint32_t *f = s->ids + e->off;
+
+	for (uint32_t j = 0; j < e->n; j++) {
+		const struct ember_intern_ent *ne = &t->ents[f[j]];
+		if (j)
+			ember_buf_addch(b, ';');
+		ember_buf_add(b, ne->s, ne->len);
+	}
+}
+
 int ember_stacks_write(const struct ember_stacks *s,
 		       const struct ember_intern *t, int two_counts,
 		       ember_write_fn w, void *ctx)
@@ -150,14 +164,7 @@ int ember_stacks_write(const struct ember_stacks *s,
 	ember_buf_grow(&b, 1 << 16);
 	for (size_t i = 0; i < s->n && !err; i++) {
 		const struct ember_stack_ent *e = &s->ents[i];
-		const uint32_t *f = s->ids + e->off;
-		for (uint32_t j = 0; j < e->n; j++) {
-			size_t len;
-			const char *name = ember_intern_str(t, f[j], &len);
-			if (j)
-				ember_buf_addch(&b, ';');
-			ember_buf_add(&b, name, len);
-		}
+		ember_stacks_add_folded(&b, s, t, i);
 		ember_buf_addch(&b, ' ');
 		ember_buf_addnum(&b, e->count);
 		if (two_counts) {

@@ -251,6 +251,19 @@ static inline void cl_add_digits(struct collapse_sink *k, const uint32_t *ids,
 	k->n.records++;
 }
 
+/* The same for a stack gathered leaf first (as DTrace and SystemTap print
+ * stacks): reversed in place, then added root first. */
+static inline void cl_add_leaf_first(struct collapse_sink *k, uint32_t *f,
+				     size_t n, const char *digits, size_t nd)
+{
+	for (size_t i = 0, j = n ? n - 1 : 0; i < j; i++, j--) {
+		uint32_t t = f[i];
+		f[i] = f[j];
+		f[j] = t;
+	}
+	cl_add_digits(k, f, n, digits, nd);
+}
+
 /* "a;b 12" lines as the Perl scripts read them, /^(.*)\s+?(\d+(?:\.\d*)?)$/:
  * the count is the number after the last whitespace; the stack is what
  * comes before that one whitespace character.  Returns 0 (and the stack's

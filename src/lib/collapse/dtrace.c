@@ -90,17 +90,6 @@ static void frame(struct dtrace_state *st, const char *s, size_t n)
 	}
 }
 
-static void add_stack(struct collapse_sink *k, uint32_t *f, size_t n,
-		      const char *count, size_t count_len)
-{
-	for (size_t i = 0, j = n ? n - 1 : 0; i < j; i++, j--) {
-		uint32_t t = f[i];
-		f[i] = f[j];
-		f[j] = t;
-	}
-	cl_add_digits(k, f, n, count, count_len);
-}
-
 static void dtrace_parse(void *arg, const char *p, size_t len)
 {
 	struct dtrace_state *st = arg;
@@ -115,7 +104,7 @@ static void dtrace_parse(void *arg, const char *p, size_t len)
 			continue;
 		}
 		if (cl_count_line(s, n, &d)) {
-			add_stack(st->k, st->frames, st->n, s + d, n - d);
+			cl_add_leaf_first(st->k, st->frames, st->n, s + d, n - d);
 			st->n = 0;
 			continue;
 		}

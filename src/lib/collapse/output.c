@@ -134,13 +134,7 @@ int ember_collapse_write_order(const struct collapse_sink *k,
 	ember_buf_grow(&b, 1 << 16);
 	for (size_t i = 0; i < k->stacks.n && !err; i++) {
 		const struct ember_stack_ent *e = &k->stacks.ents[order[i]];
-		const uint32_t *f = k->stacks.ids + e->off;
-		for (uint32_t j = 0; j < e->n; j++) {
-			const struct ember_intern_ent *ne = &k->names.ents[f[j]];
-			if (j)
-				ember_buf_addch(&b, ';');
-			ember_buf_add(&b, ne->s, ne->len);
-		}
+		ember_stacks_add_folded(&b, &k->stacks, &k->names, order[i]);
 		ember_buf_addch(&b, ' ');
 		uint64_t x = k->exact[order[i]];
 		if (x != CL_INEXACT)
