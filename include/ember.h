@@ -14,7 +14,7 @@
 
 #define EMBER_VERSION "0.1.0"
 
-#define EMBER_WUR __attribute__((warn_unused_result))
+#define EMBER_WUR	   __attribute__((warn_unused_result))
 #define EMBER_PRINTF(f, a) __attribute__((format(printf, f, a)))
 
 /* ---- errors and log -------------------------------------------------- */
@@ -70,7 +70,10 @@ struct ember_buf {
 	size_t len, alloc;
 };
 extern char ember_buf_empty[];
-#define EMBER_BUF_INIT {ember_buf_empty, 0, 0}
+#define EMBER_BUF_INIT                                                         \
+	{                                                                      \
+		ember_buf_empty, 0, 0                                          \
+	}
 
 void ember_buf_init(struct ember_buf *b, size_t hint);
 void ember_buf_release(struct ember_buf *b);
@@ -78,7 +81,7 @@ void ember_buf_grow(struct ember_buf *b, size_t extra);
 void ember_buf_add(struct ember_buf *b, const void *p, size_t n);
 void ember_buf_adds(struct ember_buf *b, const char *s);
 void ember_buf_addf(struct ember_buf *b, const char *fmt, ...)
-	EMBER_PRINTF(2, 3);
+    EMBER_PRINTF(2, 3);
 void ember_buf_vaddf(struct ember_buf *b, const char *fmt, va_list ap);
 /* Appends u in decimal. */
 void ember_buf_addu(struct ember_buf *b, uint64_t u);
@@ -216,7 +219,7 @@ struct ember_tree_node {
 	uint32_t len;
 	uint32_t depth; /* 0 = the root ("all") */
 	double start, end;
-	double delta;   /* self delta of a differential stack */
+	double delta; /* self delta of a differential stack */
 	int has_delta;
 };
 struct ember_tree {
@@ -224,7 +227,7 @@ struct ember_tree {
 	size_t n, alloc;
 	double min_width;  /* boxes narrower than this are dropped */
 	uint32_t maxdepth; /* of the boxes kept */
-	double time;       /* sum of counts so far */
+	double time;	   /* sum of counts so far */
 	/* the boxes open now, one per depth */
 	struct ember_tree_node *open;
 	size_t nopen, aopen;
@@ -277,15 +280,15 @@ void ember_reader_close(struct ember_reader *r);
 
 /* Every option of flamegraph.pl, same names and defaults. */
 struct ember_fg_options {
-	const char *title;    /* NULL: "Flame Graph" / "Icicle Graph" / ... */
-	const char *subtitle; /* NULL: none */
-	int width;	      /* 1200 */
-	int height;	      /* frame height, 16 */
-	double minwidth;      /* 0.1 */
-	int minwidth_pct;     /* minwidth is a percentage of the total */
-	const char *fonttype; /* "Verdana" */
-	double fontsize;      /* 12 */
-	double fontwidth;     /* 0.59 */
+	const char *title;     /* NULL: "Flame Graph" / "Icicle Graph" / ... */
+	const char *subtitle;  /* NULL: none */
+	int width;	       /* 1200 */
+	int height;	       /* frame height, 16 */
+	double minwidth;       /* 0.1 */
+	int minwidth_pct;      /* minwidth is a percentage of the total */
+	const char *fonttype;  /* "Verdana" */
+	double fontsize;       /* 12 */
+	double fontwidth;      /* 0.59 */
 	const char *countname; /* "samples" */
 	const char *nametype;  /* "Function:" */
 	const char *colors;    /* "hot" */
@@ -294,8 +297,8 @@ struct ember_fg_options {
 	const char *palette_file; /* --cp: "palette.map", else NULL */
 	int reverse, inverted, flamechart, negate;
 	const char *notes;
-	double factor;	     /* 1 */
-	double total;	     /* 0: the sum of the counts */
+	double factor;	      /* 1 */
+	double total;	      /* 0: the sum of the counts */
 	const char *encoding; /* NULL: none */
 	const char *nameattr_file;
 	/* ember's own */
@@ -310,13 +313,13 @@ int ember_fg_bgcolors(const char *bgcolors, const char *colors, char c1[8],
 
 /* Reports from a render, for the caller to print. */
 struct ember_fg_stats {
-	size_t lines, ignored;	/* input lines, lines with no valid count */
+	size_t lines, ignored;	    /* input lines, lines with no valid count */
 	const char *first_bad_name; /* input of the first ignored line */
 	size_t first_bad_line;	    /* its line number (1-based) */
 	double total;		    /* sum of the counts */
 	size_t frames;		    /* boxes drawn */
 	int total_ignored;	    /* --total was below the real total */
-	const char *bad_file; /* --nameattr or palette file that failed */
+	const char *bad_file;	    /* --nameattr or palette file that failed */
 };
 
 struct ember_flamegraph;
@@ -349,7 +352,7 @@ struct ember_collapse_options {
 	int inline_frames; /* --inline: inlined calls from DWARF (libdw) */
 	int context;	   /* --context: with --inline, :file:line */
 	int srcline;	   /* --srcline: input of perf script -F+srcline */
-	const char *event_filter; /* NULL: the first event type seen */
+	const char *event_filter;      /* NULL: the first event type seen */
 	const char *const *skip_after; /* frames that become the root */
 	size_t nskip_after;
 	/* dtrace */
@@ -363,13 +366,13 @@ void ember_collapse_options_init(struct ember_collapse_options *o);
 
 /* What a run met, for the caller to report. */
 struct ember_collapse_stats {
-	const char *format;  /* the format used (after guessing) */
-	uint64_t lines;	     /* input lines */
-	uint64_t records;    /* samples or stacks counted */
-	size_t stacks;	     /* distinct stacks */
-	int threads;	     /* threads used */
-	uint64_t bad_lines;  /* lines in no shape the format knows: skipped */
-	uint64_t first_bad_line; /* the first one's number (1-based) ... */
+	const char *format; /* the format used (after guessing) */
+	uint64_t lines;	    /* input lines */
+	uint64_t records;   /* samples or stacks counted */
+	size_t stacks;	    /* distinct stacks */
+	int threads;	    /* threads used */
+	uint64_t bad_lines; /* lines in no shape the format knows: skipped */
+	uint64_t first_bad_line;     /* the first one's number (1-based) ... */
 	const char *first_bad_input; /* ... in this input (NULL: stdin) */
 	char first_bad_text[96];     /* ... and its start */
 	/* perf's event filter: the event counted (empty when no sample names
@@ -478,22 +481,22 @@ enum {
 #define EMBER_RECORD_STACK_MAX	65528 /* the kernel's limit */
 
 struct ember_record_options {
-	char *const *argv;  /* a command to run, or NULL */
-	const int *pids;    /* or processes to attach to */
+	char *const *argv; /* a command to run, or NULL */
+	const int *pids;   /* or processes to attach to */
 	size_t npids;
-	int system_wide;    /* or every CPU (with argv: while it runs) */
-	const char *event;  /* "cpu-clock" (see ember_record_events) */
-	double freq;	    /* samples per second: 999 */
-	uint64_t period;    /* or one sample every period events (0: freq) */
-	double duration;    /* seconds; 0: until the target ends or a stop */
-	int no_kernel;	    /* user stacks only */
-	int jit_env;	    /* argv gets PYTHONPERFSUPPORT=1, Node's flags */
-	int idle;	    /* system-wide: keep the idle task's samples */
-	size_t mmap_pages;  /* ring buffer pages per CPU (power of 2), 0:
-			     * 8 MiB with DWARF, 512 KiB with FP */
-	int call_graph;	    /* EMBER_CALLGRAPH_* */
-	size_t stack_size;  /* DWARF: bytes of user stack copied per sample
-			     * (0: EMBER_RECORD_STACK_SIZE; multiple of 8) */
+	int system_wide;   /* or every CPU (with argv: while it runs) */
+	const char *event; /* "cpu-clock" (see ember_record_events) */
+	double freq;	   /* samples per second: 999 */
+	uint64_t period;   /* or one sample every period events (0: freq) */
+	double duration;   /* seconds; 0: until the target ends or a stop */
+	int no_kernel;	   /* user stacks only */
+	int jit_env;	   /* argv gets PYTHONPERFSUPPORT=1, Node's flags */
+	int idle;	   /* system-wide: keep the idle task's samples */
+	size_t mmap_pages; /* ring buffer pages per CPU (power of 2), 0:
+			    * 8 MiB with DWARF, 512 KiB with FP */
+	int call_graph;	   /* EMBER_CALLGRAPH_* */
+	size_t stack_size; /* DWARF: bytes of user stack copied per sample
+			    * (0: EMBER_RECORD_STACK_SIZE; multiple of 8) */
 	/* frame names, as `ember collapse perf` options */
 	int root_pid, root_tid;		   /* --pid, --tid */
 	int annotate_kernel, annotate_jit; /* --kernel, --jit */
@@ -513,17 +516,17 @@ struct ember_record_stats {
 	double post_seconds;   /* symbolizing and aggregating */
 	size_t stacks, frames; /* unique stacks and addresses */
 	size_t processes, threads;
-	int kernel_excluded;   /* no kernel frames: not permitted */
-	int clock_event;       /* periods are nanoseconds */
-	int exit_status; /* the command's: code, 128 + signal; -1 none */
+	int kernel_excluded; /* no kernel frames: not permitted */
+	int clock_event;     /* periods are nanoseconds */
+	int exit_status;     /* the command's: code, 128 + signal; -1 none */
 	/* user stacks */
-	int dwarf;		 /* unwound from stack copies; 0: FP */
-	size_t stack_size;	 /* bytes copied per sample */
-	const char *fp_fallback; /* why AUTO fell back to FP, or NULL */
-	uint64_t user_stacks;	 /* samples with a user stack unwound */
-	uint64_t truncated;	 /* of them, cut short ("[truncated]") */
-	double unwind_seconds;	 /* time spent unwinding them */
-	uint64_t jitdumps;	 /* jitdump files read */
+	int dwarf;		   /* unwound from stack copies; 0: FP */
+	size_t stack_size;	   /* bytes copied per sample */
+	const char *fp_fallback;   /* why AUTO fell back to FP, or NULL */
+	uint64_t user_stacks;	   /* samples with a user stack unwound */
+	uint64_t truncated;	   /* of them, cut short ("[truncated]") */
+	double unwind_seconds;	   /* time spent unwinding them */
+	uint64_t jitdumps;	   /* jitdump files read */
 	uint64_t unwind_by_src[4]; /* frames stepped by file CFI, jitdump
 				    * CFI, JIT trampolines, frame pointers */
 	uint64_t unwind_cache_hits, unwind_cache_misses; /* rule cache */

@@ -16,8 +16,9 @@ static void help_formats(FILE *f)
 	fprintf(f, "formats:\n");
 	for (size_t i = 0; (name = ember_collapse_format(i, &summary)); i++)
 		fprintf(f, "  %-10s %s\n", name, summary);
-	fprintf(f, "  %-10s detect perf, stap or dtrace from the first lines "
-		   "(the default)\n\n",
+	fprintf(f,
+		"  %-10s detect perf, stap or dtrace from the first lines "
+		"(the default)\n\n",
 		"guess");
 }
 
@@ -30,88 +31,115 @@ static void help(FILE *f, const char *prog, const char *format)
 		fprintf(f, "usage: %s [OPTIONS] [FILE...] > out.folded\n\n",
 			prog);
 	else
-		fprintf(f, "usage: %s [FORMAT] [OPTIONS] [FILE...] > "
-			   "out.folded\n\n",
+		fprintf(f,
+			"usage: %s [FORMAT] [OPTIONS] [FILE...] > "
+			"out.folded\n\n",
 			prog);
-	fprintf(f,
-"Folds profiler output (from files, '-' or standard input, gzip-compressed\n"
-"or not) into folded stacks, one \"root;...;leaf count\" line per distinct\n"
-"stack, sorted, for 'ember flamegraph'.  Same output as FlameGraph's\n"
-"stackcollapse scripts, many times faster.\n\n");
+	fprintf(f, "Folds profiler output (from files, '-' or standard input, "
+		   "gzip-compressed\n"
+		   "or not) into folded stacks, one \"root;...;leaf count\" "
+		   "line per distinct\n"
+		   "stack, sorted, for 'ember flamegraph'.  Same output as "
+		   "FlameGraph's\n"
+		   "stackcollapse scripts, many times faster.\n\n");
 	if (!format)
 		help_formats(f);
 	if (perf)
-		fprintf(f,
-"perf (perf script output):\n"
-"  --pid                root frame comm-PID (perf script -F+pid)\n"
-"  --tid                root frame comm-PID/TID\n"
-"  --kernel             annotate kernel frames with _[k]\n"
-"  --jit                annotate JIT frames (perf-PID.map, jitted-*.so)\n"
-"                       with _[j]\n"
-"  --all                both annotations\n"
-"  --addrs              unknown symbols as [module <address>]\n"
-"  --event-filter=EV    count only events EV (default: the first type seen)\n"
-"  --inline             expand inlined calls from debugging information\n"
-"  --context            with --inline, add :file:line to those frames\n"
-"  --srcline            input from perf script -F+srcline: add the source\n"
-"                       line to each frame\n"
-"  --skip-after=FUNC    make FUNC the root: drop its callers and the\n"
-"                       process name (repeatable)\n");
+		fprintf(
+		    f,
+		    "perf (perf script output):\n"
+		    "  --pid                root frame comm-PID (perf script "
+		    "-F+pid)\n"
+		    "  --tid                root frame comm-PID/TID\n"
+		    "  --kernel             annotate kernel frames with _[k]\n"
+		    "  --jit                annotate JIT frames (perf-PID.map, "
+		    "jitted-*.so)\n"
+		    "                       with _[j]\n"
+		    "  --all                both annotations\n"
+		    "  --addrs              unknown symbols as [module "
+		    "<address>]\n"
+		    "  --event-filter=EV    count only events EV (default: the "
+		    "first type seen)\n"
+		    "  --inline             expand inlined calls from "
+		    "debugging information\n"
+		    "  --context            with --inline, add :file:line to "
+		    "those frames\n"
+		    "  --srcline            input from perf script -F+srcline: "
+		    "add the source\n"
+		    "                       line to each frame\n"
+		    "  --skip-after=FUNC    make FUNC the root: drop its "
+		    "callers and the\n"
+		    "                       process name (repeatable)\n");
 	if (dtrace)
 		fprintf(f,
-"%sdtrace (DTrace stack() aggregations):\n"
-"  --includeoffset      keep the +0x offsets (but the leaf's)\n",
+			"%sdtrace (DTrace stack() aggregations):\n"
+			"  --includeoffset      keep the +0x offsets (but the "
+			"leaf's)\n",
 			perf ? "\n" : "");
-	fprintf(f,
-"%s"
-"  -o, --output FILE    write to FILE (default: standard output)\n"
-"  -j, --threads N      parse on N threads (default: one per CPU for\n"
-"                       large inputs); the output is the same\n"
-"  -q, --quiet          no warnings\n"
-"  -h, --help           this help\n"
-"\nEXAMPLES\n",
-		perf || dtrace ? "\n" : "");
+	fprintf(
+	    f,
+	    "%s"
+	    "  -o, --output FILE    write to FILE (default: standard output)\n"
+	    "  -j, --threads N      parse on N threads (default: one per CPU "
+	    "for\n"
+	    "                       large inputs); the output is the same\n"
+	    "  -q, --quiet          no warnings\n"
+	    "  -h, --help           this help\n"
+	    "\nEXAMPLES\n",
+	    perf || dtrace ? "\n" : "");
 	if (!format) {
 		fprintf(f,
-"  perf script | %s perf > out.folded\n"
-"  %s perf --all --tid perf.txt.gz -o out.folded\n"
-"  %s out.stacks | ember flamegraph > out.svg      # format guessed\n"
-"  %s dtrace out.dtrace > out.folded\n",
+			"  perf script | %s perf > out.folded\n"
+			"  %s perf --all --tid perf.txt.gz -o out.folded\n"
+			"  %s out.stacks | ember flamegraph > out.svg      # "
+			"format guessed\n"
+			"  %s dtrace out.dtrace > out.folded\n",
 			prog, prog, prog, prog);
 	} else {
 		fprintf(f,
-"  %s out.txt > out.folded\n"
-"  %s out.txt | ember flamegraph > out.svg\n",
+			"  %s out.txt > out.folded\n"
+			"  %s out.txt | ember flamegraph > out.svg\n",
 			prog, prog);
 		if (perf)
-			fprintf(f, "  perf script | %s --all --pid > out.folded\n",
+			fprintf(f,
+				"  perf script | %s --all --pid > out.folded\n",
 				prog);
 	}
 }
 
 enum {
-	O_PID = 256, O_TID, O_KERNEL, O_JIT, O_ALL, O_ADDRS, O_EVENT,
-	O_INLINE, O_CONTEXT, O_SRCLINE, O_SKIP, O_INCLUDEOFFSET,
+	O_PID = 256,
+	O_TID,
+	O_KERNEL,
+	O_JIT,
+	O_ALL,
+	O_ADDRS,
+	O_EVENT,
+	O_INLINE,
+	O_CONTEXT,
+	O_SRCLINE,
+	O_SKIP,
+	O_INCLUDEOFFSET,
 };
 
 static const struct option longopts[] = {
-	{"pid", no_argument, NULL, O_PID},
-	{"tid", no_argument, NULL, O_TID},
-	{"kernel", no_argument, NULL, O_KERNEL},
-	{"jit", no_argument, NULL, O_JIT},
-	{"all", no_argument, NULL, O_ALL},
-	{"addrs", no_argument, NULL, O_ADDRS},
-	{"event-filter", required_argument, NULL, O_EVENT},
-	{"inline", no_argument, NULL, O_INLINE},
-	{"context", no_argument, NULL, O_CONTEXT},
-	{"srcline", no_argument, NULL, O_SRCLINE},
-	{"skip-after", required_argument, NULL, O_SKIP},
-	{"includeoffset", no_argument, NULL, O_INCLUDEOFFSET},
-	{"threads", required_argument, NULL, 'j'},
-	{"output", required_argument, NULL, 'o'},
-	{"quiet", no_argument, NULL, 'q'},
-	{"help", no_argument, NULL, 'h'},
-	{NULL, 0, NULL, 0},
+    {"pid", no_argument, NULL, O_PID},
+    {"tid", no_argument, NULL, O_TID},
+    {"kernel", no_argument, NULL, O_KERNEL},
+    {"jit", no_argument, NULL, O_JIT},
+    {"all", no_argument, NULL, O_ALL},
+    {"addrs", no_argument, NULL, O_ADDRS},
+    {"event-filter", required_argument, NULL, O_EVENT},
+    {"inline", no_argument, NULL, O_INLINE},
+    {"context", no_argument, NULL, O_CONTEXT},
+    {"srcline", no_argument, NULL, O_SRCLINE},
+    {"skip-after", required_argument, NULL, O_SKIP},
+    {"includeoffset", no_argument, NULL, O_INCLUDEOFFSET},
+    {"threads", required_argument, NULL, 'j'},
+    {"output", required_argument, NULL, 'o'},
+    {"quiet", no_argument, NULL, 'q'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
 };
 
 /* ---- progress on a terminal ---- */
@@ -152,12 +180,14 @@ static void on_progress(void *ctx, uint64_t done, uint64_t size)
 	human(a, sizeof(a), (double)done);
 	if (size) {
 		human(b, sizeof(b), (double)size);
-		fprintf(stderr, "\rember: collapsing %s: %s of %s (%d%%), %.0f MB/s ",
-			p->name, a, b, (int)(100.0 * (double)done / (double)size),
+		fprintf(stderr,
+			"\rember: collapsing %s: %s of %s (%d%%), %.0f MB/s ",
+			p->name, a, b,
+			(int)(100.0 * (double)done / (double)size),
 			(double)done / 1e6 / t);
 	} else {
-		fprintf(stderr, "\rember: collapsing %s: %s, %.0f MB/s ", p->name,
-			a, (double)done / 1e6 / t);
+		fprintf(stderr, "\rember: collapsing %s: %s, %.0f MB/s ",
+			p->name, a, (double)done / 1e6 / t);
 	}
 	p->shown = 1;
 }
@@ -198,11 +228,12 @@ static void report(const struct ember_collapse_stats *st,
 					     : "standard input",
 			 st->first_bad_text);
 	if (st->filtered && st->event_defaulted)
-		cli_warn("counted only '%s' samples, the first event type seen; "
-			 "skipped %llu sample%s of other events (the first "
-			 "'%s'): choose with --event-filter=EVENT",
-			 st->event, (unsigned long long)st->filtered,
-			 st->filtered == 1 ? "" : "s", st->filtered_event);
+		cli_warn(
+		    "counted only '%s' samples, the first event type seen; "
+		    "skipped %llu sample%s of other events (the first "
+		    "'%s'): choose with --event-filter=EVENT",
+		    st->event, (unsigned long long)st->filtered,
+		    st->filtered == 1 ? "" : "s", st->filtered_event);
 	else if (o->event_filter && *o->event_filter && !st->records &&
 		 st->filtered)
 		cli_warn("no samples of event '%s' (the input has '%s' "
@@ -249,32 +280,35 @@ static int input_error(struct ember_collapse *c, const char *path, int err,
 		int folded = 0;
 		if (path && strcmp(path, "-") && !ember_input_load(&in, path)) {
 			folded = ember_collapse_is_folded(
-				in.data, in.len < 65536 ? in.len : 65536);
+			    in.data, in.len < 65536 ? in.len : 65536);
 			ember_input_release(&in);
 		}
 		if (folded)
-			cli_error("%s holds folded stacks already: draw it with "
-				  "'ember flamegraph', or fold recursion with "
-				  "'ember collapse recursive'",
-				  path);
+			cli_error(
+			    "%s holds folded stacks already: draw it with "
+			    "'ember flamegraph', or fold recursion with "
+			    "'ember collapse recursive'",
+			    path);
 		else
-			cli_error("cannot tell the format of %s: it is not perf "
-				  "script, SystemTap or DTrace output as far as "
-				  "its first lines show (formats: perf stap "
-				  "dtrace recursive; name one: ember collapse "
-				  "FORMAT FILE)",
-				  name);
+			cli_error(
+			    "cannot tell the format of %s: it is not perf "
+			    "script, SystemTap or DTrace output as far as "
+			    "its first lines show (formats: perf stap "
+			    "dtrace recursive; name one: ember collapse "
+			    "FORMAT FILE)",
+			    name);
 	} else if (err == EMBER_EFORMAT) {
 		cli_error("cannot read %s: corrupt or truncated gzip data",
 			  name);
 	} else if (err == EMBER_ENOENT && guessing && path &&
 		   !strpbrk(path, "/.")) {
-		cli_error("'%s' is neither a format (perf stap dtrace recursive "
-			  "guess) nor a file",
-			  path);
+		cli_error(
+		    "'%s' is neither a format (perf stap dtrace recursive "
+		    "guess) nor a file",
+		    path);
 	} else {
 		cli_error("cannot read %s: %s", name,
-			  err == EMBER_ENOENT ? "No such file or directory"
+			  err == EMBER_ENOENT  ? "No such file or directory"
 			  : err == EMBER_EPERM ? "Permission denied"
 					       : strerror(errno ? errno : EIO));
 	}
@@ -303,7 +337,8 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 		o.format = preset;
 	} else if (argc > 1 && is_format(argv[1])) {
 		o.format = argv[1];
-		snprintf(progbuf, sizeof(progbuf), "ember collapse %s", argv[1]);
+		snprintf(progbuf, sizeof(progbuf), "ember collapse %s",
+			 argv[1]);
 		prog = progbuf;
 		argv++;
 		argc--;
@@ -315,34 +350,62 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 	while ((c = getopt_long_only(argc, argv, "o:j:qh", longopts, NULL)) !=
 	       -1) {
 		switch (c) {
-		case O_PID: o.pid = perf_only = 1; break;
-		case O_TID: o.tid = perf_only = 1; break;
-		case O_KERNEL: o.kernel = perf_only = 1; break;
-		case O_JIT: o.jit = perf_only = 1; break;
-		case O_ALL: o.kernel = o.jit = perf_only = 1; break;
-		case O_ADDRS: o.addrs = perf_only = 1; break;
-		case O_EVENT: o.event_filter = optarg; perf_only = 1; break;
-		case O_INLINE: o.inline_frames = perf_only = 1; break;
-		case O_CONTEXT: o.context = perf_only = 1; break;
-		case O_SRCLINE: o.srcline = perf_only = 1; break;
+		case O_PID:
+			o.pid = perf_only = 1;
+			break;
+		case O_TID:
+			o.tid = perf_only = 1;
+			break;
+		case O_KERNEL:
+			o.kernel = perf_only = 1;
+			break;
+		case O_JIT:
+			o.jit = perf_only = 1;
+			break;
+		case O_ALL:
+			o.kernel = o.jit = perf_only = 1;
+			break;
+		case O_ADDRS:
+			o.addrs = perf_only = 1;
+			break;
+		case O_EVENT:
+			o.event_filter = optarg;
+			perf_only = 1;
+			break;
+		case O_INLINE:
+			o.inline_frames = perf_only = 1;
+			break;
+		case O_CONTEXT:
+			o.context = perf_only = 1;
+			break;
+		case O_SRCLINE:
+			o.srcline = perf_only = 1;
+			break;
 		case O_SKIP:
-			skip = ember_xreallocarray(skip, nskip + 1,
-						   sizeof(*skip));
+			skip =
+			    ember_xreallocarray(skip, nskip + 1, sizeof(*skip));
 			skip[nskip++] = optarg;
 			perf_only = 1;
 			break;
-		case O_INCLUDEOFFSET: o.includeoffset = dtrace_only = 1; break;
+		case O_INCLUDEOFFSET:
+			o.includeoffset = dtrace_only = 1;
+			break;
 		case 'j':
 			if (cli_long(optarg, 1, 64, &lv)) {
 				free(skip);
-				return cli_usage(cmd, "--threads takes a number "
-						      "from 1 to 64, not '%s'",
+				return cli_usage(cmd,
+						 "--threads takes a number "
+						 "from 1 to 64, not '%s'",
 						 optarg);
 			}
 			o.threads = (int)lv;
 			break;
-		case 'o': output = optarg; break;
-		case 'q': cli_verbose = -1; break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'q':
+			cli_verbose = -1;
+			break;
 		case 'h':
 			help(stdout, prog, o.format);
 			free(skip);
@@ -356,14 +419,16 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 	o.nskip_after = nskip;
 	if (perf_only && o.format && strcmp(o.format, "perf")) {
 		free(skip);
-		return cli_usage(cmd, "the options given apply to perf input "
-				      "only, not %s",
+		return cli_usage(cmd,
+				 "the options given apply to perf input "
+				 "only, not %s",
 				 o.format);
 	}
 	if (dtrace_only && o.format && strcmp(o.format, "dtrace")) {
 		free(skip);
-		return cli_usage(cmd, "--includeoffset applies to dtrace input "
-				      "only, not %s",
+		return cli_usage(cmd,
+				 "--includeoffset applies to dtrace input "
+				 "only, not %s",
 				 o.format);
 	}
 	if (!o.format && (perf_only || dtrace_only))
@@ -384,8 +449,10 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 
 	if (optind == argc && isatty(0)) {
 		free(skip);
-		return cli_usage(cmd, "no input: name a file, or pipe into "
-				      "'%s'", prog);
+		return cli_usage(cmd,
+				 "no input: name a file, or pipe into "
+				 "'%s'",
+				 prog);
 	}
 	struct ember_collapse *col;
 	struct cli_out out = {0};

@@ -9,40 +9,52 @@
 
 static void help(FILE *f, const char *prog)
 {
-	fprintf(f,
-"usage: %s [-n] [-s] [-o FILE] BEFORE AFTER > diff.folded\n"
-"\n"
-"Compares two folded profiles (files or '-', gzip-compressed or not): every\n"
-"stack of either, with its count in BEFORE and in AFTER (0 where it is\n"
-"missing), sorted.  'ember flamegraph' draws such lines as a differential\n"
-"flame graph: widths from AFTER, red where a stack grew, blue where it\n"
-"shrank.  Same output as FlameGraph's difffolded.pl (which leaves the lines\n"
-"in no particular order).\n"
-"\n"
-"  -n, --normalize      scale BEFORE's counts so that both totals match\n"
-"  -s, --strip-hex      replace hex numbers (0x1234) by 0x... before\n"
-"                       comparing (addresses that differ between runs)\n"
-"  -o, --output FILE    write to FILE (default: standard output)\n"
-"  -q, --quiet          no warnings\n"
-"  -h, --help           this help\n"
-"\n"
-"Widths follow AFTER: to see what disappeared too, draw the reverse with\n"
-"the colours swapped (widths from BEFORE), as in the second example.\n"
-"\n"
-"EXAMPLES\n"
-"  %s before.folded after.folded | ember flamegraph > diff.svg\n"
-"  %s after.folded before.folded | ember flamegraph --negate > diff-rev.svg\n"
-"  %s -n -s old.folded.gz new.folded.gz -o diff.folded\n",
-		prog, prog, prog, prog);
+	fprintf(
+	    f,
+	    "usage: %s [-n] [-s] [-o FILE] BEFORE AFTER > diff.folded\n"
+	    "\n"
+	    "Compares two folded profiles (files or '-', gzip-compressed or "
+	    "not): every\n"
+	    "stack of either, with its count in BEFORE and in AFTER (0 where "
+	    "it is\n"
+	    "missing), sorted.  'ember flamegraph' draws such lines as a "
+	    "differential\n"
+	    "flame graph: widths from AFTER, red where a stack grew, blue "
+	    "where it\n"
+	    "shrank.  Same output as FlameGraph's difffolded.pl (which leaves "
+	    "the lines\n"
+	    "in no particular order).\n"
+	    "\n"
+	    "  -n, --normalize      scale BEFORE's counts so that both totals "
+	    "match\n"
+	    "  -s, --strip-hex      replace hex numbers (0x1234) by 0x... "
+	    "before\n"
+	    "                       comparing (addresses that differ between "
+	    "runs)\n"
+	    "  -o, --output FILE    write to FILE (default: standard output)\n"
+	    "  -q, --quiet          no warnings\n"
+	    "  -h, --help           this help\n"
+	    "\n"
+	    "Widths follow AFTER: to see what disappeared too, draw the "
+	    "reverse with\n"
+	    "the colours swapped (widths from BEFORE), as in the second "
+	    "example.\n"
+	    "\n"
+	    "EXAMPLES\n"
+	    "  %s before.folded after.folded | ember flamegraph > diff.svg\n"
+	    "  %s after.folded before.folded | ember flamegraph --negate > "
+	    "diff-rev.svg\n"
+	    "  %s -n -s old.folded.gz new.folded.gz -o diff.folded\n",
+	    prog, prog, prog, prog);
 }
 
 static const struct option longopts[] = {
-	{"normalize", no_argument, NULL, 'n'},
-	{"strip-hex", no_argument, NULL, 's'},
-	{"output", required_argument, NULL, 'o'},
-	{"quiet", no_argument, NULL, 'q'},
-	{"help", no_argument, NULL, 'h'},
-	{NULL, 0, NULL, 0},
+    {"normalize", no_argument, NULL, 'n'},
+    {"strip-hex", no_argument, NULL, 's'},
+    {"output", required_argument, NULL, 'o'},
+    {"quiet", no_argument, NULL, 'q'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
 };
 
 static const char *name(const char *path)
@@ -68,11 +80,21 @@ int cmd_diff(int argc, char **argv, const char *preset)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "nso:qh", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'n': o.normalize = 1; break;
-		case 's': o.strip_hex = 1; break;
-		case 'o': output = optarg; break;
-		case 'q': cli_verbose = -1; break;
-		case 'h': help(stdout, prog); return 0;
+		case 'n':
+			o.normalize = 1;
+			break;
+		case 's':
+			o.strip_hex = 1;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'q':
+			cli_verbose = -1;
+			break;
+		case 'h':
+			help(stdout, prog);
+			return 0;
 		default:
 			return cli_bad_option(cmd, argv, "o");
 		}
@@ -90,9 +112,9 @@ int cmd_diff(int argc, char **argv, const char *preset)
 	if (err && st.failed_input >= 0) {
 		const char *path = st.failed_input ? after : before;
 		cli_error("cannot read '%s': %s", name(path),
-			  err == EMBER_EFORMAT ? "corrupt gzip data"
+			  err == EMBER_EFORMAT	? "corrupt gzip data"
 			  : err == EMBER_ENOENT ? "No such file or directory"
-			  : err == EMBER_EPERM ? "Permission denied"
+			  : err == EMBER_EPERM	? "Permission denied"
 					       : strerror(errno ? errno : EIO));
 		return cli_out_close(&out, 0);
 	}

@@ -9,95 +9,130 @@
 
 static void help(FILE *f, const char *prog)
 {
-	fprintf(f,
-"usage: %s [OPTIONS] [FILE...] > out.svg\n"
-"\n"
-"Draws folded stacks (\"a;b;c 42\" lines, from files, '-' or standard\n"
-"input, gzip-compressed or not) as an interactive SVG flame graph: hover\n"
-"for details, click to zoom, Ctrl-F to search.  Same options and output\n"
-"as FlameGraph's flamegraph.pl.\n"
-"\n"
-"  -o, --output FILE    write the SVG to FILE (default: standard output)\n"
-"  --title TEXT         title (default \"Flame Graph\")\n"
-"  --subtitle TEXT      second title line\n"
-"  --width NUM          image width in pixels (default 1200)\n"
-"  --height NUM         frame height in pixels (default 16)\n"
-"  --minwidth NUM[%%]    omit frames narrower than NUM pixels, or NUM %% of\n"
-"                       the total (default 0.1)\n"
-"  --fonttype FONT      font (default Verdana)\n"
-"  --fontsize NUM       font size (default 12)\n"
-"  --fontwidth NUM      average glyph width / font size (default 0.59)\n"
-"  --countname TEXT     what the counts are (default \"samples\")\n"
-"  --nametype TEXT      what the frames are (default \"Function:\")\n"
-"  --colors PALETTE     hot (default) mem io wakeup chain java js perl red\n"
-"                       green blue aqua yellow purple orange\n"
-"  --bgcolors COLOR     background: yellow blue green grey or #rrggbb\n"
-"  --hash               colours by a hash of the name (positional)\n"
-"  --random             random colours\n"
-"  --cp                 consistent palette: reuse and update palette.map\n"
-"  --reverse            reverse the stacks (bottom-up, callers on top)\n"
-"  --inverted           icicle graph (root at the top)\n"
-"  --flamechart         keep input order (time on the x axis)\n"
-"  --negate             swap the differential colours\n"
-"  --notes TEXT         add a comment to the SVG\n"
-"  --factor NUM         multiply the counts shown (default 1)\n"
-"  --total NUM          use NUM as the full width instead of the sum\n"
-"  --encoding ENC       XML encoding declaration\n"
-"  --nameattr FILE      per-function attributes (title, href, class...)\n"
-"  -h, --help           this help\n"
-"\n"
-"Lines with two counts (\"stack before after\", from ember diff) draw a\n"
-"differential graph: red grew, blue shrank.\n"
-"\n"
-"EXAMPLES\n"
-"  %s out.folded > out.svg\n"
-"  grep ext4 out.folded | %s --title 'ext4 only' > ext4.svg\n"
-"  %s --colors java --minwidth 0.5%% -o java.svg java.folded.gz\n"
-"  ember diff before.folded after.folded | %s > diff.svg\n",
-		prog, prog, prog, prog, prog);
+	fprintf(
+	    f,
+	    "usage: %s [OPTIONS] [FILE...] > out.svg\n"
+	    "\n"
+	    "Draws folded stacks (\"a;b;c 42\" lines, from files, '-' or "
+	    "standard\n"
+	    "input, gzip-compressed or not) as an interactive SVG flame graph: "
+	    "hover\n"
+	    "for details, click to zoom, Ctrl-F to search.  Same options and "
+	    "output\n"
+	    "as FlameGraph's flamegraph.pl.\n"
+	    "\n"
+	    "  -o, --output FILE    write the SVG to FILE (default: standard "
+	    "output)\n"
+	    "  --title TEXT         title (default \"Flame Graph\")\n"
+	    "  --subtitle TEXT      second title line\n"
+	    "  --width NUM          image width in pixels (default 1200)\n"
+	    "  --height NUM         frame height in pixels (default 16)\n"
+	    "  --minwidth NUM[%%]    omit frames narrower than NUM pixels, or "
+	    "NUM %% of\n"
+	    "                       the total (default 0.1)\n"
+	    "  --fonttype FONT      font (default Verdana)\n"
+	    "  --fontsize NUM       font size (default 12)\n"
+	    "  --fontwidth NUM      average glyph width / font size (default "
+	    "0.59)\n"
+	    "  --countname TEXT     what the counts are (default \"samples\")\n"
+	    "  --nametype TEXT      what the frames are (default "
+	    "\"Function:\")\n"
+	    "  --colors PALETTE     hot (default) mem io wakeup chain java js "
+	    "perl red\n"
+	    "                       green blue aqua yellow purple orange\n"
+	    "  --bgcolors COLOR     background: yellow blue green grey or "
+	    "#rrggbb\n"
+	    "  --hash               colours by a hash of the name "
+	    "(positional)\n"
+	    "  --random             random colours\n"
+	    "  --cp                 consistent palette: reuse and update "
+	    "palette.map\n"
+	    "  --reverse            reverse the stacks (bottom-up, callers on "
+	    "top)\n"
+	    "  --inverted           icicle graph (root at the top)\n"
+	    "  --flamechart         keep input order (time on the x axis)\n"
+	    "  --negate             swap the differential colours\n"
+	    "  --notes TEXT         add a comment to the SVG\n"
+	    "  --factor NUM         multiply the counts shown (default 1)\n"
+	    "  --total NUM          use NUM as the full width instead of the "
+	    "sum\n"
+	    "  --encoding ENC       XML encoding declaration\n"
+	    "  --nameattr FILE      per-function attributes (title, href, "
+	    "class...)\n"
+	    "  -h, --help           this help\n"
+	    "\n"
+	    "Lines with two counts (\"stack before after\", from ember diff) "
+	    "draw a\n"
+	    "differential graph: red grew, blue shrank.\n"
+	    "\n"
+	    "EXAMPLES\n"
+	    "  %s out.folded > out.svg\n"
+	    "  grep ext4 out.folded | %s --title 'ext4 only' > ext4.svg\n"
+	    "  %s --colors java --minwidth 0.5%% -o java.svg java.folded.gz\n"
+	    "  ember diff before.folded after.folded | %s > diff.svg\n",
+	    prog, prog, prog, prog, prog);
 }
 
 enum {
-	O_TITLE = 256, O_SUBTITLE, O_WIDTH, O_HEIGHT, O_MINWIDTH, O_FONTTYPE,
-	O_FONTSIZE, O_FONTWIDTH, O_COUNTNAME, O_NAMETYPE, O_COLORS,
-	O_BGCOLORS, O_HASH, O_RANDOM, O_CP, O_REVERSE, O_INVERTED,
-	O_FLAMECHART, O_NEGATE, O_NOTES, O_FACTOR, O_TOTAL, O_ENCODING,
+	O_TITLE = 256,
+	O_SUBTITLE,
+	O_WIDTH,
+	O_HEIGHT,
+	O_MINWIDTH,
+	O_FONTTYPE,
+	O_FONTSIZE,
+	O_FONTWIDTH,
+	O_COUNTNAME,
+	O_NAMETYPE,
+	O_COLORS,
+	O_BGCOLORS,
+	O_HASH,
+	O_RANDOM,
+	O_CP,
+	O_REVERSE,
+	O_INVERTED,
+	O_FLAMECHART,
+	O_NEGATE,
+	O_NOTES,
+	O_FACTOR,
+	O_TOTAL,
+	O_ENCODING,
 	O_NAMEATTR,
 };
 
 static const struct option longopts[] = {
-	{"title", required_argument, NULL, O_TITLE},
-	{"subtitle", required_argument, NULL, O_SUBTITLE},
-	{"width", required_argument, NULL, O_WIDTH},
-	{"height", required_argument, NULL, O_HEIGHT},
-	{"minwidth", required_argument, NULL, O_MINWIDTH},
-	{"fonttype", required_argument, NULL, O_FONTTYPE},
-	{"fontsize", required_argument, NULL, O_FONTSIZE},
-	{"fontwidth", required_argument, NULL, O_FONTWIDTH},
-	{"countname", required_argument, NULL, O_COUNTNAME},
-	{"nametype", required_argument, NULL, O_NAMETYPE},
-	{"colors", required_argument, NULL, O_COLORS},
-	{"bgcolors", required_argument, NULL, O_BGCOLORS},
-	{"hash", no_argument, NULL, O_HASH},
-	{"random", no_argument, NULL, O_RANDOM},
-	{"cp", no_argument, NULL, O_CP},
-	{"reverse", no_argument, NULL, O_REVERSE},
-	{"inverted", no_argument, NULL, O_INVERTED},
-	{"flamechart", no_argument, NULL, O_FLAMECHART},
-	{"negate", no_argument, NULL, O_NEGATE},
-	{"notes", required_argument, NULL, O_NOTES},
-	{"factor", required_argument, NULL, O_FACTOR},
-	{"total", required_argument, NULL, O_TOTAL},
-	{"encoding", required_argument, NULL, O_ENCODING},
-	{"nameattr", required_argument, NULL, O_NAMEATTR},
-	{"output", required_argument, NULL, 'o'},
-	{"help", no_argument, NULL, 'h'},
-	{NULL, 0, NULL, 0},
+    {"title", required_argument, NULL, O_TITLE},
+    {"subtitle", required_argument, NULL, O_SUBTITLE},
+    {"width", required_argument, NULL, O_WIDTH},
+    {"height", required_argument, NULL, O_HEIGHT},
+    {"minwidth", required_argument, NULL, O_MINWIDTH},
+    {"fonttype", required_argument, NULL, O_FONTTYPE},
+    {"fontsize", required_argument, NULL, O_FONTSIZE},
+    {"fontwidth", required_argument, NULL, O_FONTWIDTH},
+    {"countname", required_argument, NULL, O_COUNTNAME},
+    {"nametype", required_argument, NULL, O_NAMETYPE},
+    {"colors", required_argument, NULL, O_COLORS},
+    {"bgcolors", required_argument, NULL, O_BGCOLORS},
+    {"hash", no_argument, NULL, O_HASH},
+    {"random", no_argument, NULL, O_RANDOM},
+    {"cp", no_argument, NULL, O_CP},
+    {"reverse", no_argument, NULL, O_REVERSE},
+    {"inverted", no_argument, NULL, O_INVERTED},
+    {"flamechart", no_argument, NULL, O_FLAMECHART},
+    {"negate", no_argument, NULL, O_NEGATE},
+    {"notes", required_argument, NULL, O_NOTES},
+    {"factor", required_argument, NULL, O_FACTOR},
+    {"total", required_argument, NULL, O_TOTAL},
+    {"encoding", required_argument, NULL, O_ENCODING},
+    {"nameattr", required_argument, NULL, O_NAMEATTR},
+    {"output", required_argument, NULL, 'o'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
 };
 
 static const char *const palettes[] = {
-	"hot", "mem", "io", "wakeup", "chain", "java", "js", "perl", "red",
-	"green", "blue", "aqua", "yellow", "purple", "orange",
+    "hot", "mem",   "io",   "wakeup", "chain",	"java",	  "js",	    "perl",
+    "red", "green", "blue", "aqua",   "yellow", "purple", "orange",
 };
 
 /* --minwidth: "NUM" pixels or "NUM%" of the total, as flamegraph.pl's
@@ -131,72 +166,119 @@ int cmd_flamegraph(int argc, char **argv, const char *preset)
 	opterr = 0;
 	optind = 1;
 	/* single-dash long options too, as Perl's Getopt::Long takes them */
-	while ((c = getopt_long_only(argc, argv, "o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long_only(argc, argv, "o:h", longopts, NULL)) !=
+	       -1) {
 		switch (c) {
-		case O_TITLE: o.title = optarg; break;
-		case O_SUBTITLE: o.subtitle = optarg; break;
+		case O_TITLE:
+			o.title = optarg;
+			break;
+		case O_SUBTITLE:
+			o.subtitle = optarg;
+			break;
 		case O_WIDTH:
 			if (cli_long(optarg, 1, 1000000, &lv))
-				return cli_usage(cmd, "--width must be a whole "
-						      "number of pixels, not '%s'",
+				return cli_usage(cmd,
+						 "--width must be a whole "
+						 "number of pixels, not '%s'",
 						 optarg);
 			o.width = (int)lv;
 			break;
 		case O_HEIGHT:
 			if (cli_long(optarg, 1, 10000, &lv))
-				return cli_usage(cmd, "--height must be a whole "
-						      "number of pixels, not '%s'",
+				return cli_usage(cmd,
+						 "--height must be a whole "
+						 "number of pixels, not '%s'",
 						 optarg);
 			o.height = (int)lv;
 			break;
 		case O_MINWIDTH:
 			if (parse_minwidth(optarg, &o))
-				return cli_usage(cmd, "--minwidth takes pixels "
-						      "or a percentage (0.5%%), "
-						      "not '%s'",
+				return cli_usage(cmd,
+						 "--minwidth takes pixels "
+						 "or a percentage (0.5%%), "
+						 "not '%s'",
 						 optarg);
 			break;
-		case O_FONTTYPE: o.fonttype = optarg; break;
+		case O_FONTTYPE:
+			o.fonttype = optarg;
+			break;
 		case O_FONTSIZE:
 			if (cli_double(optarg, &o.fontsize) || o.fontsize <= 0)
-				return cli_usage(cmd, "--fontsize must be a "
-						      "positive number, not '%s'",
+				return cli_usage(cmd,
+						 "--fontsize must be a "
+						 "positive number, not '%s'",
 						 optarg);
 			break;
 		case O_FONTWIDTH:
-			if (cli_double(optarg, &o.fontwidth) || o.fontwidth <= 0)
-				return cli_usage(cmd, "--fontwidth must be a "
-						      "positive number, not '%s'",
+			if (cli_double(optarg, &o.fontwidth) ||
+			    o.fontwidth <= 0)
+				return cli_usage(cmd,
+						 "--fontwidth must be a "
+						 "positive number, not '%s'",
 						 optarg);
 			break;
-		case O_COUNTNAME: o.countname = optarg; break;
-		case O_NAMETYPE: o.nametype = optarg; break;
-		case O_COLORS: o.colors = optarg; break;
-		case O_BGCOLORS: o.bgcolors = optarg; break;
-		case O_HASH: o.hash = 1; break;
-		case O_RANDOM: o.random = 1; break;
-		case O_CP: o.palette_file = "palette.map"; break;
-		case O_REVERSE: o.reverse = 1; break;
-		case O_INVERTED: o.inverted = 1; break;
-		case O_FLAMECHART: o.flamechart = 1; break;
-		case O_NEGATE: o.negate = 1; break;
-		case O_NOTES: o.notes = optarg; break;
+		case O_COUNTNAME:
+			o.countname = optarg;
+			break;
+		case O_NAMETYPE:
+			o.nametype = optarg;
+			break;
+		case O_COLORS:
+			o.colors = optarg;
+			break;
+		case O_BGCOLORS:
+			o.bgcolors = optarg;
+			break;
+		case O_HASH:
+			o.hash = 1;
+			break;
+		case O_RANDOM:
+			o.random = 1;
+			break;
+		case O_CP:
+			o.palette_file = "palette.map";
+			break;
+		case O_REVERSE:
+			o.reverse = 1;
+			break;
+		case O_INVERTED:
+			o.inverted = 1;
+			break;
+		case O_FLAMECHART:
+			o.flamechart = 1;
+			break;
+		case O_NEGATE:
+			o.negate = 1;
+			break;
+		case O_NOTES:
+			o.notes = optarg;
+			break;
 		case O_FACTOR:
 			if (cli_double(optarg, &o.factor))
-				return cli_usage(cmd, "--factor must be a number, "
-						      "not '%s'",
+				return cli_usage(cmd,
+						 "--factor must be a number, "
+						 "not '%s'",
 						 optarg);
 			break;
 		case O_TOTAL:
 			if (cli_double(optarg, &o.total) || o.total < 0)
-				return cli_usage(cmd, "--total must be a number, "
-						      "not '%s'",
+				return cli_usage(cmd,
+						 "--total must be a number, "
+						 "not '%s'",
 						 optarg);
 			break;
-		case O_ENCODING: o.encoding = optarg; break;
-		case O_NAMEATTR: o.nameattr_file = optarg; break;
-		case 'o': output = optarg; break;
-		case 'h': help(stdout, prog); return 0;
+		case O_ENCODING:
+			o.encoding = optarg;
+			break;
+		case O_NAMEATTR:
+			o.nameattr_file = optarg;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'h':
+			help(stdout, prog);
+			return 0;
 		default:
 			return cli_bad_option(cmd, argv, "o");
 		}
@@ -213,8 +295,9 @@ int cmd_flamegraph(int argc, char **argv, const char *preset)
 	if (o.bgcolors) {
 		char c1[8], c2[8];
 		if (ember_fg_bgcolors(o.bgcolors, o.colors, c1, c2))
-			return cli_usage(cmd, "--bgcolors takes yellow, blue, "
-					      "green, grey or #rrggbb, not '%s'",
+			return cli_usage(cmd,
+					 "--bgcolors takes yellow, blue, "
+					 "green, grey or #rrggbb, not '%s'",
 					 o.bgcolors);
 	}
 

@@ -19,140 +19,205 @@ static double now(void)
 
 static void help(FILE *f)
 {
-	fprintf(f,
-"usage: ember record [OPTIONS] [--] COMMAND [ARGS...]\n"
-"       ember record [OPTIONS] -p PID[,PID...]\n"
-"       ember record [OPTIONS] -a\n"
-"\n"
-"Samples stacks (user and kernel) with perf_event_open and writes an\n"
-"interactive flame graph, or folded stacks, with no perf.data in between.\n"
-"A command is profiled from its exec, with its threads and children, and\n"
-"ember exits with its exit status; -p attaches to running processes and\n"
-"their threads; -a samples every CPU.  User stacks are unwound while\n"
-"recording from a copy of each sample's stack, by the DWARF call-frame\n"
-"information of the code (.eh_frame): no frame pointers needed, so stock\n"
-"libc and Python unwind too.  JIT code is named after recording from\n"
-"perf maps (/tmp/perf-PID.map) and jitdumps (jit-PID.dump), and unwound\n"
-"by the jitdump's unwinding info, CPython's trampolines or frame\n"
-"pointers.  A stack the walk cannot finish (deeper than the copy, code\n"
-"without usable unwinding information) starts with a [truncated] frame,\n"
-"and the summary counts them.  Python 3.12+ and Node get the switches\n"
-"that write perf maps.  Ctrl-C stops recording and still writes the\n"
-"output.\n"
-"\n"
-"  -o, --output FILE    FILE.svg: a flame graph (default flamegraph.svg);\n"
-"                       FILE.folded, FILE.txt or '-' (standard output):\n"
-"                       folded stacks\n"
-"  -p PID[,PID...]      profile running processes and their threads\n"
-"  -a, --all-cpus       profile the whole system (with a command: while\n"
-"                       it runs)\n"
-"  -F, --freq HZ        samples per second (default 999; at most\n"
-"                       kernel.perf_event_max_sample_rate)\n"
-"  -c, --count N        one sample every N events, instead of -F\n"
-"  -e, --event EVENT    cpu-clock (default), task-clock, page-faults,\n"
-"                       context-switches, cpu-migrations, minor-faults,\n"
-"                       major-faults; cycles, instructions, cache-misses,\n"
-"                       branch-misses... where the CPU has counters\n"
-"  -d, --duration SECS  stop after SECS seconds (a command still running\n"
-"                       is then ended)\n"
-"  -g, --call-graph dwarf[,SIZE]|fp\n"
-"                       how user stacks are walked.  dwarf (the default\n"
-"                       where the kernel allows): copy SIZE bytes of each\n"
-"                       sample's user stack (32768; at most 65528) and\n"
-"                       unwind them; a larger SIZE reaches deeper stacks.\n"
-"                       fp: the kernel's frame-pointer walk: cheaper, but\n"
-"                       stacks break in code built without frame pointers\n"
-"  -m, --mmap-pages N   ring buffer pages per CPU, a power of 2 (2048 with\n"
-"                       dwarf, 128 with fp)\n"
-"  --no-kernel          user stacks only\n"
-"  --idle               with -a: keep the idle task's samples\n"
-"  --no-jit-env         do not set PYTHONPERFSUPPORT=1 and NODE_OPTIONS\n"
-"                       (--perf-basic-prof-only-functions\n"
-"                       --interpreted-frames-native-stack) for the command\n"
-"  -q, --quiet          no summary\n"
-"  -v, --verbose        more detail (files without symbols...)\n"
-"  -h, --help           this help\n"
-"\n"
-"Frame names, as 'ember collapse perf' gives them for perf script output:\n"
-"  --pid                root frames are COMM-PID\n"
-"  --tid                root frames are COMM-PID/TID\n"
-"  --kernel             kernel frames end in _[k]\n"
-"  --jit                JIT frames end in _[j]\n"
-"  --all                --kernel and --jit\n"
-"\n"
-"Flame graph options (see 'ember flamegraph -h'): --title (default: the\n"
-"command line), --subtitle, --width, --height, --minwidth, --colors,\n"
-"--bgcolors, --hash, --random, --cp, --reverse, --inverted, --countname\n"
-"(default: ns for clock events), --nametype, --fonttype, --fontsize,\n"
-"--fontwidth, --notes, --factor, --total, --encoding, --nameattr.\n"
-"\n"
-"EXAMPLES\n"
-"  ember record ./myprogram --input data.txt\n"
-"  ember record -F 4999 -o build.svg -- make -j2\n"
-"  ember record -p 1234 -d 10 -o server.folded\n"
-"  ember record -a -d 5 --all -o system.svg\n"
-"  ember record -o js.svg -- node app.js\n"
-"  ember record -o py.svg -- python3.12 -X perf app.py\n"
-"  ember record -o py.svg -- python3.13 -X perf_jit app.py\n"
-"  ember record --call-graph dwarf,65528 -o deep.svg -- ./recursive\n"
-"  ember record --call-graph fp -o fp.svg -- ./built-with-frame-pointers\n"
-"  ember record -o - --tid -- ./server | grep worker | ember flamegraph > w.svg\n");
+	fprintf(
+	    f,
+	    "usage: ember record [OPTIONS] [--] COMMAND [ARGS...]\n"
+	    "       ember record [OPTIONS] -p PID[,PID...]\n"
+	    "       ember record [OPTIONS] -a\n"
+	    "\n"
+	    "Samples stacks (user and kernel) with perf_event_open and writes "
+	    "an\n"
+	    "interactive flame graph, or folded stacks, with no perf.data in "
+	    "between.\n"
+	    "A command is profiled from its exec, with its threads and "
+	    "children, and\n"
+	    "ember exits with its exit status; -p attaches to running "
+	    "processes and\n"
+	    "their threads; -a samples every CPU.  User stacks are unwound "
+	    "while\n"
+	    "recording from a copy of each sample's stack, by the DWARF "
+	    "call-frame\n"
+	    "information of the code (.eh_frame): no frame pointers needed, so "
+	    "stock\n"
+	    "libc and Python unwind too.  JIT code is named after recording "
+	    "from\n"
+	    "perf maps (/tmp/perf-PID.map) and jitdumps (jit-PID.dump), and "
+	    "unwound\n"
+	    "by the jitdump's unwinding info, CPython's trampolines or frame\n"
+	    "pointers.  A stack the walk cannot finish (deeper than the copy, "
+	    "code\n"
+	    "without usable unwinding information) starts with a [truncated] "
+	    "frame,\n"
+	    "and the summary counts them.  Python 3.12+ and Node get the "
+	    "switches\n"
+	    "that write perf maps.  Ctrl-C stops recording and still writes "
+	    "the\n"
+	    "output.\n"
+	    "\n"
+	    "  -o, --output FILE    FILE.svg: a flame graph (default "
+	    "flamegraph.svg);\n"
+	    "                       FILE.folded, FILE.txt or '-' (standard "
+	    "output):\n"
+	    "                       folded stacks\n"
+	    "  -p PID[,PID...]      profile running processes and their "
+	    "threads\n"
+	    "  -a, --all-cpus       profile the whole system (with a command: "
+	    "while\n"
+	    "                       it runs)\n"
+	    "  -F, --freq HZ        samples per second (default 999; at most\n"
+	    "                       kernel.perf_event_max_sample_rate)\n"
+	    "  -c, --count N        one sample every N events, instead of -F\n"
+	    "  -e, --event EVENT    cpu-clock (default), task-clock, "
+	    "page-faults,\n"
+	    "                       context-switches, cpu-migrations, "
+	    "minor-faults,\n"
+	    "                       major-faults; cycles, instructions, "
+	    "cache-misses,\n"
+	    "                       branch-misses... where the CPU has "
+	    "counters\n"
+	    "  -d, --duration SECS  stop after SECS seconds (a command still "
+	    "running\n"
+	    "                       is then ended)\n"
+	    "  -g, --call-graph dwarf[,SIZE]|fp\n"
+	    "                       how user stacks are walked.  dwarf (the "
+	    "default\n"
+	    "                       where the kernel allows): copy SIZE bytes "
+	    "of each\n"
+	    "                       sample's user stack (32768; at most 65528) "
+	    "and\n"
+	    "                       unwind them; a larger SIZE reaches deeper "
+	    "stacks.\n"
+	    "                       fp: the kernel's frame-pointer walk: "
+	    "cheaper, but\n"
+	    "                       stacks break in code built without frame "
+	    "pointers\n"
+	    "  -m, --mmap-pages N   ring buffer pages per CPU, a power of 2 "
+	    "(2048 with\n"
+	    "                       dwarf, 128 with fp)\n"
+	    "  --no-kernel          user stacks only\n"
+	    "  --idle               with -a: keep the idle task's samples\n"
+	    "  --no-jit-env         do not set PYTHONPERFSUPPORT=1 and "
+	    "NODE_OPTIONS\n"
+	    "                       (--perf-basic-prof-only-functions\n"
+	    "                       --interpreted-frames-native-stack) for the "
+	    "command\n"
+	    "  -q, --quiet          no summary\n"
+	    "  -v, --verbose        more detail (files without symbols...)\n"
+	    "  -h, --help           this help\n"
+	    "\n"
+	    "Frame names, as 'ember collapse perf' gives them for perf script "
+	    "output:\n"
+	    "  --pid                root frames are COMM-PID\n"
+	    "  --tid                root frames are COMM-PID/TID\n"
+	    "  --kernel             kernel frames end in _[k]\n"
+	    "  --jit                JIT frames end in _[j]\n"
+	    "  --all                --kernel and --jit\n"
+	    "\n"
+	    "Flame graph options (see 'ember flamegraph -h'): --title "
+	    "(default: the\n"
+	    "command line), --subtitle, --width, --height, --minwidth, "
+	    "--colors,\n"
+	    "--bgcolors, --hash, --random, --cp, --reverse, --inverted, "
+	    "--countname\n"
+	    "(default: ns for clock events), --nametype, --fonttype, "
+	    "--fontsize,\n"
+	    "--fontwidth, --notes, --factor, --total, --encoding, --nameattr.\n"
+	    "\n"
+	    "EXAMPLES\n"
+	    "  ember record ./myprogram --input data.txt\n"
+	    "  ember record -F 4999 -o build.svg -- make -j2\n"
+	    "  ember record -p 1234 -d 10 -o server.folded\n"
+	    "  ember record -a -d 5 --all -o system.svg\n"
+	    "  ember record -o js.svg -- node app.js\n"
+	    "  ember record -o py.svg -- python3.12 -X perf app.py\n"
+	    "  ember record -o py.svg -- python3.13 -X perf_jit app.py\n"
+	    "  ember record --call-graph dwarf,65528 -o deep.svg -- "
+	    "./recursive\n"
+	    "  ember record --call-graph fp -o fp.svg -- "
+	    "./built-with-frame-pointers\n"
+	    "  ember record -o - --tid -- ./server | grep worker | ember "
+	    "flamegraph > w.svg\n");
 }
 
 enum {
-	O_NO_KERNEL = 256, O_IDLE, O_JIT_ENV, O_NO_JIT_ENV, O_ROOT_PID,
-	O_ROOT_TID, O_KERNEL, O_JIT, O_ALL,
+	O_NO_KERNEL = 256,
+	O_IDLE,
+	O_JIT_ENV,
+	O_NO_JIT_ENV,
+	O_ROOT_PID,
+	O_ROOT_TID,
+	O_KERNEL,
+	O_JIT,
+	O_ALL,
 	/* flame graph options */
-	O_TITLE, O_SUBTITLE, O_WIDTH, O_HEIGHT, O_MINWIDTH, O_COLORS,
-	O_BGCOLORS, O_HASH, O_RANDOM, O_CP, O_REVERSE, O_INVERTED,
-	O_COUNTNAME, O_NAMETYPE, O_FONTTYPE, O_FONTSIZE, O_FONTWIDTH,
-	O_NOTES, O_FACTOR, O_TOTAL, O_ENCODING, O_NAMEATTR,
+	O_TITLE,
+	O_SUBTITLE,
+	O_WIDTH,
+	O_HEIGHT,
+	O_MINWIDTH,
+	O_COLORS,
+	O_BGCOLORS,
+	O_HASH,
+	O_RANDOM,
+	O_CP,
+	O_REVERSE,
+	O_INVERTED,
+	O_COUNTNAME,
+	O_NAMETYPE,
+	O_FONTTYPE,
+	O_FONTSIZE,
+	O_FONTWIDTH,
+	O_NOTES,
+	O_FACTOR,
+	O_TOTAL,
+	O_ENCODING,
+	O_NAMEATTR,
 };
 
 static const struct option longopts[] = {
-	{"output", required_argument, NULL, 'o'},
-	{"all-cpus", no_argument, NULL, 'a'},
-	{"freq", required_argument, NULL, 'F'},
-	{"count", required_argument, NULL, 'c'},
-	{"event", required_argument, NULL, 'e'},
-	{"duration", required_argument, NULL, 'd'},
-	{"mmap-pages", required_argument, NULL, 'm'},
-	{"call-graph", required_argument, NULL, 'g'},
-	{"quiet", no_argument, NULL, 'q'},
-	{"verbose", no_argument, NULL, 'v'},
-	{"help", no_argument, NULL, 'h'},
-	{"no-kernel", no_argument, NULL, O_NO_KERNEL},
-	{"idle", no_argument, NULL, O_IDLE},
-	{"jit-env", no_argument, NULL, O_JIT_ENV},
-	{"no-jit-env", no_argument, NULL, O_NO_JIT_ENV},
-	{"pid", no_argument, NULL, O_ROOT_PID},
-	{"tid", no_argument, NULL, O_ROOT_TID},
-	{"kernel", no_argument, NULL, O_KERNEL},
-	{"jit", no_argument, NULL, O_JIT},
-	{"all", no_argument, NULL, O_ALL},
-	{"title", required_argument, NULL, O_TITLE},
-	{"subtitle", required_argument, NULL, O_SUBTITLE},
-	{"width", required_argument, NULL, O_WIDTH},
-	{"height", required_argument, NULL, O_HEIGHT},
-	{"minwidth", required_argument, NULL, O_MINWIDTH},
-	{"colors", required_argument, NULL, O_COLORS},
-	{"bgcolors", required_argument, NULL, O_BGCOLORS},
-	{"hash", no_argument, NULL, O_HASH},
-	{"random", no_argument, NULL, O_RANDOM},
-	{"cp", no_argument, NULL, O_CP},
-	{"reverse", no_argument, NULL, O_REVERSE},
-	{"inverted", no_argument, NULL, O_INVERTED},
-	{"countname", required_argument, NULL, O_COUNTNAME},
-	{"nametype", required_argument, NULL, O_NAMETYPE},
-	{"fonttype", required_argument, NULL, O_FONTTYPE},
-	{"fontsize", required_argument, NULL, O_FONTSIZE},
-	{"fontwidth", required_argument, NULL, O_FONTWIDTH},
-	{"notes", required_argument, NULL, O_NOTES},
-	{"factor", required_argument, NULL, O_FACTOR},
-	{"total", required_argument, NULL, O_TOTAL},
-	{"encoding", required_argument, NULL, O_ENCODING},
-	{"nameattr", required_argument, NULL, O_NAMEATTR},
-	{NULL, 0, NULL, 0},
+    {"output", required_argument, NULL, 'o'},
+    {"all-cpus", no_argument, NULL, 'a'},
+    {"freq", required_argument, NULL, 'F'},
+    {"count", required_argument, NULL, 'c'},
+    {"event", required_argument, NULL, 'e'},
+    {"duration", required_argument, NULL, 'd'},
+    {"mmap-pages", required_argument, NULL, 'm'},
+    {"call-graph", required_argument, NULL, 'g'},
+    {"quiet", no_argument, NULL, 'q'},
+    {"verbose", no_argument, NULL, 'v'},
+    {"help", no_argument, NULL, 'h'},
+    {"no-kernel", no_argument, NULL, O_NO_KERNEL},
+    {"idle", no_argument, NULL, O_IDLE},
+    {"jit-env", no_argument, NULL, O_JIT_ENV},
+    {"no-jit-env", no_argument, NULL, O_NO_JIT_ENV},
+    {"pid", no_argument, NULL, O_ROOT_PID},
+    {"tid", no_argument, NULL, O_ROOT_TID},
+    {"kernel", no_argument, NULL, O_KERNEL},
+    {"jit", no_argument, NULL, O_JIT},
+    {"all", no_argument, NULL, O_ALL},
+    {"title", required_argument, NULL, O_TITLE},
+    {"subtitle", required_argument, NULL, O_SUBTITLE},
+    {"width", required_argument, NULL, O_WIDTH},
+    {"height", required_argument, NULL, O_HEIGHT},
+    {"minwidth", required_argument, NULL, O_MINWIDTH},
+    {"colors", required_argument, NULL, O_COLORS},
+    {"bgcolors", required_argument, NULL, O_BGCOLORS},
+    {"hash", no_argument, NULL, O_HASH},
+    {"random", no_argument, NULL, O_RANDOM},
+    {"cp", no_argument, NULL, O_CP},
+    {"reverse", no_argument, NULL, O_REVERSE},
+    {"inverted", no_argument, NULL, O_INVERTED},
+    {"countname", required_argument, NULL, O_COUNTNAME},
+    {"nametype", required_argument, NULL, O_NAMETYPE},
+    {"fonttype", required_argument, NULL, O_FONTTYPE},
+    {"fontsize", required_argument, NULL, O_FONTSIZE},
+    {"fontwidth", required_argument, NULL, O_FONTWIDTH},
+    {"notes", required_argument, NULL, O_NOTES},
+    {"factor", required_argument, NULL, O_FACTOR},
+    {"total", required_argument, NULL, O_TOTAL},
+    {"encoding", required_argument, NULL, O_ENCODING},
+    {"nameattr", required_argument, NULL, O_NAMEATTR},
+    {NULL, 0, NULL, 0},
 };
 
 static struct ember_record *active;
@@ -191,7 +256,8 @@ static int parse_pids(const char *s, int **pids, size_t *n)
 			return -1;
 		if (*n + 1 > alloc) {
 			alloc = alloc ? alloc * 2 : 4;
-			*pids = ember_xreallocarray(*pids, alloc, sizeof(**pids));
+			*pids =
+			    ember_xreallocarray(*pids, alloc, sizeof(**pids));
 		}
 		(*pids)[(*n)++] = (int)v;
 		if (!comma)
@@ -257,7 +323,9 @@ static int cmp_self(const void *pa, const void *pb)
 {
 	const struct self_ent *a = pa, *b = pb;
 
-	return a->w < b->w ? 1 : a->w > b->w ? -1 : (a->id > b->id) - (a->id < b->id);
+	return a->w < b->w   ? 1
+	       : a->w > b->w ? -1
+			     : (a->id > b->id) - (a->id < b->id);
 }
 
 /* The functions with the most self time: the leaf of each stack. */
@@ -299,7 +367,8 @@ static void print_unwind(const struct ember_record_stats *st)
 		"%llu truncated (%.1f%%), %.2f us each\n",
 		st->stack_size, (unsigned long long)st->user_stacks,
 		(unsigned long long)st->truncated,
-		100.0 * (double)st->truncated / n, 1e6 * st->unwind_seconds / n);
+		100.0 * (double)st->truncated / n,
+		1e6 * st->unwind_seconds / n);
 	if (cli_verbose > 0)
 		fprintf(stderr,
 			"ember: frames stepped by file CFI %llu, jitdump CFI "
@@ -357,7 +426,8 @@ static int write_output(const char *output, int svg,
 	struct ember_fg_stats st;
 	ember_flamegraph_add(fg, "record", folded.buf, folded.len);
 	if (!err)
-		err = ember_flamegraph_render(fg, ember_write_stdio, out.f, &st);
+		err =
+		    ember_flamegraph_render(fg, ember_write_stdio, out.f, &st);
 	if (err && err != EMBER_EIO)
 		cli_error("cannot draw the flame graph: %s",
 			  ember_strerror(err));
@@ -388,17 +458,22 @@ int cmd_record(int argc, char **argv, const char *preset)
 	while ((c = getopt_long(argc, argv, "+o:p:aF:c:e:d:m:g:qvh", longopts,
 				NULL)) != -1) {
 		switch (c) {
-		case 'o': output = optarg; break;
+		case 'o':
+			output = optarg;
+			break;
 		case 'p':
 			if (parse_pids(optarg, &pids, &npids)) {
 				free(pids);
-				return cli_usage(cmd, "-p takes process ids "
-						      "separated by commas, "
-						      "not '%s'",
+				return cli_usage(cmd,
+						 "-p takes process ids "
+						 "separated by commas, "
+						 "not '%s'",
 						 optarg);
 			}
 			break;
-		case 'a': ro.system_wide = 1; break;
+		case 'a':
+			ro.system_wide = 1;
+			break;
 		case 'F':
 			if (cli_double(optarg, &dv) || dv < 1)
 				goto bad_value;
@@ -409,7 +484,9 @@ int cmd_record(int argc, char **argv, const char *preset)
 				goto bad_value;
 			ro.period = (uint64_t)lv;
 			break;
-		case 'e': ro.event = optarg; break;
+		case 'e':
+			ro.event = optarg;
+			break;
 		case 'd':
 			if (cli_double(optarg, &dv) || dv <= 0)
 				goto bad_value;
@@ -418,8 +495,9 @@ int cmd_record(int argc, char **argv, const char *preset)
 		case 'm':
 			if (cli_long(optarg, 1, 1L << 20, &lv) ||
 			    (lv & (lv - 1)))
-				return cli_usage(cmd, "-m takes a power of two "
-						      "(pages), not '%s'",
+				return cli_usage(cmd,
+						 "-m takes a power of two "
+						 "(pages), not '%s'",
 						 optarg);
 			ro.mmap_pages = (size_t)lv;
 			break;
@@ -433,20 +511,50 @@ int cmd_record(int argc, char **argv, const char *preset)
 				    EMBER_RECORD_STACK_MAX, optarg);
 			}
 			break;
-		case 'q': quiet = 1; cli_verbose = -1; break;
-		case 'v': cli_verbose++; break;
-		case 'h': help(stdout); free(pids); return 0;
-		case O_NO_KERNEL: ro.no_kernel = 1; break;
-		case O_IDLE: ro.idle = 1; break;
-		case O_JIT_ENV: ro.jit_env = 1; break;
-		case O_NO_JIT_ENV: ro.jit_env = 0; break;
-		case O_ROOT_PID: ro.root_pid = 1; break;
-		case O_ROOT_TID: ro.root_tid = 1; break;
-		case O_KERNEL: ro.annotate_kernel = 1; break;
-		case O_JIT: ro.annotate_jit = 1; break;
-		case O_ALL: ro.annotate_kernel = ro.annotate_jit = 1; break;
-		case O_TITLE: fo.title = optarg; break;
-		case O_SUBTITLE: fo.subtitle = optarg; break;
+		case 'q':
+			quiet = 1;
+			cli_verbose = -1;
+			break;
+		case 'v':
+			cli_verbose++;
+			break;
+		case 'h':
+			help(stdout);
+			free(pids);
+			return 0;
+		case O_NO_KERNEL:
+			ro.no_kernel = 1;
+			break;
+		case O_IDLE:
+			ro.idle = 1;
+			break;
+		case O_JIT_ENV:
+			ro.jit_env = 1;
+			break;
+		case O_NO_JIT_ENV:
+			ro.jit_env = 0;
+			break;
+		case O_ROOT_PID:
+			ro.root_pid = 1;
+			break;
+		case O_ROOT_TID:
+			ro.root_tid = 1;
+			break;
+		case O_KERNEL:
+			ro.annotate_kernel = 1;
+			break;
+		case O_JIT:
+			ro.annotate_jit = 1;
+			break;
+		case O_ALL:
+			ro.annotate_kernel = ro.annotate_jit = 1;
+			break;
+		case O_TITLE:
+			fo.title = optarg;
+			break;
+		case O_SUBTITLE:
+			fo.subtitle = optarg;
+			break;
 		case O_WIDTH:
 			if (cli_long(optarg, 1, 1000000, &lv))
 				goto bad_value;
@@ -461,7 +569,9 @@ int cmd_record(int argc, char **argv, const char *preset)
 			if (parse_minwidth(optarg, &fo))
 				goto bad_value;
 			break;
-		case O_COLORS: fo.colors = optarg; break;
+		case O_COLORS:
+			fo.colors = optarg;
+			break;
 		case O_BGCOLORS: {
 			char c1[8], c2[8];
 			fo.bgcolors = optarg;
@@ -469,16 +579,33 @@ int cmd_record(int argc, char **argv, const char *preset)
 				goto bad_value;
 			break;
 		}
-		case O_HASH: fo.hash = 1; break;
-		case O_RANDOM: fo.random = 1; break;
-		case O_CP: fo.palette_file = "palette.map"; break;
-		case O_REVERSE: fo.reverse = 1; break;
-		case O_INVERTED: fo.inverted = 1; break;
-		case O_COUNTNAME: fo.countname = optarg; break;
-		case O_NAMETYPE: fo.nametype = optarg; break;
-		case O_FONTTYPE: fo.fonttype = optarg; break;
+		case O_HASH:
+			fo.hash = 1;
+			break;
+		case O_RANDOM:
+			fo.random = 1;
+			break;
+		case O_CP:
+			fo.palette_file = "palette.map";
+			break;
+		case O_REVERSE:
+			fo.reverse = 1;
+			break;
+		case O_INVERTED:
+			fo.inverted = 1;
+			break;
+		case O_COUNTNAME:
+			fo.countname = optarg;
+			break;
+		case O_NAMETYPE:
+			fo.nametype = optarg;
+			break;
+		case O_FONTTYPE:
+			fo.fonttype = optarg;
+			break;
 		case O_FONTSIZE:
-			if (cli_double(optarg, &fo.fontsize) || fo.fontsize <= 0)
+			if (cli_double(optarg, &fo.fontsize) ||
+			    fo.fontsize <= 0)
 				goto bad_value;
 			break;
 		case O_FONTWIDTH:
@@ -486,7 +613,9 @@ int cmd_record(int argc, char **argv, const char *preset)
 			    fo.fontwidth <= 0)
 				goto bad_value;
 			break;
-		case O_NOTES: fo.notes = optarg; break;
+		case O_NOTES:
+			fo.notes = optarg;
+			break;
 		case O_FACTOR:
 			if (cli_double(optarg, &fo.factor))
 				goto bad_value;
@@ -495,8 +624,12 @@ int cmd_record(int argc, char **argv, const char *preset)
 			if (cli_double(optarg, &fo.total) || fo.total < 0)
 				goto bad_value;
 			break;
-		case O_ENCODING: fo.encoding = optarg; break;
-		case O_NAMEATTR: fo.nameattr_file = optarg; break;
+		case O_ENCODING:
+			fo.encoding = optarg;
+			break;
+		case O_NAMEATTR:
+			fo.nameattr_file = optarg;
+			break;
 		default:
 			free(pids);
 			return cli_bad_option(cmd, argv, "opFcedmg");
@@ -515,8 +648,9 @@ int cmd_record(int argc, char **argv, const char *preset)
 		svg = 0;
 	else if (!ends_with(output, ".svg")) {
 		free(pids);
-		return cli_usage(cmd, "cannot tell the output type of '%s': "
-				      "name it .svg, .folded or .txt",
+		return cli_usage(cmd,
+				 "cannot tell the output type of '%s': "
+				 "name it .svg, .folded or .txt",
 				 output);
 	}
 
@@ -570,11 +704,11 @@ int cmd_record(int argc, char **argv, const char *preset)
 	    st->truncated * 20 > st->user_stacks) /* over 5% */
 		cli_warn("%.0f%% of user stacks were truncated: %s",
 			 100.0 * (double)st->truncated /
-				 (double)st->user_stacks,
+			     (double)st->user_stacks,
 			 st->stack_size < EMBER_RECORD_STACK_MAX
-				 ? "copy more of each stack with --call-graph "
-				   "dwarf,65528"
-				 : "deeper than the largest stack copy");
+			     ? "copy more of each stack with --call-graph "
+			       "dwarf,65528"
+			     : "deeper than the largest stack copy");
 	if (err == EMBER_EEMPTY) {
 		cli_error("no samples were recorded: the target was idle or "
 			  "ran too briefly (try a higher -F)");
@@ -598,7 +732,8 @@ int cmd_record(int argc, char **argv, const char *preset)
 		print_unwind(st);
 		if (!rc)
 			fprintf(stderr, "ember: wrote %s\n",
-				strcmp(output, "-") ? output : "standard output");
+				strcmp(output, "-") ? output
+						    : "standard output");
 		if (st->weight > 0 && stacks.n)
 			print_top(&names, &stacks, st->weight);
 	}

@@ -11,10 +11,10 @@ static const struct cmd {
 	cmd_fn fn;
 	const char *summary;
 } commands[] = {
-	{"record", cmd_record, "sample a command, a process or the system"},
-	{"collapse", cmd_collapse, "fold profiler output into folded stacks"},
-	{"flamegraph", cmd_flamegraph, "render folded stacks as an SVG"},
-	{"diff", cmd_diff, "compare two folded profiles"},
+    {"record", cmd_record, "sample a command, a process or the system"},
+    {"collapse", cmd_collapse, "fold profiler output into folded stacks"},
+    {"flamegraph", cmd_flamegraph, "render folded stacks as an SVG"},
+    {"diff", cmd_diff, "compare two folded profiles"},
 };
 
 /* Invoked as one of these names, ember is that FlameGraph script. */
@@ -23,12 +23,12 @@ static const struct link {
 	cmd_fn fn;
 	const char *preset;
 } links[] = {
-	{"flamegraph", cmd_flamegraph, "compat"},
-	{"stackcollapse-perf", cmd_collapse, "perf"},
-	{"stackcollapse-stap", cmd_collapse, "stap"},
-	{"stackcollapse", cmd_collapse, "dtrace"},
-	{"stackcollapse-recursive", cmd_collapse, "recursive"},
-	{"difffolded", cmd_diff, "compat"},
+    {"flamegraph", cmd_flamegraph, "compat"},
+    {"stackcollapse-perf", cmd_collapse, "perf"},
+    {"stackcollapse-stap", cmd_collapse, "stap"},
+    {"stackcollapse", cmd_collapse, "dtrace"},
+    {"stackcollapse-recursive", cmd_collapse, "recursive"},
+    {"difffolded", cmd_diff, "compat"},
 };
 
 static void usage(FILE *f)

@@ -61,8 +61,9 @@ int cli_bad_option(const char *cmd, char **argv, const char *with_value)
 		return cli_usage(cmd, "option '-%c' %s", optopt,
 				 strchr(with_value, optopt) ? "needs a value"
 							    : "is unknown");
-	return cli_usage(cmd, "option '%s' is unknown, ambiguous or needs a "
-			      "value",
+	return cli_usage(cmd,
+			 "option '%s' is unknown, ambiguous or needs a "
+			 "value",
 			 argv[optind - 1]);
 }
 
@@ -127,7 +128,8 @@ int cli_out_open(struct cli_out *o, const char *path)
 	}
 	size_t n = strlen(path);
 	if (n > PATH_MAX) {
-		cli_error("cannot write '%s': %s", path, strerror(ENAMETOOLONG));
+		cli_error("cannot write '%s': %s", path,
+			  strerror(ENAMETOOLONG));
 		return 1;
 	}
 	o->path = ember_xstrdup(path);

@@ -63,8 +63,8 @@ static void add(struct diff *d, int which, const char *s, size_t n,
 		while (a <= id)
 			a *= 2;
 		for (int i = 0; i < 2; i++) {
-			d->count[i] = ember_xreallocarray(d->count[i], a,
-							  sizeof(double));
+			d->count[i] =
+			    ember_xreallocarray(d->count[i], a, sizeof(double));
 			memset(d->count[i] + d->alloc, 0,
 			       (a - d->alloc) * sizeof(double));
 			d->exact[i] = ember_xreallocarray(d->exact[i], a,
@@ -102,7 +102,7 @@ static int read_input(struct diff *d, int which, const char *path,
 					i++;
 				if (i < n && !st->bad_lines[which]++)
 					st->first_bad_line[which] =
-						st->lines[which];
+					    st->lines[which];
 				continue;
 			}
 			/* the count: the digits after the stack and a space */
@@ -140,8 +140,8 @@ static double normalized(double c1, uint64_t x1, double t1, uint64_t xt1,
 {
 	unsigned __int128 prod;
 
-	if (x1 != CL_INEXACT && xt1 != CL_INEXACT && xt2 != CL_INEXACT &&
-	    xt1 && (prod = (unsigned __int128)x1 * xt2) >> 64 == 0) {
+	if (x1 != CL_INEXACT && xt1 != CL_INEXACT && xt2 != CL_INEXACT && xt1 &&
+	    (prod = (unsigned __int128)x1 * xt2) >> 64 == 0) {
 		uint64_t pr = (uint64_t)prod;
 		if (pr % xt1 == 0)
 			return (double)(pr / xt1);
@@ -184,11 +184,10 @@ int ember_diff(const char *before, const char *after,
 	qsort_r(order, n, sizeof(*order), cmp_key, &sc);
 	st->stacks = n;
 	/* Perl's $total1 != $total2: as integers when both are */
-	int scale = o->normalize &&
-		    (d.total_exact[0] != CL_INEXACT &&
-				     d.total_exact[1] != CL_INEXACT
-			     ? d.total_exact[0] != d.total_exact[1]
-			     : d.total[0] != d.total[1]);
+	int scale = o->normalize && (d.total_exact[0] != CL_INEXACT &&
+					     d.total_exact[1] != CL_INEXACT
+					 ? d.total_exact[0] != d.total_exact[1]
+					 : d.total[0] != d.total[1]);
 	if (scale && st->total[0] == 0) {
 		scale = 0;
 		st->normalize_skipped = 1;
@@ -202,16 +201,16 @@ int ember_diff(const char *before, const char *after,
 		for (int c = 0; c < 2; c++) {
 			ember_buf_addch(&out, ' ');
 			if (!c && scale) {
-				double v = normalized(d.count[0][k], d.exact[0][k],
-						      d.total[0], d.total_exact[0],
-						      d.total[1], d.total_exact[1]);
+				double v =
+				    normalized(d.count[0][k], d.exact[0][k],
+					       d.total[0], d.total_exact[0],
+					       d.total[1], d.total_exact[1]);
 				/* Perl's int() is an integer below 2^64 */
 				if (v >= 0 && v < 18446744073709551616.0)
 					ember_buf_addu(&out, (uint64_t)v);
 				else
 					ember_buf_add_nv(&out, v);
-			}
-			else if (d.exact[c][k] != CL_INEXACT)
+			} else if (d.exact[c][k] != CL_INEXACT)
 				ember_buf_addu(&out, d.exact[c][k]);
 			else
 				ember_buf_add_nv(&out, d.count[c][k]);

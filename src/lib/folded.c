@@ -5,13 +5,13 @@
 
 #include "collapse/collapse.h"
 
-#define W6(c) [c] = 1, [c + 1] = 1, [c + 2] = 1, [c + 3] = 1, [c + 4] = 1, \
-		[c + 5] = 1
+#define W6(c)                                                                  \
+	[c] = 1, [c + 1] = 1, [c + 2] = 1, [c + 3] = 1, [c + 4] = 1, [c + 5] = 1
 #define W10(c) W6(c), [c + 6] = 1, [c + 7] = 1, [c + 8] = 1, [c + 9] = 1
 /* Perl's \w in byte strings: [0-9A-Za-z_] */
 const unsigned char ember_cl_word[256] = {
-	W10('0'), W10('A'), W10('K'), W6('U'), ['_'] = 1,
-	W10('a'), W10('k'), W6('u'),
+    W10('0'),  W10('A'), W10('K'), W6('U'),
+    ['_'] = 1, W10('a'), W10('k'), W6('u'),
 };
 
 int ember_parse_u64(const char *s, size_t n, uint64_t *v)

@@ -30,10 +30,13 @@ static int errno_code(void)
 {
 	switch (errno) {
 	case ENOENT:
-	case ENOTDIR: return EMBER_ENOENT;
+	case ENOTDIR:
+		return EMBER_ENOENT;
 	case EACCES:
-	case EPERM: return EMBER_EPERM;
-	case ENOMEM: return EMBER_ENOMEM;
+	case EPERM:
+		return EMBER_EPERM;
+	case ENOMEM:
+		return EMBER_ENOMEM;
 	}
 	return EMBER_EIO;
 }
@@ -78,8 +81,8 @@ static int gunzip(const void *src, size_t n, struct ember_buf *out)
 		n -= chunk;
 		do {
 			if (out->alloc - out->len < 65536)
-				ember_buf_grow(out, out->len < 65536 ? 65536
-								     : out->len);
+				ember_buf_grow(
+				    out, out->len < 65536 ? 65536 : out->len);
 			z.next_out = (Bytef *)out->buf + out->len;
 			z.avail_out = (uInt)(out->alloc - out->len - 1);
 			ret = inflate(&z, Z_NO_FLUSH);
@@ -166,7 +169,7 @@ void ember_input_release(struct ember_input *in)
 
 /* ---- streaming ---- */
 
-#define CHUNK (1u << 20)	 /* bytes read at a time */
+#define CHUNK	 (1u << 20)  /* bytes read at a time */
 #define MAX_LINE (64u << 20) /* a longer "line" is handed out in pieces */
 
 struct ember_reader {
@@ -277,7 +280,8 @@ static void fill(struct ember_reader *r, size_t room)
 			ssize_t got = raw_read(r, r->raw, CHUNK);
 			if (got <= 0) {
 				/* the stream ended inside a member */
-				gz_end(r, got < 0 ? errno_code() : EMBER_EFORMAT);
+				gz_end(r,
+				       got < 0 ? errno_code() : EMBER_EFORMAT);
 				break;
 			}
 			r->z.next_in = r->raw;
@@ -289,7 +293,8 @@ static void fill(struct ember_reader *r, size_t room)
 		r->len = (size_t)((char *)r->z.next_out - r->buf);
 		if (ret == Z_STREAM_END) {
 			if (!r->z.avail_in) {
-				/* at a member's end: more members, or the end */
+				/* at a member's end: more members, or the end
+				 */
 				ssize_t got = raw_read(r, r->raw, CHUNK);
 				if (got <= 0) {
 					gz_end(r, got < 0 ? errno_code() : 0);
@@ -302,8 +307,10 @@ static void fill(struct ember_reader *r, size_t room)
 				gz_end(r, 0); /* trailing bytes: ignored */
 			else
 				inflateReset(&r->z);
-		} else if (ret != Z_OK && !(ret == Z_BUF_ERROR && !r->z.avail_in)) {
-			gz_end(r, ret == Z_MEM_ERROR ? EMBER_ENOMEM : EMBER_EFORMAT);
+		} else if (ret != Z_OK &&
+			   !(ret == Z_BUF_ERROR && !r->z.avail_in)) {
+			gz_end(r, ret == Z_MEM_ERROR ? EMBER_ENOMEM
+						     : EMBER_EFORMAT);
 		}
 	}
 }

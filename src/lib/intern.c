@@ -66,7 +66,8 @@ uint32_t ember_intern(struct ember_intern *t, const char *s, size_t len)
 			return t->slots[i] - 1;
 	}
 	if (t->n >= UINT32_MAX - 1)
-		ember_xmalloc(SIZE_MAX); /* more names than ids: out of memory */
+		ember_xmalloc(
+		    SIZE_MAX); /* more names than ids: out of memory */
 	EMBER_GROW(t->ents, t->n + 1, t->alloc);
 	struct ember_intern_ent *e = &t->ents[t->n];
 	e->s = ember_arena_strndup(&t->arena, s, len);

@@ -4,21 +4,21 @@
 
 #include "ember.h"
 
-#define EMBER_HIDDEN __attribute__((visibility("hidden")))
+#define EMBER_HIDDEN  __attribute__((visibility("hidden")))
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define likely(x) __builtin_expect(!!(x), 1)
-#define unlikely(x) __builtin_expect(!!(x), 0)
+#define likely(x)     __builtin_expect(!!(x), 1)
+#define unlikely(x)   __builtin_expect(!!(x), 0)
 
 /* Grows an array to hold at least n elements (geometric growth). */
-#define EMBER_GROW(p, n, alloc)                                              \
-	do {                                                                 \
-		if ((n) > (alloc)) {                                         \
-			size_t na_ = (alloc) ? (alloc) : 16;                 \
-			while (na_ < (n))                                    \
-				na_ = na_ / 2 * 3 + 16;                      \
-			(p) = ember_xreallocarray((p), na_, sizeof(*(p)));   \
-			(alloc) = na_;                                       \
-		}                                                            \
+#define EMBER_GROW(p, n, alloc)                                                \
+	do {                                                                   \
+		if ((n) > (alloc)) {                                           \
+			size_t na_ = (alloc) ? (alloc) : 16;                   \
+			while (na_ < (n))                                      \
+				na_ = na_ / 2 * 3 + 16;                        \
+			(p) = ember_xreallocarray((p), na_, sizeof(*(p)));     \
+			(alloc) = na_;                                         \
+		}                                                              \
 	} while (0)
 
 /* Appends entry i's stack as a folded line's stack part, "a;b;c". */

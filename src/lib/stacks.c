@@ -56,7 +56,8 @@ size_t ember_stacks_add(struct ember_stacks *s, const uint32_t *frames,
 		}
 	}
 	if (s->nids + n > UINT32_MAX || s->n >= UINT32_MAX - 1)
-		ember_xmalloc(SIZE_MAX); /* beyond 32-bit offsets: out of memory */
+		ember_xmalloc(
+		    SIZE_MAX); /* beyond 32-bit offsets: out of memory */
 	EMBER_GROW(s->ids, s->nids + n, s->aids);
 	memcpy(s->ids + s->nids, frames, n * sizeof(*frames));
 	EMBER_GROW(s->ents, s->n + 1, s->alloc);
@@ -107,9 +108,9 @@ static int cmp_stack(const void *pa, const void *pb, void *arg)
 			continue;
 		size_t la, lb;
 		const unsigned char *sa =
-			(const void *)ember_intern_str(sort_names, fa[i], &la);
+		    (const void *)ember_intern_str(sort_names, fa[i], &la);
 		const unsigned char *sb =
-			(const void *)ember_intern_str(sort_names, fb[i], &lb);
+		    (const void *)ember_intern_str(sort_names, fb[i], &lb);
 		size_t m = la < lb ? la : lb;
 		int c = memcmp(sa, sb, m);
 		if (c)

@@ -9,16 +9,26 @@
 const char *ember_strerror(int err)
 {
 	switch (err) {
-	case EMBER_OK: return "success";
-	case EMBER_ENOMEM: return "out of memory";
-	case EMBER_EIO: return "input/output error";
-	case EMBER_EINVAL: return "invalid argument";
-	case EMBER_EFORMAT: return "unrecognised input format";
-	case EMBER_ENOENT: return "not found";
-	case EMBER_EPERM: return "permission denied";
-	case EMBER_ENOTSUP: return "not supported";
-	case EMBER_EEMPTY: return "no data";
-	case EMBER_EINTR: return "interrupted";
+	case EMBER_OK:
+		return "success";
+	case EMBER_ENOMEM:
+		return "out of memory";
+	case EMBER_EIO:
+		return "input/output error";
+	case EMBER_EINVAL:
+		return "invalid argument";
+	case EMBER_EFORMAT:
+		return "unrecognised input format";
+	case EMBER_ENOENT:
+		return "not found";
+	case EMBER_EPERM:
+		return "permission denied";
+	case EMBER_ENOTSUP:
+		return "not supported";
+	case EMBER_EEMPTY:
+		return "no data";
+	case EMBER_EINTR:
+		return "interrupted";
 	}
 	return "unknown error";
 }
@@ -128,7 +138,8 @@ uint64_t ember_hash(const void *p, size_t n)
 		uint64_t w;
 		memcpy(&v, s, 8);
 		memcpy(&w, s + 8, 8);
-		h = mix(h ^ v ^ 0xa0761d6478bd642full, w ^ 0xe7037ed1a0b428dbull);
+		h = mix(h ^ v ^ 0xa0761d6478bd642full,
+			w ^ 0xe7037ed1a0b428dbull);
 		s += 16;
 		n -= 16;
 	}

@@ -186,7 +186,7 @@ static void parse_svg(const char *svg, struct desc *d)
 		}
 		if (d->n == d->alloc)
 			d->f = realloc(d->f, (d->alloc = d->alloc * 2 + 64) *
-						     sizeof(*d->f));
+						 sizeof(*d->f));
 		d->f[d->n++] = f;
 		p = te;
 	}
@@ -227,7 +227,7 @@ static void parse_frames(char *text, struct desc *d)
 		f.label = strdup(s);
 		if (d->n == d->alloc)
 			d->f = realloc(d->f, (d->alloc = d->alloc * 2 + 64) *
-						     sizeof(*d->f));
+						 sizeof(*d->f));
 		d->f[d->n++] = f;
 	}
 }
@@ -265,7 +265,8 @@ static int check(struct desc *exp, struct desc *act)
 		for (int j = 0; j < act->ntexts; j++)
 			found |= !strcmp(exp->texts[i], act->texts[j]);
 		if (!found) {
-			printf("text missing or different: %s\n", exp->texts[i]);
+			printf("text missing or different: %s\n",
+			       exp->texts[i]);
 			bad++;
 		}
 	}

@@ -8,8 +8,8 @@
 static const char *names(const char *sym, const char *dso, int flags)
 {
 	static struct ember_buf b = EMBER_BUF_INIT;
-	struct ember_perf_frame f = {sym, strlen(sym), dso, strlen(dso),
-				     "7f00", 4};
+	struct ember_perf_frame f = {sym,	  strlen(sym), dso,
+				     strlen(dso), "7f00",      4};
 
 	ember_buf_reset(&b);
 	int n = ember_perf_frame_names(&f, flags, &b);
@@ -24,7 +24,8 @@ static void test_frame_names(void)
 	CHECK_STR(names("main+0x1F", "/bin/a", 0), "main+0x1F");
 	CHECK_STR(names("foo(int, char*)", "/bin/a", 0), "foo");
 	CHECK_STR(names("a;b", "/bin/a", 0), "a:b");
-	CHECK_STR(names("RegExp:[&<>\"']", "/tmp/perf-1.map", 0), "RegExp:[&<>]");
+	CHECK_STR(names("RegExp:[&<>\"']", "/tmp/perf-1.map", 0),
+		  "RegExp:[&<>]");
 	CHECK_STR(names("[unknown]", "/usr/lib/libz.so.1", 0), "[libz.so.1]");
 	CHECK_STR(names("[unknown]", "[unknown]", 0), "[unknown]");
 	CHECK_STR(names("[unknown]", "/usr/lib/libz.so.1", EMBER_PERF_ADDRS),
@@ -33,7 +34,8 @@ static void test_frame_names(void)
 		  "[unknown <7f00>]");
 	CHECK_STR(names("Lcom/x/Y;.m(I)V", "/tmp/perf-9.map", EMBER_PERF_JAVA),
 		  "com/x/Y:.m");
-	CHECK_STR(names("Lcom/x/Y;.m(I)V", "/tmp/perf-9.map", 0), "Lcom/x/Y:.m");
+	CHECK_STR(names("Lcom/x/Y;.m(I)V", "/tmp/perf-9.map", 0),
+		  "Lcom/x/Y:.m");
 	CHECK_STR(names("a->b->c", "/tmp/perf-9.map", 0), "a;b_[i];c_[i]");
 	CHECK_STR(names("a->b_[i]", "/tmp/perf-9.map", 0), "a;b_[i]");
 	CHECK_STR(names("a->->", "/x", 0), "a");
@@ -56,15 +58,17 @@ static void test_frame_names(void)
 	/* annotations */
 	CHECK_STR(names("schedule", "[kernel.kallsyms]", EMBER_PERF_KERNEL),
 		  "schedule_[k]");
-	CHECK_STR(names("f", "/lib/modules/6.1/build/vmlinux", EMBER_PERF_KERNEL),
-		  "f_[k]");
+	CHECK_STR(
+	    names("f", "/lib/modules/6.1/build/vmlinux", EMBER_PERF_KERNEL),
+	    "f_[k]");
 	CHECK_STR(names("[unknown]", "[unknown]", EMBER_PERF_KERNEL),
 		  "[unknown]");
 	CHECK_STR(names("f", "/tmp/perf-12.map", EMBER_PERF_JIT), "f_[j]");
 	CHECK_STR(names("f_[j]", "/tmp/perf-12.map", EMBER_PERF_JIT), "f_[j]");
 	CHECK_STR(names("f", "/tmp/perf-x.map", EMBER_PERF_JIT), "f");
-	CHECK_STR(names("f", "/root/.debug/jit/j-1/jitted-1-2.so", EMBER_PERF_JIT),
-		  "f_[j]");
+	CHECK_STR(
+	    names("f", "/root/.debug/jit/j-1/jitted-1-2.so", EMBER_PERF_JIT),
+	    "f_[j]");
 	CHECK_STR(names("f", "/tmp/perf-12.map", EMBER_PERF_KERNEL), "f");
 	CHECK_STR(names("a->b", "[kernel.kallsyms]", EMBER_PERF_KERNEL),
 		  "a_[k];b_[i]");
@@ -124,12 +128,12 @@ static void test_driver(void)
 	struct ember_collapse *c;
 	struct ember_collapse_options o;
 	const char *perf =
-		"# comment\n"
-		"app 1 [000] 1.0: 10 cycles:\n\t1 f+0x1 (/a)\n\t2 main (/a)\n\n"
-		"junk line\n"
-		"app 1 [000] 1.1: 4 instructions:\n\t1 g (/a)\n\n"
-		"app 1 [000] 1.2: cycles:\n\t1 f+0x2 (/a)\n\t2 main (/a)\n\n"
-		"app 1 [000] 1.3: 2 cycles:\n\t1 h (/a)\n";
+	    "# comment\n"
+	    "app 1 [000] 1.0: 10 cycles:\n\t1 f+0x1 (/a)\n\t2 main (/a)\n\n"
+	    "junk line\n"
+	    "app 1 [000] 1.1: 4 instructions:\n\t1 g (/a)\n\n"
+	    "app 1 [000] 1.2: cycles:\n\t1 f+0x2 (/a)\n\t2 main (/a)\n\n"
+	    "app 1 [000] 1.3: 2 cycles:\n\t1 h (/a)\n";
 
 	CHECK_STR(run("perf", 1, 0, perf, &st), "app;main;f 11\n");
 	CHECK(st->lines == 15);
@@ -157,10 +161,11 @@ static void test_driver(void)
 		      " 0x1 : f+0x1/0x2 [a]\n 0x2 : main+0x3/0x4 [a]\n 4\n",
 		      NULL),
 		  "main;f 7\n");
-	CHECK_STR(run("dtrace", 2, 5,
-		      "CPU ID FUNCTION:NAME\n 0 1 :tick\n\n a`f+0x1\n a`main\n 3\n",
-		      NULL),
-		  "a`main;a`f 3\n");
+	CHECK_STR(
+	    run("dtrace", 2, 5,
+		"CPU ID FUNCTION:NAME\n 0 1 :tick\n\n a`f+0x1\n a`main\n 3\n",
+		NULL),
+	    "a`main;a`f 3\n");
 	CHECK_STR(run("recursive", 2, 3, "a;b;b;c 1\na;b;c 2\n", NULL),
 		  "a;b;c 3\n");
 	/* inputs one after another: a record left open is dropped */
@@ -168,7 +173,8 @@ static void test_driver(void)
 	o.format = "stap";
 	CHECK(ember_collapse_new(&c, &o) == 0);
 	CHECK(ember_collapse_mem(c, "1", " 0x1 : f+0x1/0x2 [a]\n", 21) == 0);
-	CHECK(ember_collapse_mem(c, "2", " 0x1 : g+0x1/0x2 [a]\n 5\n", 24) == 0);
+	CHECK(ember_collapse_mem(c, "2", " 0x1 : g+0x1/0x2 [a]\n 5\n", 24) ==
+	      0);
 	outlen = 0;
 	CHECK(ember_collapse_write(c, to_mem, NULL) == 0);
 	CHECK_STR(out, "g 5\n");

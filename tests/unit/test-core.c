@@ -43,10 +43,11 @@ static void test_fixed(void)
 	struct ember_buf b = EMBER_BUF_INIT;
 	char want[64];
 	int bad = 0;
-	double vals[] = {0,	   0.05,     0.15,   0.25,	  1.005, 2.5,
-			 3.5,	   -0.04,    -0.0,   123456.789, 1e14 + 0.5,
-			 1180.0,   842.85,   0.125,  0.375,	  999.95,
-			 1.0 / 3,  2.0 / 3,  1e-300, 4503599627370497.0};
+	double vals[] = {0,	  0.05,	      0.15,	  0.25,
+			 1.005,	  2.5,	      3.5,	  -0.04,
+			 -0.0,	  123456.789, 1e14 + 0.5, 1180.0,
+			 842.85,  0.125,      0.375,	  999.95,
+			 1.0 / 3, 2.0 / 3,    1e-300,	  4503599627370497.0};
 
 	srand(7);
 	for (int i = 0; i < 200000; i++) {
@@ -65,12 +66,14 @@ static void test_fixed(void)
 			snprintf(want, sizeof(want), "%.*f", prec, x);
 			if (strcmp(b.buf, want)) {
 				if (bad++ < 5)
-					fprintf(stderr, "addfix(%.17g, %d): %s != %s\n",
+					fprintf(stderr,
+						"addfix(%.17g, %d): %s != %s\n",
 						x, prec, b.buf, want);
 			}
 			double r = ember_round_fixed(x, prec);
 			if (r != strtod(want, NULL) && bad++ < 5)
-				fprintf(stderr, "round_fixed(%.17g, %d)\n", x, prec);
+				fprintf(stderr, "round_fixed(%.17g, %d)\n", x,
+					prec);
 		}
 	}
 	CHECK(bad == 0);
@@ -142,7 +145,8 @@ static void test_intern(void)
 	CHECK(ember_intern_find(&t, "func_49999", 10) == 50001);
 	CHECK(ember_intern_find(&t, "func_50000", 10) == UINT32_MAX);
 	/* bytes, not C strings: embedded NULs are distinct names */
-	uint32_t z1 = ember_intern(&t, "a\0b", 3), z2 = ember_intern(&t, "a\0c", 3);
+	uint32_t z1 = ember_intern(&t, "a\0b", 3),
+		 z2 = ember_intern(&t, "a\0c", 3);
 	CHECK(z1 != z2);
 	ember_intern_release(&t);
 }
@@ -222,9 +226,8 @@ static struct ember_slice *frames(const char *stack, size_t *n)
 	return fr;
 }
 
-static const struct ember_tree_node *find(const struct ember_tree *t,
-					  const char *name, uint32_t depth,
-					  double start)
+static const struct ember_tree_node *
+find(const struct ember_tree *t, const char *name, uint32_t depth, double start)
 {
 	for (size_t i = 0; i < t->n; i++) {
 		const struct ember_tree_node *nd = &t->nodes[i];

@@ -26,8 +26,8 @@ static void test_symtab_aliases(void)
 	rec_symtab_add(&st, 0x1000, 0x100, "____strtod_l_internal", 21,
 		       STB_LOCAL, 0);
 	/* global beats local */
-	rec_symtab_add(&st, 0x2000, 0x80, "__GI__IO_file_xsputn", 20,
-		       STB_LOCAL, 0);
+	rec_symtab_add(&st, 0x2000, 0x80, "__GI__IO_file_xsputn", 20, STB_LOCAL,
+		       0);
 	rec_symtab_add(&st, 0x2000, 0x80, "_IO_file_xsputn@@GLIBC_2.2.5", 28,
 		       STB_GLOBAL, 0);
 	/* non-weak beats weak, sized beats unsized */
@@ -147,15 +147,15 @@ static void test_perfmap_parse(void)
 	struct rec_symtab st;
 	size_t bad;
 	const char text[] =
-		"7fa35fe757b1 b py::top:/home/user/hot.py\n"
-		"0x7f4990006200 310 JS:*leaf /home/user/hot.js:1:14\r\n"
-		"\n"
-		"garbage line\n"
-		"1000 zz name\n"
-		"2000 10\n"
-		"ffffffffffffffff 10 wraps\n"
-		"7fa35fe757b1 b py::later:/x.py\n"
-		"3000 10 trunc"; /* a last line being written */
+	    "7fa35fe757b1 b py::top:/home/user/hot.py\n"
+	    "0x7f4990006200 310 JS:*leaf /home/user/hot.js:1:14\r\n"
+	    "\n"
+	    "garbage line\n"
+	    "1000 zz name\n"
+	    "2000 10\n"
+	    "ffffffffffffffff 10 wraps\n"
+	    "7fa35fe757b1 b py::later:/x.py\n"
+	    "3000 10 trunc"; /* a last line being written */
 
 	rec_symtab_init(&st, REC_SYMTAB_PERFMAP);
 	size_t n = rec_perfmap_parse(&st, text, strlen(text), &bad);
@@ -291,14 +291,16 @@ static void test_maps(void)
 {
 	struct rec_world w;
 	const char maps[] =
-		"55d0c0a00000-55d0c0a01000 r--p 00000000 fe:00 1234 /usr/bin/x\n"
-		"55d0c0a01000-55d0c0a03000 r-xp 00001000 fe:00 1234 /usr/bin/x\n"
-		"7f0000000000-7f0000010000 r-xp 00000000 00:00 0 \n"
-		"7f0000100000-7f0000200000 r-xp 00026000 fe:00 99 /lib/libc.so.6\n"
-		"7f0000300000-7f0000301000 r-xp 00000000 00:00 0 [vdso]\n"
-		"7f0000400000-7f0000401000 r-xp 00000000 fe:00 77 /tmp/gone (deleted)\n"
-		"garbage\n"
-		"ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0 [vsyscall]\n";
+	    "55d0c0a00000-55d0c0a01000 r--p 00000000 fe:00 1234 /usr/bin/x\n"
+	    "55d0c0a01000-55d0c0a03000 r-xp 00001000 fe:00 1234 /usr/bin/x\n"
+	    "7f0000000000-7f0000010000 r-xp 00000000 00:00 0 \n"
+	    "7f0000100000-7f0000200000 r-xp 00026000 fe:00 99 /lib/libc.so.6\n"
+	    "7f0000300000-7f0000301000 r-xp 00000000 00:00 0 [vdso]\n"
+	    "7f0000400000-7f0000401000 r-xp 00000000 fe:00 77 /tmp/gone "
+	    "(deleted)\n"
+	    "garbage\n"
+	    "ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0 "
+	    "[vsyscall]\n";
 
 	rec_world_init(&w);
 	struct rec_proc *p = rec_world_new_proc(&w, 100, NULL, 0);
@@ -315,7 +317,7 @@ static void test_maps(void)
 	m = rec_proc_find_map(p, 0x7f0000400000);
 	CHECK(m && m->dso->deleted && !strcmp(m->dso->path, "/tmp/gone"));
 	const struct ember_unwind_mapping *um =
-		rec_proc_unwind_find(p, 0x7f0000100010);
+	    rec_proc_unwind_find(p, 0x7f0000100010);
 	CHECK(um && um->exec && um->ino == 99 &&
 	      !strcmp(um->path, "/lib/libc.so.6"));
 
@@ -415,11 +417,12 @@ static void test_elf_hostile(void)
 		memcpy(copy, img, size);
 		size_t len = size;
 		if (round % 3 == 0)
-			len = 64 + (size_t)(rand_r(&seed) % (unsigned)(size - 64));
+			len = 64 +
+			      (size_t)(rand_r(&seed) % (unsigned)(size - 64));
 		else
 			for (int k = 0; k < 200; k++)
 				copy[rand_r(&seed) % (unsigned)size] =
-					(unsigned char)rand_r(&seed);
+				    (unsigned char)rand_r(&seed);
 		int w = open(path, O_WRONLY | O_TRUNC);
 		if (w >= 0) {
 			if (write(w, copy, len) < 0)
@@ -490,7 +493,8 @@ static void test_events(void)
 		     "--interpreted-frames-native-stack");
 	free(s);
 	s = rec_jit_node_options("--max-old-space-size=100");
-	CHECK(strstr(s, "--max-old-space-size=100 --perf-basic-prof-only") == s);
+	CHECK(strstr(s, "--max-old-space-size=100 --perf-basic-prof-only") ==
+	      s);
 	free(s);
 	s = rec_jit_node_options("--perf-basic-prof");
 	CHECK_STR(s, "--perf-basic-prof");
@@ -697,9 +701,13 @@ static void test_jitdump_names(void)
 {
 	static const char *yes[] = {"/tmp/jit-12.dump", "jit-1.dump",
 				    "/home/u/app/jit-4242.dump"};
-	static const char *no[] = {"/tmp/jit-.dump", "/tmp/jit-12.dump.x",
-				   "/tmp/xjit-12.dump", "/tmp/jit-1a.dump",
-				   "/tmp/jitted-12-3.so", "", "/"};
+	static const char *no[] = {"/tmp/jit-.dump",
+				   "/tmp/jit-12.dump.x",
+				   "/tmp/xjit-12.dump",
+				   "/tmp/jit-1a.dump",
+				   "/tmp/jitted-12-3.so",
+				   "",
+				   "/"};
 	for (size_t i = 0; i < ARRAY_SIZE(yes); i++)
 		CHECK(rec_is_jitdump_name(yes[i], strlen(yes[i])));
 	for (size_t i = 0; i < ARRAY_SIZE(no); i++)

@@ -27,15 +27,15 @@
 
 #include "collapse.h"
 
-#define JOB_SIZE (2u << 20)
-#define MAX_RECORD 32 /* jobs' worth of input without a record boundary */
+#define JOB_SIZE    (2u << 20)
+#define MAX_RECORD  32 /* jobs' worth of input without a record boundary */
 #define MAX_THREADS 64
 
 static const struct ember_collapser *const formats[] = {
-	&ember_collapser_perf,
-	&ember_collapser_stap,
-	&ember_collapser_dtrace,
-	&ember_collapser_recursive,
+    &ember_collapser_perf,
+    &ember_collapser_stap,
+    &ember_collapser_dtrace,
+    &ember_collapser_recursive,
 };
 
 struct worker {
@@ -213,7 +213,7 @@ struct source {
 	int eof;
 };
 
-#define PIECE (1u << 20)
+#define PIECE	 (1u << 20)
 #define MAX_LINE (64u << 20)
 
 /* Reads up to n bytes: how many (0 at the end), or EMBER_EIO. */
@@ -242,7 +242,8 @@ static int src_next(struct source *s, const char **p, size_t *n)
 		size_t take = s->len - s->pos;
 		if (take > PIECE) {
 			const char *nl = memrchr(s->data + s->pos, '\n', PIECE);
-			take = nl ? (size_t)(nl - (s->data + s->pos)) + 1 : PIECE;
+			take =
+			    nl ? (size_t)(nl - (s->data + s->pos)) + 1 : PIECE;
 		}
 		*p = s->data + s->pos;
 		*n = take;
@@ -255,11 +256,13 @@ static int src_next(struct source *s, const char **p, size_t *n)
 		s->keep = 0;
 	}
 	for (;;) {
-		const char *nl = s->blen ? memrchr(s->buf, '\n', s->blen) : NULL;
+		const char *nl =
+		    s->blen ? memrchr(s->buf, '\n', s->blen) : NULL;
 		if (nl && (s->blen >= PIECE || s->eof))
 			s->keep = (size_t)(nl - s->buf) + 1;
 		else if (s->eof || s->blen >= MAX_LINE)
-			s->keep = s->blen; /* the end, or an absurd line: as is */
+			s->keep =
+			    s->blen; /* the end, or an absurd line: as is */
 		if (s->keep) {
 			*p = s->buf;
 			*n = s->keep;
@@ -289,8 +292,7 @@ static void job_reserve(struct job *j, size_t n, size_t job_size)
 	}
 }
 
-static void job_append(struct job *j, const char *p, size_t n,
-		       size_t job_size)
+static void job_append(struct job *j, const char *p, size_t n, size_t job_size)
 {
 	job_reserve(j, n, job_size);
 	memcpy(j->buf + j->len, p, n);
@@ -316,7 +318,8 @@ static int src_fill(struct source *s, struct job *j, size_t job_size)
 		/* into the room there is, which job_size + PIECE leaves */
 		job_reserve(j, 4096, job_size);
 		size_t room = j->alloc - j->len - 1;
-		ssize_t got = fd_read(s, j->buf + j->len, room < PIECE ? room : PIECE);
+		ssize_t got =
+		    fd_read(s, j->buf + j->len, room < PIECE ? room : PIECE);
 		if (got < 0)
 			return (int)got;
 		j->len += (size_t)got;
@@ -373,9 +376,9 @@ static void progress(struct ember_collapse *c, struct source *s)
 
 /* Parses the rest of an input on the calling thread with worker 0, the
  * chunk at hand first (and, before it, pre bytes read already). */
-static int run_serial(struct ember_collapse *c, struct source *r,
-		      size_t input, int file_start, const char *pre,
-		      size_t npre, const char *p, size_t n, int rc)
+static int run_serial(struct ember_collapse *c, struct source *r, size_t input,
+		      int file_start, const char *pre, size_t npre,
+		      const char *p, size_t n, int rc)
 {
 	struct worker *w = worker(c, 0);
 	struct record *rec;
@@ -538,8 +541,8 @@ static void dispatch(struct ember_collapse *c, struct job *j, size_t input)
 	pthread_mutex_unlock(&c->lock);
 }
 
-static int run_threads(struct ember_collapse *c, struct source *r,
-		       size_t input, const char *p, size_t n, int rc)
+static int run_threads(struct ember_collapse *c, struct source *r, size_t input,
+		       const char *p, size_t n, int rc)
 {
 	struct job *j = get_job(c);
 
@@ -706,18 +709,19 @@ static void merge(struct ember_collapse *c)
 		map = ember_xreallocarray(map, nn ? nn : 1, sizeof(*map));
 		for (size_t id = 0; id < nn; id++) {
 			size_t len;
-			const char *s = ember_intern_str(&src->names,
-							 (uint32_t)id, &len);
+			const char *s =
+			    ember_intern_str(&src->names, (uint32_t)id, &len);
 			map[id] = ember_intern(&dst->names, s, len);
 		}
 		for (size_t e = 0; e < src->stacks.n; e++) {
 			size_t fn;
-			const uint32_t *f = ember_stacks_frames(&src->stacks, e,
-								&fn);
+			const uint32_t *f =
+			    ember_stacks_frames(&src->stacks, e, &fn);
 			EMBER_GROW(ids, fn, aids);
 			for (size_t k = 0; k < fn; k++)
 				ids[k] = map[f[k]];
-			size_t d = ember_stacks_add(&dst->stacks, ids, fn, 0, 0);
+			size_t d =
+			    ember_stacks_add(&dst->stacks, ids, fn, 0, 0);
 			uint64_t x = src->exact[e];
 			cl_count(dst, d, src->stacks.ents[e].count,
 				 x == CL_INEXACT ? 0 : x, x != CL_INEXACT);

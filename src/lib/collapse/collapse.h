@@ -145,8 +145,7 @@ static inline int cl_word(unsigned char c)
 /* The next line of [*p, end): its length without the newline (and
  * without a '\r' before it), *p moved past it.  The caller checks
  * *p < end first. */
-static inline size_t cl_line(const char **p, const char *end,
-			     const char **line)
+static inline size_t cl_line(const char **p, const char *end, const char **line)
 {
 	const char *s = *p;
 	const char *nl = memchr(s, '\n', (size_t)(end - s));
@@ -170,8 +169,8 @@ static inline void cl_bad(struct collapse_sink *k, const char *s, size_t n)
 {
 	if (!k->n.bad++) {
 		size_t m = n < sizeof(k->n.first_bad_text) - 1
-				   ? n
-				   : sizeof(k->n.first_bad_text) - 1;
+			       ? n
+			       : sizeof(k->n.first_bad_text) - 1;
 		k->n.first_bad = k->n.lines;
 		memcpy(k->n.first_bad_text, s, m);
 		k->n.first_bad_text[m] = '\0';
@@ -271,7 +270,6 @@ static inline void cl_add_leaf_first(struct collapse_sink *k, uint32_t *f,
 int ember_folded_split(const char *s, size_t n, size_t *stack_len,
 		       double *count) EMBER_HIDDEN;
 
-
 /* The output (output.c): the stacks' indices in the order of their
  * folded lines, and the lines written in a given order. */
 uint32_t *ember_collapse_order(const struct collapse_sink *k,
@@ -291,9 +289,9 @@ struct ember_linecache {
 	size_t mask, n;
 	char *mem;
 	size_t len, alloc;
-	uint32_t prev;	  /* the record of the last line */
-	uint64_t hash;	  /* of the last key not found ... */
-	int pending;	  /* ... valid */
+	uint32_t prev; /* the record of the last line */
+	uint64_t hash; /* of the last key not found ... */
+	int pending;   /* ... valid */
 };
 struct lc_hit {
 	const uint32_t *ids;

@@ -12,7 +12,7 @@
 struct dtrace_state {
 	struct collapse_sink *k;
 	int includeoffset;
-	int header; /* header lines still to skip */
+	int header;	  /* header lines still to skip */
 	uint32_t *frames; /* leaf first */
 	size_t n, alloc;
 	struct ember_buf tmp;
@@ -41,7 +41,8 @@ static void frame(struct dtrace_state *st, const char *s, size_t n)
 		if (plus)
 			n = (size_t)(plus - s);
 	}
-	/* s/(::.*)[(<].*./$1/ (sic): from the first "::", cut at the last ( or < */
+	/* s/(::.*)[(<].*./$1/ (sic): from the first "::", cut at the last ( or
+	 * < */
 	const char *cc = memmem(s, n, "::", 2);
 	if (cc) {
 		for (size_t i = n; i > (size_t)(cc - s) + 2; i--) {
@@ -59,8 +60,8 @@ static void frame(struct dtrace_state *st, const char *s, size_t n)
 	size_t i = 0;
 	for (;;) {
 		const char *a = np < ARRAY_SIZE(parts) - 1
-					? memmem(s + i, n - i, "->", 2)
-					: NULL;
+				    ? memmem(s + i, n - i, "->", 2)
+				    : NULL;
 		size_t j = a ? (size_t)(a - s) : n;
 		parts[np] = s + i;
 		lens[np++] = j - i;
@@ -104,7 +105,8 @@ static void dtrace_parse(void *arg, const char *p, size_t len)
 			continue;
 		}
 		if (cl_count_line(s, n, &d)) {
-			cl_add_leaf_first(st->k, st->frames, st->n, s + d, n - d);
+			cl_add_leaf_first(st->k, st->frames, st->n, s + d,
+					  n - d);
 			st->n = 0;
 			continue;
 		}
@@ -169,8 +171,8 @@ static size_t dtrace_split(const char *p, size_t len, int file_start)
 		if (!nl)
 			return 0;
 		size_t q = (size_t)(nl - p);
-		const char *nl0 = q > start ? memrchr(p + start, '\n', q - start)
-					    : NULL;
+		const char *nl0 =
+		    q > start ? memrchr(p + start, '\n', q - start) : NULL;
 		size_t b = nl0 ? (size_t)(nl0 - p) + 1 : start, n = q - b, d;
 		if (n && p[b + n - 1] == '\r')
 			n--;
@@ -216,14 +218,14 @@ static int dtrace_detect(const char *p, size_t len)
 }
 
 const struct ember_collapser ember_collapser_dtrace = {
-	.name = "dtrace",
-	.summary = "DTrace stack()/ustack() aggregations (stackcollapse.pl)",
-	.detect = dtrace_detect,
-	.parallel = dtrace_parallel,
-	.state_new = dtrace_new,
-	.state_free = dtrace_free,
-	.begin = dtrace_begin,
-	.parse = dtrace_parse,
-	.end = dtrace_end,
-	.split = dtrace_split,
+    .name = "dtrace",
+    .summary = "DTrace stack()/ustack() aggregations (stackcollapse.pl)",
+    .detect = dtrace_detect,
+    .parallel = dtrace_parallel,
+    .state_new = dtrace_new,
+    .state_free = dtrace_free,
+    .begin = dtrace_begin,
+    .parse = dtrace_parse,
+    .end = dtrace_end,
+    .split = dtrace_split,
 };

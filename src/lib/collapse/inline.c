@@ -35,13 +35,13 @@ struct ember_inliner {
 	struct ember_intern paths; /* path -> module index */
 	struct result *tab;	   /* open addressing on (module, addr) */
 	size_t mask, n;
-	struct ember_buf store;	   /* the results' text */
+	struct ember_buf store; /* the results' text */
 	struct ember_buf tmp;
 };
 
 static const Dwfl_Callbacks callbacks = {
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .section_address = dwfl_offline_section_address,
 };
 
 struct ember_inliner *ember_inliner_new(int context)
@@ -106,12 +106,12 @@ static const char *die_name(Dwarf_Die *die, char **freeme)
 {
 	Dwarf_Attribute attr;
 	const char *link = dwarf_formstring(
-		dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
+	    dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
 
 	*freeme = NULL;
 	if (!link)
 		link = dwarf_formstring(
-			dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr));
+		    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr));
 	if (link) {
 		*freeme = cplus_demangle(link, DMGL_PARAMS | DMGL_ANSI);
 		return *freeme ? *freeme : link;
@@ -199,10 +199,13 @@ static int resolve(struct ember_inliner *in, Dwfl_Module *mod, uint64_t addr,
 		/* the function around this inlined call runs at its site */
 		Dwarf_Attribute attr;
 		Dwarf_Word cf = 0, cl = 0;
-		dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &attr), &cf);
-		dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &attr), &cl);
-		file = files && cf < nfiles ? dwarf_filesrc(files, cf, NULL, NULL)
-					    : NULL;
+		dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &attr),
+				&cf);
+		dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &attr),
+				&cl);
+		file = files && cf < nfiles
+			   ? dwarf_filesrc(files, cf, NULL, NULL)
+			   : NULL;
 		line = (int)cl;
 	}
 	free(scopes);
@@ -254,7 +257,8 @@ int ember_inliner_lookup(struct ember_inliner *in, const char *path,
 {
 	uint32_t mi;
 	struct module *m = module(in, path, path_len, &mi);
-	uint64_t h = ember_hash(&addr, sizeof(addr)) ^ (mi * 0x9e3779b97f4a7c15ull);
+	uint64_t h =
+	    ember_hash(&addr, sizeof(addr)) ^ (mi * 0x9e3779b97f4a7c15ull);
 	size_t i;
 
 	if (!m->mod)
@@ -283,8 +287,9 @@ int ember_inliner_lookup(struct ember_inliner *in, const char *path,
 		for (size_t k = 0; k <= in->mask; k++) {
 			if (!in->tab[k].used)
 				continue;
-			uint64_t hk = ember_hash(&in->tab[k].addr, 8) ^
-				      (in->tab[k].module * 0x9e3779b97f4a7c15ull);
+			uint64_t hk =
+			    ember_hash(&in->tab[k].addr, 8) ^
+			    (in->tab[k].module * 0x9e3779b97f4a7c15ull);
 			size_t j = hk & mask;
 			while (tab[j].used)
 				j = (j + 1) & mask;

@@ -130,7 +130,8 @@ int ember_linecache_find(struct ember_linecache *c, const char *k, size_t kn,
 	if (!r) {
 		uint64_t h = key_hash(k, kn, java);
 		uint32_t hi = (uint32_t)(h >> 32);
-		for (size_t i = h & c->mask; c->slots[i]; i = (i + 1) & c->mask) {
+		for (size_t i = h & c->mask; c->slots[i];
+		     i = (i + 1) & c->mask) {
 			uint64_t s = c->slots[i];
 			if ((uint32_t)(s >> 32) != hi)
 				continue;

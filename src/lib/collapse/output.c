@@ -110,7 +110,7 @@ uint32_t *ember_collapse_order(const struct collapse_sink *k, int threads)
 			size_t i = 0, j = h, o = 0;
 			while (i < h && j < n)
 				v[o++] = cmp(&x, tmp[j], tmp[i]) < 0 ? tmp[j++]
-								    : tmp[i++];
+								     : tmp[i++];
 			while (i < h)
 				v[o++] = tmp[i++];
 			while (j < n)

@@ -37,8 +37,8 @@ size_t cl_strip_offset(const char *s, size_t n)
 
 static int has_arrow(const char *s, size_t n)
 {
-	for (const char *p = s, *e = s + n; (p = memchr(p, '-', (size_t)(e - p)));
-	     p++)
+	for (const char *p = s, *e = s + n;
+	     (p = memchr(p, '-', (size_t)(e - p))); p++)
 		if (p + 1 < e && p[1] == '>')
 			return 1;
 	return 0;
@@ -89,7 +89,9 @@ static size_t scan_top(const char *s, size_t n, int arrow)
 		}
 		case '<':
 		case '[':
-		case '{': depth++; break;
+		case '{':
+			depth++;
+			break;
 		case '>':
 		case ']':
 		case '}':
@@ -139,14 +141,14 @@ static int module_kind(const char *m, size_t n)
 {
 	int kind = 0;
 
-	if (((n && m[0] == '[') || (n >= 7 && !memcmp(m + n - 7, "vmlinux", 7))) &&
+	if (((n && m[0] == '[') ||
+	     (n >= 7 && !memcmp(m + n - 7, "vmlinux", 7))) &&
 	    !cl_has(m, n, "unknown"))
 		kind |= M_KERNEL;
 	/* perf map files (m:/tmp/perf-\d+\.map:), and jitdump's
 	 * jitted-PID-N.so (ember's addition) */
-	for (const char *p = m; (p = memmem(p, n - (size_t)(p - m),
-					    "/tmp/perf-", 10));
-	     p++) {
+	for (const char *p = m;
+	     (p = memmem(p, n - (size_t)(p - m), "/tmp/perf-", 10)); p++) {
 		size_t i = (size_t)(p - m) + 10, j = i;
 		while (j < n && cl_digit(m[j]))
 			j++;
@@ -162,7 +164,10 @@ static int module_kind(const char *m, size_t n)
 
 /* The characters that make a name need cleaning. */
 static const unsigned char special_char[256] = {
-	[';'] = 1, ['('] = 1, ['"'] = 1, ['\''] = 1,
+    [';'] = 1,
+    ['('] = 1,
+    ['"'] = 1,
+    ['\''] = 1,
 };
 
 /*
@@ -172,8 +177,8 @@ static const unsigned char special_char[256] = {
  * dropped.  The result is s itself when nothing changes, else in tmp.
  */
 void cl_clean_part(const char *s, size_t n, const struct ember_perf_frame *f,
-		       int flags, struct ember_buf *tmp, const char **out,
-		       size_t *outn)
+		   int flags, struct ember_buf *tmp, const char **out,
+		   size_t *outn)
 {
 	int special = 0;
 
@@ -223,7 +228,8 @@ void cl_clean_part(const char *s, size_t n, const struct ember_perf_frame *f,
 		s = tmp->buf;
 		n = o;
 	}
-	if ((flags & EMBER_PERF_JAVA) && n && s[0] == 'L' && memchr(s, '/', n)) {
+	if ((flags & EMBER_PERF_JAVA) && n && s[0] == 'L' &&
+	    memchr(s, '/', n)) {
 		s++;
 		n--;
 	}
@@ -235,8 +241,8 @@ void cl_clean_part(const char *s, size_t n, const struct ember_perf_frame *f,
  * frame first (the order they are pushed in, leaf first); returns how
  * many.  A part of the symbol between "->" is an inlined frame (_[i]). */
 int cl_perf_names(const struct ember_perf_frame *f, int flags,
-		       struct ember_buf *tmp, struct ember_buf *tmp2,
-		       cl_emit_fn emit, void *ctx)
+		  struct ember_buf *tmp, struct ember_buf *tmp2,
+		  cl_emit_fn emit, void *ctx)
 {
 	const char *s = f->sym;
 	size_t n = cl_strip_offset(f->sym, f->sym_len);
@@ -272,7 +278,8 @@ int cl_perf_names(const struct ember_perf_frame *f, int flags,
 		size_t from = k ? cut[k - 1] + 2 : 0;
 		const char *name;
 		size_t len;
-		cl_clean_part(s + from, cut[k] - from, f, flags, tmp, &name, &len);
+		cl_clean_part(s + from, cut[k] - from, f, flags, tmp, &name,
+			      &len);
 		const char *suffix = NULL;
 		if (k) {
 			if (!cl_has(name, len, "_[i]"))
@@ -332,4 +339,3 @@ int ember_perf_frame_names(const struct ember_perf_frame *f, int flags,
 	ember_buf_release(&tmp2);
 	return n;
 }
-

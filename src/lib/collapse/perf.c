@@ -22,7 +22,7 @@
 struct perf_state {
 	struct collapse_sink *k;
 	struct ember_linecache lc; /* frame line -> frame ids */
-	int key_addr; /* cache keys include the address */
+	int key_addr;		   /* cache keys include the address */
 	int flags; /* EMBER_PERF_KERNEL | EMBER_PERF_JIT | EMBER_PERF_ADDRS */
 	int pid, tid, srcline;
 	const char *const *skip_after;
@@ -33,10 +33,10 @@ struct perf_state {
 	size_t event_len;
 	int event_defaulted;
 	/* the sample being built */
-	int open;	   /* an accepted event line named its root */
-	uint32_t *root;	   /* ... these frames (';' in a name splits it) */
+	int open;	/* an accepted event line named its root */
+	uint32_t *root; /* ... these frames (';' in a name splits it) */
 	size_t nroot, aroot;
-	int java;	   /* the root starts with "java" */
+	int java;	    /* the root starts with "java" */
 	const char *period; /* its count, in digits */
 	size_t period_len;
 	struct ember_buf period_buf;
@@ -220,7 +220,6 @@ static int frame_parts(const char *s, size_t n, struct ember_perf_frame *f)
 	return 1;
 }
 
-
 /* ---- the parser ---- */
 
 static void push(struct perf_state *st, uint32_t id)
@@ -299,9 +298,10 @@ static void event_line(struct perf_state *st, const struct event_line *ev,
 			   memcmp(e.event, st->event, e.event_len)) {
 			struct collapse_counts *c = &st->k->n;
 			if (!c->filtered++) {
-				size_t m = e.event_len < sizeof(c->filtered_event) - 1
-						   ? e.event_len
-						   : sizeof(c->filtered_event) - 1;
+				size_t m =
+				    e.event_len < sizeof(c->filtered_event) - 1
+					? e.event_len
+					: sizeof(c->filtered_event) - 1;
 				memcpy(c->filtered_event, e.event, m);
 				c->filtered_event[m] = '\0';
 			}
@@ -349,7 +349,7 @@ static void event_line(struct perf_state *st, const struct event_line *ev,
 		const char *b = sc ? sc : z;
 		EMBER_GROW(st->root, st->nroot + 1, st->aroot);
 		st->root[st->nroot++] =
-			ember_intern(&st->k->names, a, (size_t)(b - a));
+		    ember_intern(&st->k->names, a, (size_t)(b - a));
 		if (!sc)
 			break;
 		a = sc + 1;
@@ -383,14 +383,14 @@ static void srcline(struct perf_state *st, const char *s, size_t n)
 	if (len == o || (len - o >= 2 && !memcmp(t->buf + o, "??", 2)))
 		return;
 	size_t nl;
-	const char *name = ember_intern_str(&st->k->names,
-					    st->frames[st->srcline_at], &nl);
+	const char *name =
+	    ember_intern_str(&st->k->names, st->frames[st->srcline_at], &nl);
 	ember_buf_reset(&st->tmp);
 	ember_buf_add(&st->tmp, name, nl);
 	ember_buf_addch(&st->tmp, ':');
 	ember_buf_add(&st->tmp, t->buf + o, len - o);
 	st->frames[st->srcline_at] =
-		ember_intern(&st->k->names, st->tmp.buf, st->tmp.len);
+	    ember_intern(&st->k->names, st->tmp.buf, st->tmp.len);
 }
 
 static int skip_after(struct perf_state *st, const struct ember_perf_frame *f,
@@ -405,8 +405,8 @@ static int skip_after(struct perf_state *st, const struct ember_perf_frame *f,
 			return 1;
 		for (size_t j = first; j < st->n; j++) {
 			size_t len;
-			const char *name =
-				ember_intern_str(&st->k->names, st->frames[j], &len);
+			const char *name = ember_intern_str(
+			    &st->k->names, st->frames[j], &len);
 			if (len == wn && !memcmp(name, want, wn))
 				return 1;
 		}
@@ -461,9 +461,10 @@ static int inlined_frames(struct perf_state *st,
 				 f->sym_len, &st->tmp) < 0) {
 		struct collapse_counts *c = &st->k->n;
 		if (!c->inline_missing++) {
-			size_t m = f->dso_len < sizeof(c->inline_missing_module) - 1
-					   ? f->dso_len
-					   : sizeof(c->inline_missing_module) - 1;
+			size_t m =
+			    f->dso_len < sizeof(c->inline_missing_module) - 1
+				? f->dso_len
+				: sizeof(c->inline_missing_module) - 1;
 			memcpy(c->inline_missing_module, f->dso, m);
 			c->inline_missing_module[m] = '\0';
 		}
@@ -485,7 +486,8 @@ static int inlined_frames(struct perf_state *st,
 		struct ember_buf name_buf = EMBER_BUF_INIT;
 		if (!tab)
 			tab = rec_end;
-		cl_clean_part(r, (size_t)(tab - r), f, 0, &name_buf, &name, &len);
+		cl_clean_part(r, (size_t)(tab - r), f, 0, &name_buf, &name,
+			      &len);
 		ember_buf_reset(t);
 		ember_buf_add(t, name, len);
 		if (tab + 1 < rec_end) {
@@ -502,13 +504,15 @@ static int inlined_frames(struct perf_state *st,
 static void frame_line(struct perf_state *st, const struct ember_perf_frame *f)
 {
 	size_t first = st->n;
-	int flags = (st->flags & ~EMBER_PERF_JAVA) | (st->java ? EMBER_PERF_JAVA : 0);
+	int flags =
+	    (st->flags & ~EMBER_PERF_JAVA) | (st->java ? EMBER_PERF_JAVA : 0);
 
 	if (st->skipping)
 		return;
 	if (!(st->inliner && inlined_frames(st, f)))
 		cl_perf_names(f, flags, &st->tmp, &st->tmp2, emit_frame, st);
-	if (st->srcline && !(f->sym_len == 9 && !memcmp(f->sym, "[unknown]", 9))) {
+	if (st->srcline &&
+	    !(f->sym_len == 9 && !memcmp(f->sym, "[unknown]", 9))) {
 		st->want_srcline = 1;
 		st->srcline_at = st->n > first ? first : (size_t)-1;
 	}
@@ -562,8 +566,8 @@ static void other_line(struct perf_state *st, const char *s, size_t n)
 	if (cache && w1 > w0) {
 		int flags = java | (st->skipping ? LC_SKIP : 0) |
 			    (f.sym_len == 9 && !memcmp(f.sym, "[unknown]", 9)
-				     ? LC_UNKNOWN
-				     : 0);
+				 ? LC_UNKNOWN
+				 : 0);
 		ember_linecache_add(&st->lc, s + kb, n - kb, flags,
 				    st->frames + first, st->n - first);
 	}
@@ -701,7 +705,8 @@ static void perf_settle(struct collapse_shared *sh, const char *p, size_t len,
 		const char *s;
 		size_t n = cl_line(&p, end, &s);
 		struct event_line ev;
-		if (!n || s[0] == '#' || cl_space(s[0]) || !event_ids(s, n, &ev))
+		if (!n || s[0] == '#' || cl_space(s[0]) ||
+		    !event_ids(s, n, &ev))
 			continue;
 		event_name(s, n, &ev);
 		if (ev.event) {
@@ -747,15 +752,15 @@ static int perf_detect(const char *p, size_t len)
 }
 
 const struct ember_collapser ember_collapser_perf = {
-	.name = "perf",
-	.summary = "perf script output (stackcollapse-perf.pl)",
-	.detect = perf_detect,
-	.parallel = perf_parallel,
-	.state_new = perf_new,
-	.state_free = perf_free,
-	.begin = perf_begin,
-	.parse = perf_parse,
-	.end = perf_end,
-	.split = perf_split,
-	.settle = perf_settle,
+    .name = "perf",
+    .summary = "perf script output (stackcollapse-perf.pl)",
+    .detect = perf_detect,
+    .parallel = perf_parallel,
+    .state_new = perf_new,
+    .state_free = perf_free,
+    .begin = perf_begin,
+    .parse = perf_parse,
+    .end = perf_end,
+    .split = perf_split,
+    .settle = perf_settle,
 };

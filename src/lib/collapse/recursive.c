@@ -42,11 +42,12 @@ static void rec_parse(void *arg, const char *p, size_t len)
 		size_t nf = 0, lastn = 0;
 		while (f <= s + sl && sl) {
 			const char *sc = memchr(f, ';', (size_t)(s + sl - f));
-			size_t fl = sc ? (size_t)(sc - f) : (size_t)(s + sl - f);
+			size_t fl =
+			    sc ? (size_t)(sc - f) : (size_t)(s + sl - f);
 			if (fl != lastn || memcmp(f, last, fl)) {
 				EMBER_GROW(st->frames, nf + 1, st->alloc);
 				st->frames[nf++] =
-					ember_intern(&st->k->names, f, fl);
+				    ember_intern(&st->k->names, f, fl);
 				last = f;
 				lastn = fl;
 			}
@@ -112,15 +113,15 @@ static int rec_parallel(const struct ember_collapse_options *o)
 }
 
 const struct ember_collapser ember_collapser_recursive = {
-	.name = "recursive",
-	.summary = "folded stacks, direct recursion collapsed "
-		   "(stackcollapse-recursive.pl)",
-	.detect = NULL, /* folded input is not profiler output */
-	.parallel = rec_parallel,
-	.state_new = rec_new,
-	.state_free = rec_free,
-	.begin = rec_begin,
-	.parse = rec_parse,
-	.end = rec_end,
-	.split = rec_split,
+    .name = "recursive",
+    .summary = "folded stacks, direct recursion collapsed "
+	       "(stackcollapse-recursive.pl)",
+    .detect = NULL, /* folded input is not profiler output */
+    .parallel = rec_parallel,
+    .state_new = rec_new,
+    .state_free = rec_free,
+    .begin = rec_begin,
+    .parse = rec_parse,
+    .end = rec_end,
+    .split = rec_split,
 };

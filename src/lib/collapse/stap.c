@@ -24,7 +24,8 @@ static void stap_parse(void *arg, const char *p, size_t len)
 		size_t n = cl_line(&p, end, &s), d;
 		st->k->n.lines++;
 		if (cl_count_line(s, n, &d)) {
-			cl_add_leaf_first(st->k, st->frames, st->n, s + d, n - d);
+			cl_add_leaf_first(st->k, st->frames, st->n, s + d,
+					  n - d);
 			st->n = 0;
 			continue;
 		}
@@ -38,7 +39,8 @@ static void stap_parse(void *arg, const char *p, size_t len)
 		if (plus)
 			n = (size_t)(plus - s);
 		for (size_t i = n; i >= 3; i--) {
-			if (s[i - 3] == ' ' && s[i - 2] == ':' && s[i - 1] == ' ') {
+			if (s[i - 3] == ' ' && s[i - 2] == ':' &&
+			    s[i - 1] == ' ') {
 				s += i;
 				n -= i;
 				break;
@@ -56,7 +58,7 @@ static void stap_parse(void *arg, const char *p, size_t len)
 			const char *a = sc ? sc + 1 : s;
 			EMBER_GROW(st->frames, st->n + 1, st->alloc);
 			st->frames[st->n++] =
-				ember_intern(&st->k->names, a, (size_t)(e - a));
+			    ember_intern(&st->k->names, a, (size_t)(e - a));
 			if (!sc)
 				break;
 			e = sc;
@@ -112,7 +114,9 @@ static size_t stap_split(const char *p, size_t len, int file_start)
 		const char *nl = memrchr(p, '\n', end);
 		if (!nl)
 			return 0;
-		const char *nl0 = (size_t)(nl - p) ? memrchr(p, '\n', (size_t)(nl - p)) : NULL;
+		const char *nl0 = (size_t)(nl - p)
+				      ? memrchr(p, '\n', (size_t)(nl - p))
+				      : NULL;
 		const char *s = nl0 ? nl0 + 1 : p;
 		size_t n = (size_t)(nl - s), d;
 		if (n && s[n - 1] == '\r')
@@ -152,21 +156,22 @@ static int stap_detect(const char *p, size_t len)
 				 (s[i] >= 'A' && s[i] <= 'F')))
 			i++;
 		return i > h && i + 2 < n && s[i] == ' ' &&
-		       (s[i + 1] == '[' || (s[i + 1] == ':' && s[i + 2] == ' '));
+		       (s[i + 1] == '[' ||
+			(s[i + 1] == ':' && s[i + 2] == ' '));
 	}
 	return 0;
 }
 
 const struct ember_collapser ember_collapser_stap = {
-	.name = "stap",
-	.summary = "SystemTap print_stack()/print_ustack() dumps "
-		   "(stackcollapse-stap.pl)",
-	.detect = stap_detect,
-	.parallel = stap_parallel,
-	.state_new = stap_new,
-	.state_free = stap_free,
-	.begin = stap_begin,
-	.parse = stap_parse,
-	.end = stap_end,
-	.split = stap_split,
+    .name = "stap",
+    .summary = "SystemTap print_stack()/print_ustack() dumps "
+	       "(stackcollapse-stap.pl)",
+    .detect = stap_detect,
+    .parallel = stap_parallel,
+    .state_new = stap_new,
+    .state_free = stap_free,
+    .begin = stap_begin,
+    .parse = stap_parse,
+    .end = stap_end,
+    .split = stap_split,
 };

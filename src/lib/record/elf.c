@@ -80,7 +80,7 @@ static void read_build_id(struct rec_elf *e, Elf *elf)
 			    ph.p_type != PT_NOTE)
 				continue;
 			Elf_Data *d = elf_getdata_rawchunk(
-				elf, ph.p_offset, ph.p_filesz, ELF_T_BYTE);
+			    elf, ph.p_offset, ph.p_filesz, ELF_T_BYTE);
 			if (d && d->d_buf)
 				read_notes(e, d->d_buf, d->d_size);
 		}
@@ -213,8 +213,7 @@ void rec_elf_close(struct rec_elf *e)
 	e->fd = -1;
 }
 
-int rec_elf_off_to_vaddr(const struct rec_elf *e, uint64_t off,
-			 uint64_t *vaddr)
+int rec_elf_off_to_vaddr(const struct rec_elf *e, uint64_t off, uint64_t *vaddr)
 {
 	for (size_t i = 0; i < e->nloads; i++) {
 		const struct rec_load *l = &e->loads[i];
@@ -292,11 +291,12 @@ size_t rec_elf_symbols(struct rec_elf *e, struct rec_symtab *st, int dynsym)
 			     !is_text_label(elf, &s, text_scn, nscn)))
 				continue;
 			const char *name =
-				elf_strptr(elf, sh.sh_link, s.st_name);
+			    elf_strptr(elf, sh.sh_link, s.st_name);
 			if (!name || !*name)
 				continue;
 			rec_symtab_add(st, s.st_value, s.st_size, name,
-				       strlen(name), GELF_ST_BIND(s.st_info), 0);
+				       strlen(name), GELF_ST_BIND(s.st_info),
+				       0);
 			added++;
 		}
 		break;

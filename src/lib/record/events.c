@@ -182,7 +182,7 @@ static int parse_sample(const struct ember_record *r, const void *rec,
 		s->abi = take64(&c);
 		if (s->abi) {
 			uint64_t nregs =
-				(uint64_t)__builtin_popcountll(r->regs_mask);
+			    (uint64_t)__builtin_popcountll(r->regs_mask);
 			s->regs = take(&c, nregs * 8);
 		}
 	}
@@ -398,7 +398,7 @@ static void on_fork(struct ember_record *r, const char *body, size_t n,
 	if (v[0] != v[1]) {
 		struct rec_proc *pp = rec_world_find_proc(w, (int)v[1]);
 		struct rec_proc *p =
-			rec_world_new_proc(w, (int)v[0], pp, pp != NULL);
+		    rec_world_new_proc(w, (int)v[0], pp, pp != NULL);
 		p->owner.start = realtime_of(r, time);
 		if (r->unwinder) {
 			/* a pid seen before is another process now */
@@ -567,7 +567,8 @@ static uint32_t root_frame(struct ember_record *r, struct rec_thread *t)
 		snprintf(small, sizeof(small), ":%d", t->tid);
 	} else {
 		size_t len;
-		const char *c = ember_intern_str(&r->world.comms, t->comm, &len);
+		const char *c =
+		    ember_intern_str(&r->world.comms, t->comm, &len);
 		if (len > 64)
 			len = 64;
 		memcpy(small, c, len);
@@ -636,7 +637,7 @@ static void on_sample(struct ember_record *r, const void *rec, size_t size)
 		return;
 	}
 	struct rec_thread *t =
-		rec_world_thread(&r->world, (int)s.pid, (int)s.tid);
+	    rec_world_thread(&r->world, (int)s.pid, (int)s.tid);
 	struct rec_proc *p = t->proc;
 	uint64_t *ub = r->ubuf;
 	uint32_t *ids = r->ibuf;
@@ -651,7 +652,8 @@ static void on_sample(struct ember_record *r, const void *rec, size_t size)
 		ids[n++] = user_frame(r, p, ub[i], s.time);
 	size_t nk = kernel_frames(&s, ub, MAX_FRAMES);
 	for (size_t i = nk; i-- > 0;)
-		ids[n++] = rec_frames_id(&r->frames, REC_FRAME_KERNEL, 0, ub[i]);
+		ids[n++] =
+		    rec_frames_id(&r->frames, REC_FRAME_KERNEL, 0, ub[i]);
 	ember_stacks_add(&r->stacks, ids, n, (double)s.period, 0);
 	r->stats.samples++;
 	r->stats.weight += (double)s.period;

@@ -51,11 +51,10 @@ size_t rec_kallsyms_parse(struct rec_symtab *st, const char *p, size_t n)
 			ne++;
 		if (ne == name)
 			goto next;
-		int bind = type == 'T' ? STB_GLOBAL
+		int bind = type == 'T'	 ? STB_GLOBAL
 			   : type == 't' ? STB_LOCAL
 					 : STB_WEAK;
-		rec_symtab_add(st, addr, 0, name, (size_t)(ne - name), bind,
-			       1);
+		rec_symtab_add(st, addr, 0, name, (size_t)(ne - name), bind, 1);
 		st->syms[st->n - 1].module = ne < eol && ne[0] == '\t';
 		added++;
 	next:

@@ -15,33 +15,27 @@
 #include "record/record.h"
 
 static const struct rec_event_desc events[] = {
-	{"cpu-clock", NULL, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, 1},
-	{"task-clock", NULL, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 1},
-	{"page-faults", "faults", PERF_TYPE_SOFTWARE,
-	 PERF_COUNT_SW_PAGE_FAULTS, 0},
-	{"minor-faults", NULL, PERF_TYPE_SOFTWARE,
-	 PERF_COUNT_SW_PAGE_FAULTS_MIN, 0},
-	{"major-faults", NULL, PERF_TYPE_SOFTWARE,
-	 PERF_COUNT_SW_PAGE_FAULTS_MAJ, 0},
-	{"context-switches", "cs", PERF_TYPE_SOFTWARE,
-	 PERF_COUNT_SW_CONTEXT_SWITCHES, 0},
-	{"cpu-migrations", "migrations", PERF_TYPE_SOFTWARE,
-	 PERF_COUNT_SW_CPU_MIGRATIONS, 0},
-	{"cycles", "cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES,
-	 0},
-	{"instructions", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS,
-	 0},
-	{"cache-references", NULL, PERF_TYPE_HARDWARE,
-	 PERF_COUNT_HW_CACHE_REFERENCES, 0},
-	{"cache-misses", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES,
-	 0},
-	{"branches", "branch-instructions", PERF_TYPE_HARDWARE,
-	 PERF_COUNT_HW_BRANCH_INSTRUCTIONS, 0},
-	{"branch-misses", NULL, PERF_TYPE_HARDWARE,
-	 PERF_COUNT_HW_BRANCH_MISSES, 0},
-	{"bus-cycles", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_BUS_CYCLES, 0},
-	{"ref-cycles", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES,
-	 0},
+    {"cpu-clock", NULL, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, 1},
+    {"task-clock", NULL, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 1},
+    {"page-faults", "faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 0},
+    {"minor-faults", NULL, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN,
+     0},
+    {"major-faults", NULL, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ,
+     0},
+    {"context-switches", "cs", PERF_TYPE_SOFTWARE,
+     PERF_COUNT_SW_CONTEXT_SWITCHES, 0},
+    {"cpu-migrations", "migrations", PERF_TYPE_SOFTWARE,
+     PERF_COUNT_SW_CPU_MIGRATIONS, 0},
+    {"cycles", "cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 0},
+    {"instructions", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 0},
+    {"cache-references", NULL, PERF_TYPE_HARDWARE,
+     PERF_COUNT_HW_CACHE_REFERENCES, 0},
+    {"cache-misses", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES, 0},
+    {"branches", "branch-instructions", PERF_TYPE_HARDWARE,
+     PERF_COUNT_HW_BRANCH_INSTRUCTIONS, 0},
+    {"branch-misses", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES, 0},
+    {"bus-cycles", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_BUS_CYCLES, 0},
+    {"ref-cycles", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES, 0},
 };
 
 const struct rec_event_desc *rec_event_lookup(const char *name)
@@ -140,12 +134,13 @@ int rec_ring_map(struct rec_ring *r, int fd, int cpu, size_t pages)
 	r->fd = fd;
 	r->cpu = cpu;
 	r->size = (pages + 1) * (size_t)page;
-	r->base = mmap(NULL, r->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	r->base =
+	    mmap(NULL, r->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (r->base == MAP_FAILED) {
 		r->base = NULL;
 		return errno == EPERM || errno == EACCES ? EMBER_EPERM
-			: errno == ENOMEM			 ? EMBER_ENOMEM
-								 : EMBER_EIO;
+		       : errno == ENOMEM		 ? EMBER_ENOMEM
+							 : EMBER_EIO;
 	}
 	struct perf_event_mmap_page *pg = r->base;
 	r->data_size = pg->data_size ? pg->data_size : pages * (size_t)page;
@@ -170,8 +165,9 @@ int rec_ring_drain(struct rec_ring *r, rec_record_fn fn, void *ctx)
 
 	if (!pg)
 		return 0;
-	data = (const char *)r->base +
-	       (pg->data_offset ? pg->data_offset : (uint64_t)sysconf(_SC_PAGESIZE));
+	data = (const char *)r->base + (pg->data_offset
+					    ? pg->data_offset
+					    : (uint64_t)sysconf(_SC_PAGESIZE));
 	head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
 	tail = pg->data_tail;
 	while (tail < head) {

@@ -17,7 +17,7 @@
 #include "record/record.h"
 
 #define MAP_MAX_BYTES (1ull << 30)
-#define CLOCK_SLACK 1.0 /* seconds: file times are coarse */
+#define CLOCK_SLACK   1.0 /* seconds: file times are coarse */
 
 static const char *parse_hex(const char *p, const char *end, uint64_t *out)
 {
@@ -61,8 +61,8 @@ size_t rec_perfmap_parse(struct rec_symtab *st, const char *p, size_t n,
 
 		if (!eol)
 			eol = end;
-		while (eol > p && (eol[-1] == '\r' || eol[-1] == ' ' ||
-				   eol[-1] == '\t'))
+		while (eol > p &&
+		       (eol[-1] == '\r' || eol[-1] == ' ' || eol[-1] == '\t'))
 			eol--;
 		if (eol == p)
 			goto next; /* blank */
@@ -141,11 +141,12 @@ int rec_perfmap_load(struct rec_symtab *st, const char *dir,
 	if (fd < 0)
 		return REC_PERFMAP_MISSING;
 	/* the same file as checked, not one swapped in since */
-	if (fstat(fd, &fs) || fs.st_dev != ls.st_dev || fs.st_ino != ls.st_ino ||
-	    (uint64_t)fs.st_size > MAP_MAX_BYTES) {
+	if (fstat(fd, &fs) || fs.st_dev != ls.st_dev ||
+	    fs.st_ino != ls.st_ino || (uint64_t)fs.st_size > MAP_MAX_BYTES) {
 		close(fd);
-		ember_buf_addf(why, "ignoring '%s': it changed while read, or "
-				    "is too large",
+		ember_buf_addf(why,
+			       "ignoring '%s': it changed while read, or "
+			       "is too large",
 			       path);
 		return REC_PERFMAP_NOT_REGULAR;
 	}

@@ -169,8 +169,8 @@ struct rec_thread *rec_world_thread(struct rec_world *w, int pid, int tid)
 			struct rec_thread **old = w->threads;
 			size_t omask = w->tid_mask;
 			w->tid_mask = omask * 2 + 1;
-			w->threads = ember_xcalloc(w->tid_mask + 1,
-						   sizeof(*w->threads));
+			w->threads =
+			    ember_xcalloc(w->tid_mask + 1, sizeof(*w->threads));
 			for (size_t i = 0; i <= omask; i++)
 				if (old[i])
 					*tid_slot(w, old[i]->tid) = old[i];
@@ -203,8 +203,8 @@ void rec_world_set_comm(struct rec_world *w, struct rec_thread *t,
 static int name_is_anon(const char *n, size_t len)
 {
 	static const char *const prefixes[] = {
-		"//anon", "/dev/zero", "/anon_hugepage", "[heap]",
-		"[stack", "/SYSV",     "[anon:",
+	    "//anon", "/dev/zero", "/anon_hugepage", "[heap]",
+	    "[stack", "/SYSV",	   "[anon:",
 	};
 
 	if (!len)
@@ -217,9 +217,8 @@ static int name_is_anon(const char *n, size_t len)
 	return 0;
 }
 
-static struct rec_dso *find_dso(struct rec_world *w, int kind,
-				const char *path, size_t len, uint64_t dev,
-				uint64_t ino)
+static struct rec_dso *find_dso(struct rec_world *w, int kind, const char *path,
+				size_t len, uint64_t dev, uint64_t ino)
 {
 	uint64_t h = ember_hash(path, len) ^ (dev * 31 + ino) ^ (uint64_t)kind;
 	size_t i = hash_int(h, w->dso_mask);
@@ -246,7 +245,7 @@ static struct rec_dso *find_dso(struct rec_world *w, int kind,
 		free(w->dso_slots);
 		w->dso_mask = w->dso_mask * 2 + 1;
 		w->dso_slots =
-			ember_xcalloc(w->dso_mask + 1, sizeof(*w->dso_slots));
+		    ember_xcalloc(w->dso_mask + 1, sizeof(*w->dso_slots));
 		for (size_t k = 0; k < w->ndsos; k++) {
 			struct rec_dso *e = w->dsos[k];
 			uint64_t eh = ember_hash(e->path, strlen(e->path)) ^
@@ -278,8 +277,7 @@ static size_t first_after(const struct rec_proc *p, uint64_t addr)
 	return lo;
 }
 
-const struct rec_map *rec_proc_find_map(const struct rec_proc *p,
-					uint64_t addr)
+const struct rec_map *rec_proc_find_map(const struct rec_proc *p, uint64_t addr)
 {
 	size_t i = first_after(p, addr);
 
@@ -331,7 +329,8 @@ static int insert_map(struct rec_proc *p, const struct rec_map *nm)
 		p->nmaps--;
 	}
 	EMBER_GROW(p->maps, p->nmaps + 1, p->amaps);
-	memmove(&p->maps[i + 1], &p->maps[i], (p->nmaps - i) * sizeof(*p->maps));
+	memmove(&p->maps[i + 1], &p->maps[i],
+		(p->nmaps - i) * sizeof(*p->maps));
 	p->maps[i] = *nm;
 	p->nmaps++;
 	return replaced;

@@ -23,11 +23,11 @@
 #include "record/jitdump.h"
 #include "record/record.h"
 
-#define DEFAULT_PAGES 128	/* 512 KiB per CPU: frame-pointer samples */
-#define DWARF_PAGES   2048	/* 8 MiB per CPU: 250 ms of 32 KiB samples */
+#define DEFAULT_PAGES 128      /* 512 KiB per CPU: frame-pointer samples */
+#define DWARF_PAGES   2048     /* 8 MiB per CPU: 250 ms of 32 KiB samples */
 #define REGS_MASK     0x1c0ull /* bp, sp, ip (x86-64 perf_regs) */
-#define POLL_MS 100
-#define MAX_FRAMES 1024
+#define POLL_MS	      100
+#define MAX_FRAMES    1024
 
 static double now_mono(void)
 {
@@ -46,7 +46,7 @@ static double now_real(void)
 }
 
 static int fail(struct ember_record *r, int err, const char *fmt, ...)
-	EMBER_PRINTF(3, 4);
+    EMBER_PRINTF(3, 4);
 
 static int fail(struct ember_record *r, int err, const char *fmt, ...)
 {
@@ -77,7 +77,8 @@ const char *ember_record_error(const struct ember_record *r)
 	return r->err[0] ? r->err : "unknown error";
 }
 
-const struct ember_record_stats *ember_record_stats(const struct ember_record *r)
+const struct ember_record_stats *
+ember_record_stats(const struct ember_record *r)
 {
 	return &r->stats;
 }
@@ -126,9 +127,8 @@ int ember_record_new(struct ember_record **out,
 				    o->pids[i]);
 	r->ev = rec_event_lookup(r->o.event);
 	if (!r->ev)
-		return fail(r, EMBER_EINVAL,
-			    "unknown event '%s' (events: %s)", r->o.event,
-			    rec_event_names());
+		return fail(r, EMBER_EINVAL, "unknown event '%s' (events: %s)",
+			    r->o.event, rec_event_names());
 	r->stats.clock_event = r->ev->clock;
 	if (!o->period) {
 		if (!(o->freq >= 1) || o->freq > 1e9)
@@ -307,13 +307,14 @@ static int open_error(struct ember_record *r, int e, int pid)
 				    "--cap-add PERFMON, or --security-opt "
 				    "seccomp=unconfined)");
 		if (r->o.system_wide)
-			return fail(r, EMBER_EPERM,
-				    "no permission to profile the whole system: "
-				    "kernel.perf_event_paranoid is %ld; set it "
-				    "to 0 with 'sysctl "
-				    "kernel.perf_event_paranoid=0', or run as "
-				    "root (or with CAP_PERFMON)",
-				    paranoid);
+			return fail(
+			    r, EMBER_EPERM,
+			    "no permission to profile the whole system: "
+			    "kernel.perf_event_paranoid is %ld; set it "
+			    "to 0 with 'sysctl "
+			    "kernel.perf_event_paranoid=0', or run as "
+			    "root (or with CAP_PERFMON)",
+			    paranoid);
 		if (pid > 0 && r->o.npids && paranoid <= 2)
 			return fail(r, EMBER_EPERM,
 				    "no permission to profile process %d: it "
@@ -334,9 +335,9 @@ static int open_error(struct ember_record *r, int e, int pid)
 			    "try -e cpu-clock",
 			    r->ev->name,
 			    r->ev->type == PERF_TYPE_HARDWARE
-				    ? " (no hardware counters, as in most "
-				      "virtual machines)"
-				    : "");
+				? " (no hardware counters, as in most "
+				  "virtual machines)"
+				: "");
 	case ESRCH:
 		return fail(r, EMBER_ENOENT, "no such process: %d", pid);
 	case EMFILE:
@@ -350,13 +351,14 @@ static int open_error(struct ember_record *r, int e, int pid)
 			    "lacks it, or a container blocks it");
 	case EINVAL:
 		if (!r->o.period)
-			return fail(r, EMBER_EINVAL,
-				    "perf_event_open refused the event: is -F "
-				    "%g above kernel.perf_event_max_sample_rate "
-				    "(%ld)?",
-				    r->o.freq,
-				    rec_sysctl_long("kernel.perf_event_max_"
-						    "sample_rate"));
+			return fail(
+			    r, EMBER_EINVAL,
+			    "perf_event_open refused the event: is -F "
+			    "%g above kernel.perf_event_max_sample_rate "
+			    "(%ld)?",
+			    r->o.freq,
+			    rec_sysctl_long("kernel.perf_event_max_"
+					    "sample_rate"));
 		return fail(r, EMBER_EINVAL,
 			    "perf_event_open refused the event: %s",
 			    strerror(e));
@@ -404,14 +406,15 @@ static long open_one(struct ember_record *r, int pid, int cpu)
 
 	make_attr(r, &a, r->stats.kernel_excluded);
 	a.wakeup_watermark =
-		(uint32_t)(ring_pages(r) * (size_t)sysconf(_SC_PAGESIZE) / 4);
+	    (uint32_t)(ring_pages(r) * (size_t)sysconf(_SC_PAGESIZE) / 4);
 	long fd = perf_open(&a, pid, cpu);
 	if (fd < 0 && (errno == EACCES || errno == EPERM) &&
 	    !r->stats.kernel_excluded && geteuid() != 0) {
 		/* perf_event_paranoid 2: user space only */
 		make_attr(r, &a, 1);
 		a.wakeup_watermark =
-			(uint32_t)(ring_pages(r) * (size_t)sysconf(_SC_PAGESIZE) / 4);
+		    (uint32_t)(ring_pages(r) * (size_t)sysconf(_SC_PAGESIZE) /
+			       4);
 		fd = perf_open(&a, pid, cpu);
 		if (fd >= 0)
 			r->stats.kernel_excluded = 1;
@@ -484,18 +487,20 @@ static int open_target(struct ember_record *r, int pid, int main_target)
 			err = rec_ring_map(ring, (int)fd, r->cpus[c],
 					   ring_pages(r));
 			if (err == EMBER_EPERM)
-				return fail(r, err,
-					    "cannot map the ring buffer: it "
-					    "exceeds kernel.perf_event_mlock_kb "
-					    "(%ld KiB); use a smaller -m, or "
-					    "raise the sysctl",
-					    rec_sysctl_long("kernel.perf_event_"
-							    "mlock_kb"));
+				return fail(
+				    r, err,
+				    "cannot map the ring buffer: it "
+				    "exceeds kernel.perf_event_mlock_kb "
+				    "(%ld KiB); use a smaller -m, or "
+				    "raise the sysctl",
+				    rec_sysctl_long("kernel.perf_event_"
+						    "mlock_kb"));
 			if (err)
 				return fail(r, err,
 					    "cannot map the ring buffer: %s",
 					    strerror(errno));
-		} else if (ioctl((int)fd, PERF_EVENT_IOC_SET_OUTPUT, ring->fd)) {
+		} else if (ioctl((int)fd, PERF_EVENT_IOC_SET_OUTPUT,
+				 ring->fd)) {
 			return fail(r, EMBER_EIO,
 				    "cannot share the ring buffer: %s",
 				    strerror(errno));
@@ -727,12 +732,14 @@ int ember_record_run(struct ember_record *r)
 		size_t k = 0;
 		for (size_t i = 0; i < r->ncpus; i++)
 			if (r->rings[i].base)
-				pf[k++] = (struct pollfd){r->rings[i].fd, POLLIN, 0};
+				pf[k++] =
+				    (struct pollfd){r->rings[i].fd, POLLIN, 0};
 		if (r->have_child && r->child.pidfd >= 0)
 			pf[k++] = (struct pollfd){r->child.pidfd, POLLIN, 0};
 		for (size_t i = 0; r->pidfds && i < r->o.npids; i++)
 			if (r->pidfds[i] >= 0)
-				pf[k++] = (struct pollfd){r->pidfds[i], POLLIN, 0};
+				pf[k++] =
+				    (struct pollfd){r->pidfds[i], POLLIN, 0};
 		int timeout = POLL_MS;
 		if (deadline) {
 			double left = deadline - now_mono();
@@ -755,8 +762,8 @@ int ember_record_run(struct ember_record *r)
 		/* stopped early: end the command, as perf does */
 		if (!rec_child_reap(&r->child, 0)) {
 			rec_child_kill(&r->child, SIGTERM);
-			for (int i = 0; i < 200 && !rec_child_reap(&r->child, 0);
-			     i++)
+			for (int i = 0;
+			     i < 200 && !rec_child_reap(&r->child, 0); i++)
 				usleep(10000);
 			if (!r->child.reaped) {
 				rec_child_kill(&r->child, SIGKILL);
@@ -772,7 +779,7 @@ int ember_record_run(struct ember_record *r)
 	r->stats.seconds = r->t_stop - r->t_start;
 	if (r->unwinder) {
 		const struct ember_unwind_stats *us =
-			ember_unwinder_stats(r->unwinder);
+		    ember_unwinder_stats(r->unwinder);
 		for (int i = 0; i < EMBER_SRC_COUNT && i < 4; i++)
 			r->stats.unwind_by_src[i] = us->by_src[i];
 		r->stats.unwind_cache_hits = us->cache_hits;
@@ -796,8 +803,10 @@ int ember_record_result(struct ember_record *r, struct ember_intern *names,
 	for (size_t i = 0; i < r->world.nprocs; i++)
 		if (r->world.procs[i]->jd &&
 		    ember_jitdump_update(r->world.procs[i]->jd) < 0)
-			ember_log(EMBER_LOG_INFO, "cannot read the jitdump of "
-				  "process %d", r->world.procs[i]->pid);
+			ember_log(EMBER_LOG_INFO,
+				  "cannot read the jitdump of "
+				  "process %d",
+				  r->world.procs[i]->pid);
 	rec_symbolize(r, names, &ids, off);
 	for (size_t i = 0; i < r->stacks.n; i++) {
 		size_t n, m = 0;

@@ -147,13 +147,13 @@ size_t rec_perfmap_parse(struct rec_symtab *st, const char *p, size_t n,
 enum rec_dso_kind {
 	REC_DSO_FILE,
 	REC_DSO_VDSO,
-	REC_DSO_ANON, /* anonymous executable memory: JIT code */
+	REC_DSO_ANON,	 /* anonymous executable memory: JIT code */
 	REC_DSO_SPECIAL, /* [vsyscall] and the like: no symbols */
 };
 
 /* A mapped file (or the vdso), shared by every process that maps it. */
 struct rec_dso {
-	char *path;	 /* as the kernel named it, " (deleted)" cut */
+	char *path;	  /* as the kernel named it, " (deleted)" cut */
 	const char *base; /* the basename, for "[libc.so.6]" */
 	uint64_t dev, ino;
 	int kind;
@@ -180,7 +180,7 @@ struct rec_proc {
 	struct rec_proc *parent; /* forked from (for its perf map) */
 	struct rec_map *maps;	 /* sorted by start, no overlaps */
 	size_t nmaps, amaps;
-	uint32_t comm;		/* interned comm of the main thread */
+	uint32_t comm; /* interned comm of the main thread */
 	struct rec_perfmap_owner owner;
 	int exited;
 	/* the symbolizer's perf map */
@@ -210,7 +210,7 @@ struct rec_world {
 	struct rec_dso **dso_slots;
 	size_t dso_mask;
 	struct ember_intern comms; /* thread names */
-	double clock_offset; /* realtime - monotonic, seconds */
+	double clock_offset;	   /* realtime - monotonic, seconds */
 };
 
 void rec_world_init(struct rec_world *w);
@@ -318,11 +318,11 @@ int rec_pidfd_open(int pid);
 /* ---- frames and the recording session (events.c, record.c) ---------- */
 
 enum rec_frame_kind {
-	REC_FRAME_ROOT,	   /* obj: id in the session's roots */
-	REC_FRAME_KERNEL,  /* addr: kernel address */
-	REC_FRAME_DSO,	   /* obj: dso id, addr: file offset */
-	REC_FRAME_JIT,	   /* obj: process instance id, addr */
-	REC_FRAME_UNKNOWN, /* not in any executable mapping */
+	REC_FRAME_ROOT,	     /* obj: id in the session's roots */
+	REC_FRAME_KERNEL,    /* addr: kernel address */
+	REC_FRAME_DSO,	     /* obj: dso id, addr: file offset */
+	REC_FRAME_JIT,	     /* obj: process instance id, addr */
+	REC_FRAME_UNKNOWN,   /* not in any executable mapping */
 	REC_FRAME_TRUNCATED, /* the unwinder stopped short of the root */
 };
 
@@ -364,10 +364,10 @@ struct ember_record {
 	int *pids;
 	const struct rec_event_desc *ev;
 	uint64_t sample_type, regs_mask;
-	int dwarf;		  /* user stacks from copies: sample_type has
-				   * REGS_USER and STACK_USER */
+	int dwarf; /* user stacks from copies: sample_type has
+		    * REGS_USER and STACK_USER */
 	struct ember_unwinder *unwinder; /* when dwarf */
-	char fallback[160];	  /* why AUTO fell back to frame pointers */
+	char fallback[160]; /* why AUTO fell back to frame pointers */
 	int *cpus;
 	size_t ncpus;
 	int *fds;
@@ -395,8 +395,7 @@ struct ember_record {
 /* Handles one perf record, in time order (events.c). */
 void rec_handle(struct ember_record *r, const void *rec, size_t size);
 /* The record's time from its sample_id (0 when it has none). */
-uint64_t rec_time(const struct ember_record *r, const void *rec,
-		  size_t size);
+uint64_t rec_time(const struct ember_record *r, const void *rec, size_t size);
 /* Fills what /proc tells of running processes: -p and -a (events.c). */
 void rec_synthesize_pid(struct ember_record *r, int pid);
 /* The jitdump of p's JIT code: its own, or a forked parent's. */

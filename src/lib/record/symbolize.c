@@ -31,11 +31,11 @@ int rec_fold_frame(struct ember_buf *out, const char *sym, size_t n,
 	struct ember_perf_frame f = {sym, n, dso, dn, NULL, 0};
 
 	return ember_perf_frame_names(
-		&f,
-		((flags & REC_FOLD_JAVA) ? EMBER_PERF_JAVA : 0) |
-			((flags & REC_FOLD_KERNEL) ? EMBER_PERF_KERNEL : 0) |
-			((flags & REC_FOLD_JIT) ? EMBER_PERF_JIT : 0),
-		out);
+	    &f,
+	    ((flags & REC_FOLD_JAVA) ? EMBER_PERF_JAVA : 0) |
+		((flags & REC_FOLD_KERNEL) ? EMBER_PERF_KERNEL : 0) |
+		((flags & REC_FOLD_JIT) ? EMBER_PERF_JIT : 0),
+	    out);
 }
 
 /* ---- symbol sources --------------------------------------------------- */
@@ -58,7 +58,7 @@ static const char *kernel_sym(struct symctx *c, uint64_t addr)
 		rec_symtab_finish(&c->kernel);
 	}
 	const struct rec_sym *s =
-		c->kernel_state > 0 ? rec_symtab_find(&c->kernel, addr) : NULL;
+	    c->kernel_state > 0 ? rec_symtab_find(&c->kernel, addr) : NULL;
 	return s ? s->name : NULL;
 }
 
@@ -137,8 +137,8 @@ static void load_perfmap(struct ember_record *r, struct rec_proc *p)
 	struct ember_buf why = EMBER_BUF_INIT;
 
 	rec_symtab_init(&p->perfmap, REC_SYMTAB_PERFMAP);
-	int v = rec_perfmap_load(&p->perfmap, r->o.perfmap_dir, &p->owner,
-				 &why);
+	int v =
+	    rec_perfmap_load(&p->perfmap, r->o.perfmap_dir, &p->owner, &why);
 	p->perfmap_state = v + 1;
 	if (why.len)
 		ember_log(EMBER_LOG_WARN, "%s", why.buf);
@@ -237,7 +237,8 @@ void rec_symbolize(struct ember_record *r, struct ember_intern *names,
 		off[i] = n;
 		if (f->kind == REC_FRAME_ROOT) {
 			size_t len;
-			const char *s = ember_intern_str(&r->roots, f->obj, &len);
+			const char *s =
+			    ember_intern_str(&r->roots, f->obj, &len);
 			EMBER_GROW(v, n + 1, alloc);
 			v[n++] = ember_intern(names, s, len);
 			continue;

@@ -151,8 +151,8 @@ void rec_symtab_finish(struct rec_symtab *st)
 			/* kallsyms: perf sizes symbols before it resolves
 			 * aliases, so only the last alias has a size */
 			int first = st->kind == REC_SYMTAB_KALLSYMS
-					    ? 0
-					    : prefer_first(st, keep, s);
+					? 0
+					: prefer_first(st, keep, s);
 			if (first) {
 				drop(s);
 			} else {

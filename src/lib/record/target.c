@@ -18,7 +18,7 @@
 /* -only-functions: plain --perf-basic-prof also makes V8 write an
  * isolate-*.log into the working directory */
 static const char node_flags[] =
-	"--perf-basic-prof-only-functions --interpreted-frames-native-stack";
+    "--perf-basic-prof-only-functions --interpreted-frames-native-stack";
 
 char *rec_jit_node_options(const char *old)
 {

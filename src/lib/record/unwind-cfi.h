@@ -196,7 +196,7 @@ struct ember_uw_elf {
 	struct ember_uw_load load[16];
 	int nload;
 	struct ember_cfi cfi;
-	int has_cfi; /* it has an .eh_frame */
+	int has_cfi;	/* it has an .eh_frame */
 	uint64_t entry; /* e_entry: the program's first instruction */
 };
 

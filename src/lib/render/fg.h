@@ -4,7 +4,7 @@
 
 #include "render.h"
 
-#define EMBER_FG_XPAD 10
+#define EMBER_FG_XPAD	  10
 #define EMBER_FG_FRAMEPAD 1
 
 /* One valid input line: the whole line (for sorting), its stack part and
@@ -31,8 +31,8 @@ struct fg_layout {
 };
 
 int ember_fg_write_svg(struct ember_flamegraph *fg, struct ember_tree *tree,
-		       const struct fg_layout *lay, ember_write_fn w,
-		       void *ctx, const char **bad_file);
+		       const struct fg_layout *lay, ember_write_fn w, void *ctx,
+		       const char **bad_file);
 int ember_fg_write_error(struct ember_flamegraph *fg, ember_write_fn w,
 			 void *ctx);
 

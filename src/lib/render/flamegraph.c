@@ -252,11 +252,11 @@ static int cmp_line_ptr(const void *pa, const void *pb)
 			*(struct fg_line *const *)pb);
 }
 
-#define SWAP(x, y)                                                           \
-	do {                                                                 \
-		struct fg_line *t_ = (x);                                    \
-		(x) = (y);                                                   \
-		(y) = t_;                                                    \
+#define SWAP(x, y)                                                             \
+	do {                                                                   \
+		struct fg_line *t_ = (x);                                      \
+		(x) = (y);                                                     \
+		(y) = t_;                                                      \
 	} while (0)
 
 static void mkqs(struct fg_line **a, size_t n, size_t d, int budget)
@@ -406,7 +406,8 @@ int ember_flamegraph_render(struct ember_flamegraph *fg, ember_write_fn w,
 	if (!o->flamechart) {
 		int sorted = 1;
 		for (size_t i = 1; i < fg->nlines && sorted; i++)
-			sorted = cmp_line(&fg->lines[i - 1], &fg->lines[i]) <= 0;
+			sorted =
+			    cmp_line(&fg->lines[i - 1], &fg->lines[i]) <= 0;
 		if (!sorted)
 			sort_lines(fg);
 	}
@@ -429,8 +430,8 @@ int ember_flamegraph_render(struct ember_flamegraph *fg, ember_write_fn w,
 	else if (o->total > 0 && o->total / time > 0.02)
 		stats->total_ignored = 1;
 	double wpt = (o->width - 2 * EMBER_FG_XPAD) / timemax;
-	double minwidth_time = o->minwidth_pct ? timemax * o->minwidth / 100
-					       : o->minwidth / wpt;
+	double minwidth_time =
+	    o->minwidth_pct ? timemax * o->minwidth / 100 : o->minwidth / wpt;
 
 	struct ember_tree tree;
 	ember_tree_init(&tree, minwidth_time);
@@ -449,7 +450,8 @@ int ember_flamegraph_render(struct ember_flamegraph *fg, ember_write_fn w,
 		while (k < nraw && fr[k].s - prev + fr[k].len < p)
 			k++; /* fields ending (in ';') before the difference */
 		if (k < nraw && fr[k].s - prev + fr[k].len == p &&
-		    (p == plen || prev[p] == ';') && (p == clen || cur[p] == ';'))
+		    (p == plen || prev[p] == ';') &&
+		    (p == clen || cur[p] == ';'))
 			k++; /* and the one ending at it in both */
 		/* the shared fields now point into cur, at the same offsets */
 		for (size_t j = 0; j < k; j++)
@@ -459,10 +461,11 @@ int ember_flamegraph_render(struct ember_flamegraph *fg, ember_write_fn w,
 		else if (k && fr[k - 1].s + fr[k - 1].len == cur + clen)
 			nraw = k; /* cur ends with the last shared field */
 		else if (k)
-			nraw = split_fields(fr[k - 1].s + fr[k - 1].len + 1,
-					    (size_t)(cur + clen -
-						     (fr[k - 1].s + fr[k - 1].len + 1)),
-					    k, &fr, &afr);
+			nraw = split_fields(
+			    fr[k - 1].s + fr[k - 1].len + 1,
+			    (size_t)(cur + clen -
+				     (fr[k - 1].s + fr[k - 1].len + 1)),
+			    k, &fr, &afr);
 		else
 			nraw = split_fields(cur, clen, 0, &fr, &afr);
 		size_t n = nraw;
@@ -472,7 +475,8 @@ int ember_flamegraph_render(struct ember_flamegraph *fg, ember_write_fn w,
 		if (known > nprev)
 			known = nprev;
 		double delta = l->c2 - l->c1;
-		ember_tree_flow_keep(&tree, fr, n, known, l->two ? l->c2 : l->c1,
+		ember_tree_flow_keep(&tree, fr, n, known,
+				     l->two ? l->c2 : l->c1,
 				     l->two ? &delta : NULL);
 		prev = cur;
 		plen = clen;
@@ -483,10 +487,10 @@ int ember_flamegraph_render(struct ember_flamegraph *fg, ember_write_fn w,
 	ember_buf_release(&tmp);
 
 	struct fg_layout lay = {
-		.time = time,
-		.timemax = timemax,
-		.wpt = wpt,
-		.maxdelta = maxdelta,
+	    .time = time,
+	    .timemax = timemax,
+	    .wpt = wpt,
+	    .maxdelta = maxdelta,
 	};
 	err = ember_fg_write_svg(fg, &tree, &lay, w, ctx, &stats->bad_file);
 	stats->frames = tree.n;

@@ -58,7 +58,8 @@ int ember_nameattr_load(struct ember_nameattr **out, const char *path)
 			const char *eq = memchr(f, '=', (size_t)(fe - f));
 			if (eq) {
 				size_t kn = (size_t)(eq - f);
-				const char *v = dup(na, eq + 1, (size_t)(fe - eq - 1));
+				const char *v =
+				    dup(na, eq + 1, (size_t)(fe - eq - 1));
 				if (kn == 5 && !memcmp(f, "title", 5))
 					e->title = v;
 				else if (kn == 2 && !memcmp(f, "id", 2))

@@ -16,21 +16,33 @@
 
 enum base {
 	P_NONE, /* unknown palette name: black, as flamegraph.pl draws it */
-	P_HOT, P_MEM, P_IO, P_RED, P_GREEN, P_BLUE, P_AQUA, P_YELLOW,
-	P_PURPLE, P_ORANGE,
+	P_HOT,
+	P_MEM,
+	P_IO,
+	P_RED,
+	P_GREEN,
+	P_BLUE,
+	P_AQUA,
+	P_YELLOW,
+	P_PURPLE,
+	P_ORANGE,
 	/* multi palettes pick a base palette per name */
-	P_JAVA, P_PERL, P_JS, P_WAKEUP, P_CHAIN,
+	P_JAVA,
+	P_PERL,
+	P_JS,
+	P_WAKEUP,
+	P_CHAIN,
 };
 
 static const struct {
 	const char *name;
 	enum base p;
 } palettes[] = {
-	{"hot", P_HOT},	      {"mem", P_MEM},	    {"io", P_IO},
-	{"red", P_RED},	      {"green", P_GREEN},   {"blue", P_BLUE},
-	{"aqua", P_AQUA},     {"yellow", P_YELLOW}, {"purple", P_PURPLE},
-	{"orange", P_ORANGE}, {"java", P_JAVA},	    {"perl", P_PERL},
-	{"js", P_JS},	      {"wakeup", P_WAKEUP}, {"chain", P_CHAIN},
+    {"hot", P_HOT},	  {"mem", P_MEM},	{"io", P_IO},
+    {"red", P_RED},	  {"green", P_GREEN},	{"blue", P_BLUE},
+    {"aqua", P_AQUA},	  {"yellow", P_YELLOW}, {"purple", P_PURPLE},
+    {"orange", P_ORANGE}, {"java", P_JAVA},	{"perl", P_PERL},
+    {"js", P_JS},	  {"wakeup", P_WAKEUP}, {"chain", P_CHAIN},
 };
 
 struct map_ent {
@@ -50,7 +62,8 @@ struct ember_palette {
 	int map_sorted;
 };
 
-/* Perl's drand48: X' = (a X + c) mod 2^48, seeded with (seed << 16) + 0x330e. */
+/* Perl's drand48: X' = (a X + c) mod 2^48, seeded with (seed << 16) + 0x330e.
+ */
 static double drand48_step(uint64_t *x)
 {
 	*x = (*x * 0x5deece66dull + 0xb) & ((1ull << 48) - 1);
@@ -225,12 +238,23 @@ struct ember_rgb ember_palette_color(struct ember_palette *p, const char *s,
 	}
 
 	switch (b) {
-	case P_JAVA: b = java_base(s, n); break;
-	case P_PERL: b = perl_base(s, n); break;
-	case P_JS: b = js_base(s, n); break;
-	case P_WAKEUP: b = P_AQUA; break;
-	case P_CHAIN: b = contains(s, n, "_[w]") ? P_AQUA : P_BLUE; break;
-	default: break;
+	case P_JAVA:
+		b = java_base(s, n);
+		break;
+	case P_PERL:
+		b = perl_base(s, n);
+		break;
+	case P_JS:
+		b = js_base(s, n);
+		break;
+	case P_WAKEUP:
+		b = P_AQUA;
+		break;
+	case P_CHAIN:
+		b = contains(s, n, "_[w]") ? P_AQUA : P_BLUE;
+		break;
+	default:
+		break;
 	}
 	switch (b) {
 	case P_HOT:
@@ -276,7 +300,8 @@ struct ember_rgb ember_palette_color(struct ember_palette *p, const char *s,
 		c.g = (uint8_t)(90 + (int)(65 * v1));
 		c.b = 0;
 		break;
-	default: break;
+	default:
+		break;
 	}
 	return c;
 }
@@ -293,18 +318,19 @@ struct ember_rgb ember_color_scale(double value, double max)
 	return c;
 }
 
-int ember_fg_bgcolors(const char *bg, const char *colors, char c1[8], char c2[8])
+int ember_fg_bgcolors(const char *bg, const char *colors, char c1[8],
+		      char c2[8])
 {
 	static const struct {
 		const char *name, *c1, *c2;
 	} grads[] = {
-		{"yellow", "#eeeeee", "#eeeeb0"},
-		{"blue", "#eeeeee", "#e0e0ff"},
-		{"green", "#eef2ee", "#e0ffe0"},
-		{"grey", "#f8f8f8", "#e8e8e8"},
+	    {"yellow", "#eeeeee", "#eeeeb0"},
+	    {"blue", "#eeeeee", "#e0e0ff"},
+	    {"green", "#eef2ee", "#e0ffe0"},
+	    {"grey", "#f8f8f8", "#e8e8e8"},
 	};
 	static const char *const grey_palettes[] = {
-		"red", "green", "blue", "aqua", "yellow", "purple", "orange"};
+	    "red", "green", "blue", "aqua", "yellow", "purple", "orange"};
 
 	if (!bg || !*bg) {
 		bg = "yellow";
@@ -392,7 +418,8 @@ int ember_palette_load_map(struct ember_palette *p, const char *path)
 		const char *arrow = memmem(s, (size_t)(eol - s), "->", 2);
 		if (arrow) {
 			const char *v = arrow + 2;
-			const char *vend = memmem(v, (size_t)(eol - v), "->", 2);
+			const char *vend =
+			    memmem(v, (size_t)(eol - v), "->", 2);
 			if (!vend)
 				vend = eol;
 			if (!map_find(p, s, (size_t)(arrow - s)))
@@ -405,8 +432,8 @@ int ember_palette_load_map(struct ember_palette *p, const char *path)
 	return 0;
 }
 
-struct ember_rgb ember_palette_map_color(struct ember_palette *p,
-					 const char *s, size_t n)
+struct ember_rgb ember_palette_map_color(struct ember_palette *p, const char *s,
+					 size_t n)
 {
 	struct map_ent *e = map_find(p, s, n);
 	char text[32];

@@ -27,8 +27,8 @@ struct ember_palette;
 struct ember_palette *ember_palette_new(const char *colors, int mode);
 void ember_palette_free(struct ember_palette *p);
 /* The colour of a frame (annotations such as _[k] included in name). */
-struct ember_rgb ember_palette_color(struct ember_palette *p,
-				     const char *name, size_t len);
+struct ember_rgb ember_palette_color(struct ember_palette *p, const char *name,
+				     size_t len);
 /* --cp: reads palette.map (missing is fine), returns 0 or EMBER_EIO. */
 int ember_palette_load_map(struct ember_palette *p, const char *path);
 /* --cp colour: the stored one, else a new one that is remembered. */

@@ -212,8 +212,9 @@ static void style_and_script(struct out *out, const struct ember_fg_options *o,
 	ember_buf_addf(b, ", xpad: %d, width: %d, height: ", EMBER_FG_XPAD,
 		       o->width);
 	ember_buf_addnum(b, h);
-	ember_buf_addf(b, ", frameheight: %d, inverted: %d, depthmax: %u, "
-			  "searchcolor: \"rgb(230,0,230)\"};\n",
+	ember_buf_addf(b,
+		       ", frameheight: %d, inverted: %d, depthmax: %u, "
+		       "searchcolor: \"rgb(230,0,230)\"};\n",
 		       o->height, o->inverted ? 1 : 0, depthmax);
 	ember_buf_adds(b, ember_asset_flamegraph_js);
 	ember_buf_adds(b, "]]></script>\n");
@@ -237,8 +238,8 @@ frame(struct ember_flamegraph *fg, struct out *out,
 	double y1, y2;
 
 	if (!o->inverted) {
-		y1 = h - (o->fontsize * 2 + 10) - (nd->depth + 1.0) * o->height +
-		     EMBER_FG_FRAMEPAD;
+		y1 = h - (o->fontsize * 2 + 10) -
+		     (nd->depth + 1.0) * o->height + EMBER_FG_FRAMEPAD;
 		y2 = h - (o->fontsize * 2 + 10) - nd->depth * (double)o->height;
 	} else {
 		y1 = o->fontsize * 3 + nd->depth * (double)o->height;
@@ -254,7 +255,7 @@ frame(struct ember_flamegraph *fg, struct out *out,
 		shown = len - 4;
 
 	const struct ember_nameattr_ent *attr =
-		na ? ember_nameattr_find(na, name, len) : NULL;
+	    na ? ember_nameattr_find(na, name, len) : NULL;
 	ember_nameattr_open(b, attr);
 
 	ember_buf_adds(b, "<title>");
@@ -276,8 +277,8 @@ frame(struct ember_flamegraph *fg, struct out *out,
 			ember_buf_addch(b, ' ');
 			esc(b, o->countname);
 			ember_buf_adds(b, ", ");
-			ember_buf_addfix(b, 100 * rounded / (lay->timemax * o->factor),
-					 2);
+			ember_buf_addfix(
+			    b, 100 * rounded / (lay->timemax * o->factor), 2);
 			ember_buf_addch(b, '%');
 			if (nd->has_delta) {
 				double d = o->negate ? -nd->delta : nd->delta;
@@ -286,9 +287,8 @@ frame(struct ember_flamegraph *fg, struct out *out,
 				ember_buf_adds(b, "; ");
 				if (d > 0)
 					ember_buf_addch(b, '+');
-				ember_buf_addfix(b,
-						 100 * d / (lay->timemax * o->factor),
-						 2);
+				ember_buf_addfix(
+				    b, 100 * d / (lay->timemax * o->factor), 2);
 				ember_buf_addch(b, '%');
 			}
 			ember_buf_addch(b, ')');
@@ -398,7 +398,7 @@ static void frames(struct ember_flamegraph *fg, struct out *out,
 			line = data->len;
 		}
 		const struct ember_nameattr_ent *attr =
-			frame(fg, out, nd, lay, h, pal, na);
+		    frame(fg, out, nd, lay, h, pal, na);
 		if (nst <= tree->maxdepth) /* always, for depths from a tree */
 			st[nst++] = (struct open_frame){nd->depth, attr, end};
 		else
@@ -430,10 +430,10 @@ int ember_fg_write_svg(struct ember_flamegraph *fg, struct ember_tree *tree,
 			return err;
 		}
 	}
-	struct ember_palette *pal = ember_palette_new(
-		o->colors, o->hash ? EMBER_COLOR_HASH
-				   : o->random ? EMBER_COLOR_RANDOM
-					       : EMBER_COLOR_NAME);
+	struct ember_palette *pal =
+	    ember_palette_new(o->colors, o->hash     ? EMBER_COLOR_HASH
+					 : o->random ? EMBER_COLOR_RANDOM
+						     : EMBER_COLOR_NAME);
 	if (o->palette_file) {
 		err = ember_palette_load_map(pal, o->palette_file);
 		if (err) {
@@ -462,12 +462,12 @@ int ember_fg_write_svg(struct ember_flamegraph *fg, struct ember_tree *tree,
 		text_el(b, "subtitle", (int)(o->width / 2), o->fontsize * 4,
 			NULL, o->subtitle);
 	text_el(b, "details", EMBER_FG_XPAD, h - ypad2 / 2, NULL, " ");
-	text_el(b, "unzoom", EMBER_FG_XPAD, o->fontsize * 2,
-		"class=\"hide\"", "Reset Zoom");
+	text_el(b, "unzoom", EMBER_FG_XPAD, o->fontsize * 2, "class=\"hide\"",
+		"Reset Zoom");
 	text_el(b, "search", o->width - EMBER_FG_XPAD - 100, o->fontsize * 2,
 		NULL, "Search");
-	text_el(b, "ignorecase", o->width - EMBER_FG_XPAD - 16,
-		o->fontsize * 2, NULL, "ic");
+	text_el(b, "ignorecase", o->width - EMBER_FG_XPAD - 16, o->fontsize * 2,
+		NULL, "ic");
 	text_el(b, "matched", o->width - EMBER_FG_XPAD - 100, h - ypad2 / 2,
 		NULL, " ");
 	ember_buf_adds(b, "<g id=\"frames\">\n");
