@@ -194,4 +194,10 @@ check "the seed workflow is quiet" test ! -s "$T/err"
 status 0 "perf script | ember collapse | ember flamegraph" sh -c "cat $T/sys.perf | \"$EMBER\" collapse perf | \"$EMBER\" flamegraph > $T/pipe.svg"
 check "the pipeline's SVG is well-formed" wellformed "$T/pipe.svg"
 
+# a count with no frames before it: an empty stack, kept as the Perl
+# scripts keep it (under UBSan this once passed NULL to memcpy)
+status 0 "stap: a count without frames" sh -c "printf ' 7\\n' | \"$EMBER\" collapse stap"
+check "stap: the empty stack is kept" test "$(cat "$T/out")" = " 7"
+status 0 "recursive: a stack of empty frames" sh -c "printf ';;; 5\\n' | \"$EMBER\" collapse recursive"
+
 finish
