@@ -276,19 +276,12 @@ static int input_error(struct ember_collapse *c, const char *path, int err,
 	if (err == EMBER_EEMPTY) {
 		cli_error("%s is empty: nothing to collapse", name);
 	} else if (err == EMBER_EFORMAT && !st->format) {
-		struct ember_input in;
-		int folded = 0;
-		if (path && strcmp(path, "-") && !ember_input_load(&in, path)) {
-			folded = ember_collapse_is_folded(
-			    in.data, in.len < 65536 ? in.len : 65536);
-			ember_input_release(&in);
-		}
-		if (folded)
+		if (st->folded)
 			cli_error(
 			    "%s holds folded stacks already: draw it with "
 			    "'ember flamegraph', or fold recursion with "
 			    "'ember collapse recursive'",
-			    path);
+			    name);
 		else
 			cli_error(
 			    "cannot tell the format of %s: it is not perf "

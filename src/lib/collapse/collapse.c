@@ -86,6 +86,7 @@ struct ember_collapse {
 	int merged;
 	uint32_t *order; /* the stacks of worker 0, sorted */
 	struct ember_collapse_stats st;
+	int folded; /* guessing failed on folded stacks */
 };
 
 void ember_collapse_options_init(struct ember_collapse_options *o)
@@ -604,6 +605,9 @@ static int run(struct ember_collapse *c, struct source *src, const char *name)
 			return rc;
 		c->fmt = rc == 1 ? find_format(ember_collapse_guess(p, n) ?: "")
 				 : NULL;
+		if (!c->fmt &&
+		    rc == 1) /* said now: the input may not come back */
+			c->folded = ember_collapse_is_folded(p, n);
 		if (!c->fmt)
 			return rc == 1 ? EMBER_EFORMAT : EMBER_EEMPTY;
 	}
@@ -635,8 +639,10 @@ static int src_open(struct source *s, const char *path)
 			s->size = (uint64_t)st.st_size;
 			return 0;
 		}
+		/* anything else is read once, from this descriptor: a FIFO
+		 * opened again would wait for another writer */
 		if (fd >= 0)
-			close(fd);
+			return ember_reader_fdopen(&s->r, fd);
 	}
 	return ember_reader_open(&s->r, path);
 }
@@ -767,6 +773,7 @@ ember_collapse_stats(const struct ember_collapse *cc)
 	stop_threads(c);
 	memset(st, 0, sizeof(*st));
 	st->format = c->fmt ? c->fmt->name : NULL;
+	st->folded = c->folded;
 	st->threads = c->used_threads ? c->used_threads : 1;
 	for (size_t i = 0; i < c->nrecs; i++) {
 		const struct record *r = &c->recs[i];
