@@ -180,14 +180,15 @@ static void on_progress(void *ctx, uint64_t done, uint64_t size)
 	human(a, sizeof(a), (double)done);
 	if (size) {
 		human(b, sizeof(b), (double)size);
-		fprintf(stderr,
-			"\rember: collapsing %s: %s of %s (%d%%), %.0f MB/s ",
-			p->name, a, b,
+		fputs("\rember: collapsing ", stderr);
+		cli_put_escaped(stderr, p->name, strlen(p->name));
+		fprintf(stderr, ": %s of %s (%d%%), %.0f MB/s ", a, b,
 			(int)(100.0 * (double)done / (double)size),
 			(double)done / 1e6 / t);
 	} else {
-		fprintf(stderr, "\rember: collapsing %s: %s, %.0f MB/s ",
-			p->name, a, (double)done / 1e6 / t);
+		fputs("\rember: collapsing ", stderr);
+		cli_put_escaped(stderr, p->name, strlen(p->name));
+		fprintf(stderr, ": %s, %.0f MB/s ", a, (double)done / 1e6 / t);
 	}
 	p->shown = 1;
 }

@@ -348,8 +348,9 @@ static void print_top(const struct ember_intern *names,
 	for (size_t i = 0; i < nn && i < 8 && e[i].w > 0; i++) {
 		size_t len;
 		const char *name = ember_intern_str(names, e[i].id, &len);
-		fprintf(stderr, "  %5.1f%%  %.*s\n", 100.0 * e[i].w / total,
-			(int)(len > 100 ? 100 : len), name);
+		fprintf(stderr, "  %5.1f%%  ", 100.0 * e[i].w / total);
+		cli_put_escaped(stderr, name, len > 100 ? 100 : len);
+		fputc('\n', stderr);
 	}
 	free(e);
 }
@@ -731,9 +732,9 @@ int cmd_record(int argc, char **argv, const char *preset)
 			t_post);
 		print_unwind(st);
 		if (!rc)
-			fprintf(stderr, "ember: wrote %s\n",
-				strcmp(output, "-") ? output
-						    : "standard output");
+			cli_note("wrote %s", strcmp(output, "-")
+						 ? output
+						 : "standard output");
 		if (st->weight > 0 && stacks.n)
 			print_top(&names, &stacks, st->weight);
 	}

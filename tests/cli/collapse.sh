@@ -219,4 +219,14 @@ if [ -x /usr/bin/time ] && [ -z "${SANFLAGS:-}" ]; then
 	rm -f "$T/zeros.gz"
 fi
 
+# control bytes of inputs and file names are escaped in every message
+printf 'a;b 1\n\033]0;title\007junk\r\n' > "$T/esc.txt"
+status 0 "a line with terminal escapes" "$EMBER" collapse recursive "$T/esc.txt"
+check "its warning holds no control byte" test -z "$(tr -d '\n' < "$T/err" | tr -d '[:print:]')"
+check "its warning shows the bytes escaped" has '\x1b]0;title\x07junk' "$T/err"
+status 1 "a file name with terminal escapes" "$EMBER" flamegraph "$T/no$(printf '\033')[31mpe"
+check "the file name is escaped" has "no\x1b[31mpe" "$T/err"
+status 2 "a command name with terminal escapes" "$EMBER" "x$(printf '\033')[2J"
+check "the command name is escaped" has "x\x1b[2J" "$T/err"
+
 finish
