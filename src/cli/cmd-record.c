@@ -497,17 +497,16 @@ static char *default_title(const struct ember_record_options *ro)
 enum { FMT_NONE, FMT_SVG, FMT_FOLDED };
 
 /*
- * Where the profile goes, settled before the command starts so that a bad
- * path fails at once: a regular file is created under a temporary name
- * next to it (renamed into place at the end), a device or FIFO is opened
- * as it is, and standard output ('-', or a path that is the same file) is
- * kept apart from the command's own, which goes to our standard error.
+ * Where the profile goes, opened before the command starts so that a bad
+ * path fails at once (cli_out_open: a regular file under a temporary name
+ * beside it, devices and FIFOs directly).  With the profile on standard
+ * output ('-', or a path that is the same file), the command's own output
+ * goes to our standard error, so that the two do not mix.
  */
 struct rec_out {
 	const char *path;
 	int fmt;
-	int is_stdout; /* the profile goes to our standard output */
-	int fd;	       /* a device or FIFO, or stdout */
+	int is_stdout;
 	struct cli_out file;
 };
 
@@ -517,42 +516,6 @@ static int same_file(const char *path, int fd)
 
 	return !stat(path, &a) && !fstat(fd, &b) && a.st_dev == b.st_dev &&
 	       a.st_ino == b.st_ino;
-}
-
-static int out_prepare(struct rec_out *o)
-{
-	struct stat st;
-
-	o->fd = -1;
-	if (!strcmp(o->path, "-") || same_file(o->path, 1)) {
-		o->is_stdout = 1;
-		o->fd = 1;
-		return 0;
-	}
-	if (!stat(o->path, &st) && S_ISDIR(st.st_mode)) {
-		cli_error("cannot write '%s': %s", o->path, strerror(EISDIR));
-		return 1;
-	}
-	if (!stat(o->path, &st) && !S_ISREG(st.st_mode)) {
-		o->fd = open(o->path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
-		if (o->fd < 0) {
-			cli_error("cannot write '%s': %s", o->path,
-				  strerror(errno));
-			return 1;
-		}
-		return 0;
-	}
-	return cli_out_open(&o->file, o->path);
-}
-
-/* Drops the output prepared for a recording that failed. */
-static void out_abandon(struct rec_out *o)
-{
-	if (o->fd > 2)
-		close(o->fd);
-	o->fd = -1;
-	if (o->file.f)
-		cli_out_close(&o->file, 0);
 }
 
 static int write_fd(int fd, const char *p, size_t n)
@@ -626,28 +589,14 @@ static int out_write(struct rec_out *o, struct ember_fg_options *fo,
 	if (err) {
 		cli_error("cannot draw the flame graph: %s",
 			  ember_strerror(err));
-		out_abandon(o);
+		cli_out_close(&o->file, 0);
 		ember_buf_release(&data);
 		return 1;
 	}
-	if (o->file.f) {
-		/* a short write leaves the stream's error set, which
-		 * cli_out_close reports */
-		fwrite(data.buf, 1, data.len, o->file.f);
-		rc = cli_out_close(&o->file, 1);
-	} else {
-		rc = write_fd(o->fd, data.buf, data.len) != 0;
-		if (rc)
-			cli_error("cannot write '%s': %s",
-				  o->is_stdout ? "standard output" : o->path,
-				  strerror(errno));
-		if (o->fd > 2 && close(o->fd) && !rc) {
-			cli_error("cannot write '%s': %s", o->path,
-				  strerror(errno));
-			rc = 1;
-		}
-		o->fd = -1;
-	}
+	/* a short write leaves the stream's error set, which cli_out_close
+	 * reports */
+	fwrite(data.buf, 1, data.len, o->file.f);
+	rc = cli_out_close(&o->file, 1);
 	if (rc)
 		save_elsewhere(&data, o->fmt);
 	ember_buf_release(&data);
@@ -733,7 +682,7 @@ int cmd_record(int argc, char **argv, const char *preset)
 	struct ember_record_options ro;
 	struct ember_fg_options fo;
 	const char *cmd = "record", *output = NULL;
-	struct rec_out out = {NULL, FMT_NONE, 0, -1, {NULL, NULL, NULL}};
+	struct rec_out out = {NULL, FMT_NONE, 0, {NULL, NULL, NULL, NULL}};
 	int *pids = NULL, quiet = 0, c, rc = 1;
 	size_t npids = 0;
 	char *title = NULL;
@@ -978,21 +927,21 @@ int cmd_record(int argc, char **argv, const char *preset)
 		free(pids);
 		return usage ? 2 : 1;
 	}
-	if (out_prepare(&out))
+	if (cli_out_open(&out.file, out.path))
 		goto out;
 	active = r;
 	catch_stop_signals();
 	err = ember_record_start(r);
 	if (err) {
 		cli_error("%s", ember_record_error(r));
-		out_abandon(&out);
+		cli_out_close(&out.file, 0);
 		goto out;
 	}
 	err = ember_record_run(r);
 	active = NULL;
 	if (err) {
 		cli_error("%s", ember_record_error(r));
-		out_abandon(&out);
+		cli_out_close(&out.file, 0);
 		goto out;
 	}
 	const struct ember_record_stats *st = ember_record_stats(r);
