@@ -93,7 +93,8 @@ short=$(sed -n 's/.*, \([0-9]*\) shorter than --min-block.*/\1/p' "$T/err")
 check "--min-block: short waits counted (${short:-none})" test "${short:-0}" -gt 0
 check "--min-block: no barrier waits left" sh -c "! grep -q 'pthread_barrier_wait' '$T/min.folded'"
 check_waits "$T/min.folded" "--min-block 50000"
-status 1 "--min-block above every wait" "$EMBER" record --off-cpu --min-block 100000000 -o "$T/none.folded" -- "$R/offcpu" 0.05
+status 0 "--min-block above every wait: an empty profile, the command's status" "$EMBER" record --off-cpu --min-block 100000000 -o "$T/none.folded" -- "$R/offcpu" 0.05
+check "--min-block above every wait: empty output" test -f "$T/none.folded" -a ! -s "$T/none.folded"
 status 2 "--min-block takes a number" "$EMBER" record --off-cpu --min-block x -- true
 status 2 "--off-cpu and --wall" "$EMBER" record --off-cpu --wall -- true
 status 2 "--wall with a non-clock event" "$EMBER" record --wall -e page-faults -- true
