@@ -14,9 +14,10 @@ struct rec_events {
 	 * first record */
 	uint64_t sample_type, regs_mask;
 	int dwarf; /* samples carry REGS_USER and STACK_USER ... */
-	struct ember_unwinder *unwinder;  /* ... unwound by this (owned) */
-	int system_wide, idle;		  /* -a; keep the idle task's samples */
-	int root_pid, root_tid;		  /* root frame comm-PID[/TID] */
+	struct ember_unwinder *unwinder; /* ... unwound by this (owned) */
+	struct rec_offcpu *off; /* --off-cpu, --wall: switches (owned) */
+	int system_wide, idle;	/* -a; keep the idle task's samples */
+	int root_pid, root_tid; /* root frame comm-PID[/TID] */
 	struct ember_record_stats *stats; /* counters added to */
 	/* what the records built */
 	struct rec_world world;

@@ -283,6 +283,8 @@ int rec_symbolize(struct rec_events *r, int flags, const char *perfmap_dir,
 	for (size_t i = 0; i < r->stacks.n; i++) {
 		size_t n, m = 0;
 		const uint32_t *f = ember_stacks_frames(&r->stacks, i, &n);
+		if (r->stacks.ents[i].count <= 0)
+			continue; /* waits all shorter than --min-block */
 		for (size_t j = 0; j < n; j++) {
 			size_t a = off[f[j]], b = off[f[j] + 1];
 			EMBER_GROW(tmp, m + (b - a), atmp);
