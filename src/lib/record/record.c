@@ -425,8 +425,9 @@ static size_t ring_pages(const struct ember_record *r)
 	if (r->o.mmap_pages)
 		return r->o.mmap_pages;
 	if (!r->dwarf)
-		return DEFAULT_PAGES;
-	size_t n = DWARF_PAGES;
+		return DEFAULT_PAGES * (r->off ? 4 : 1);
+	/* a stack copy at every context switch: four times more */
+	size_t n = DWARF_PAGES * (r->off ? 4 : 1);
 	/* at most 256 MiB in all on machines with many CPUs */
 	while (n > DEFAULT_PAGES && n * r->ncpus > 65536)
 		n /= 2;
@@ -701,8 +702,7 @@ static void enqueue(void *ctx, const void *rec, size_t size)
 	e = &r->q[r->nq++];
 	e->time = t;
 	e->seq = r->seq++;
-	e->rec = ember_xmalloc(size);
-	memcpy(e->rec, rec, size);
+	e->rec = rec_copy(r, rec, size);
 	if (t > r->round_max)
 		r->round_max = t;
 }

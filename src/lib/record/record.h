@@ -417,11 +417,16 @@ void rec_offcpu_out(struct ember_record *r, int tid, uint64_t time,
 		    const void *raw, size_t rawlen, uint32_t *ids, size_t n);
 /* A thread runs again at time: its wait is charged. */
 void rec_offcpu_in(struct ember_record *r, int tid, uint64_t time);
+/* Records were lost: the waits going on are left out. */
+void rec_offcpu_lost(struct ember_record *r);
 /* Charges the waits still going on at end. */
 void rec_offcpu_finish(struct ember_record *r, uint64_t end);
 
 /* Handles one perf record, in time order (events.c). */
 void rec_handle(struct ember_record *r, const void *rec, size_t size);
+/* A malloc'd copy of a record; a sample's stack copy is cut to the bytes
+ * the kernel filled (events.c). */
+void *rec_copy(const struct ember_record *r, const void *rec, size_t size);
 /* The record's time from its sample_id (0 when it has none). */
 uint64_t rec_time(const struct ember_record *r, const void *rec, size_t size);
 /* Fills what /proc tells of running processes: -p and -a (events.c). */
