@@ -190,10 +190,12 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < n; i++)
 		if (pthread_create(&t[i], NULL, fns[i], NULL))
 			return 1;
+	double t0 = now();
 	for (size_t i = 0; i < n; i++)
 		pthread_join(t[i], NULL);
+	double join = now() - t0;
 	printf("sleep %.6f\nlock %.6f\npipe %.6f\nvfork %.6f\nrest %.6f\n"
-	       "unit %.6f\n",
-	       took[0], took[1], took[2], took[3], took[4], unit);
+	       "unit %.6f\njoin %.6f\n",
+	       took[0], took[1], took[2], took[3], took[4], unit, join);
 	return 0;
 }
