@@ -36,7 +36,10 @@ TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tests/%)
 
 # Names under which ember acts as the FlameGraph script of that name.
 LINKS := flamegraph stackcollapse-perf stackcollapse-stap stackcollapse \
-         stackcollapse-recursive difffolded
+         stackcollapse-recursive difffolded \
+         stackcollapse-jstack stackcollapse-gdb stackcollapse-elfutils \
+         stackcollapse-bpftrace stackcollapse-go stackcollapse-faulthandler \
+         stackcollapse-java-exceptions
 
 ifeq ($(V),0)
 Q = @

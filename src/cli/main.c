@@ -28,6 +28,13 @@ static const struct link {
     {"stackcollapse-stap", cmd_collapse, "stap"},
     {"stackcollapse", cmd_collapse, "dtrace"},
     {"stackcollapse-recursive", cmd_collapse, "recursive"},
+    {"stackcollapse-jstack", cmd_collapse, "jstack"},
+    {"stackcollapse-gdb", cmd_collapse, "gdb"},
+    {"stackcollapse-elfutils", cmd_collapse, "elfutils"},
+    {"stackcollapse-bpftrace", cmd_collapse, "bpftrace"},
+    {"stackcollapse-go", cmd_collapse, "go"},
+    {"stackcollapse-faulthandler", cmd_collapse, "faulthandler"},
+    {"stackcollapse-java-exceptions", cmd_collapse, "java-exceptions"},
     {"difffolded", cmd_diff, "compat"},
 };
 

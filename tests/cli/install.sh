@@ -5,7 +5,7 @@
 IN=tests/conformance/flamegraph/inputs
 status 0 "make install" make -s install BUILD="${BUILD:-build}" PREFIX=/usr/local DESTDIR="$T/root"
 check "binary installed" test -x "$T/root/usr/local/bin/ember"
-for l in flamegraph stackcollapse-perf stackcollapse-stap stackcollapse stackcollapse-recursive difffolded; do
+for l in $(sed -n "/^LINKS :=/,/[^\\]$/p" Makefile | sed "s/^LINKS :=//; s/\\\\//"); do
 	check "link $l" test -L "$T/root/usr/local/libexec/ember/$l"
 	check "link $l.pl" test -L "$T/root/usr/local/libexec/ember/$l.pl"
 done
