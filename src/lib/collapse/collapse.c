@@ -749,7 +749,8 @@ static void merge(struct ember_collapse *c)
 	free(c->order);
 	c->order = NULL;
 	if (c->fmt->order == CL_SORTED)
-		c->order = ember_collapse_order(dst, c->nthreads);
+		c->order = ember_stacks_order(&dst->stacks, &dst->names,
+					      c->nthreads);
 }
 
 int ember_collapse_write(struct ember_collapse *c, ember_write_fn w, void *ctx)
