@@ -34,12 +34,14 @@ CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tests/%)
 
-# Names under which ember acts as the FlameGraph script of that name.
-LINKS := flamegraph stackcollapse-perf stackcollapse-stap stackcollapse \
-         stackcollapse-recursive difffolded \
-         stackcollapse-jstack stackcollapse-gdb stackcollapse-elfutils \
-         stackcollapse-bpftrace stackcollapse-go stackcollapse-faulthandler \
-         stackcollapse-java-exceptions
+# Names under which ember acts as the FlameGraph script of that name
+# (installed with and without the extension).
+LINKS := flamegraph.pl stackcollapse-perf.pl stackcollapse-stap.pl \
+         stackcollapse.pl stackcollapse-recursive.pl difffolded.pl \
+         stackcollapse-jstack.pl stackcollapse-gdb.pl \
+         stackcollapse-elfutils.pl stackcollapse-bpftrace.pl \
+         stackcollapse-go.pl stackcollapse-faulthandler.pl \
+         stackcollapse-java-exceptions.pl stackcollapse-perf-sched.awk
 
 ifeq ($(V),0)
 Q = @
@@ -128,14 +130,14 @@ install: $(BUILD)/ember
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXEC)
 	install -m 755 $(BUILD)/ember $(DESTDIR)$(BINDIR)/ember
 	for l in $(LINKS); do \
+		ln -sf ../../bin/ember $(DESTDIR)$(LIBEXEC)/$${l%.*}; \
 		ln -sf ../../bin/ember $(DESTDIR)$(LIBEXEC)/$$l; \
-		ln -sf ../../bin/ember $(DESTDIR)$(LIBEXEC)/$$l.pl; \
 	done
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/ember
 	for l in $(LINKS); do \
-		rm -f $(DESTDIR)$(LIBEXEC)/$$l $(DESTDIR)$(LIBEXEC)/$$l.pl; \
+		rm -f $(DESTDIR)$(LIBEXEC)/$${l%.*} $(DESTDIR)$(LIBEXEC)/$$l; \
 	done
 	-rmdir $(DESTDIR)$(LIBEXEC)
 

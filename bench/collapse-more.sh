@@ -67,5 +67,6 @@ bpftrace stackcollapse-bpftrace.pl bpftrace/inputs/bpftrace-kstack.txt
 go stackcollapse-go.pl -
 faulthandler stackcollapse-faulthandler.pl faulthandler/inputs/fh-later.txt
 java-exceptions stackcollapse-java-exceptions.pl java-exceptions/inputs/javaex-orders.log
+perf-sched stackcollapse-perf-sched.awk perf-sched/inputs/sched-pipeline.txt
 EOT
 exit 0

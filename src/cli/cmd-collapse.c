@@ -304,6 +304,36 @@ static int is_format(const char *s)
 	return 0;
 }
 
+/* awk's truth of a -v value: a number not 0, or a string not empty. */
+static int awk_true(const char *v)
+{
+	char *end;
+	double d = strtod(v, &end);
+
+	if (end != v && !*end && !strpbrk(v, "xXnNiI"))
+		return d != 0;
+	return *v != '\0';
+}
+
+/* -v NAME=VALUE: perf-sched's variables, as the awk script reads them. */
+static int awk_var(struct ember_collapse_options *o, const char *a)
+{
+	const char *eq = strchr(a, '=');
+	size_t n = eq ? (size_t)(eq - a) : 0;
+
+	if (!eq)
+		return -1;
+	if (n == 10 && !memcmp(a, "record_tid", n))
+		o->sched_record_tid = awk_true(eq + 1);
+	else if (n == 17 && !memcmp(a, "record_wake_stack", n))
+		o->sched_record_wake_stack = awk_true(eq + 1);
+	else if (n == 7 && !memcmp(a, "recurse", n))
+		o->sched_recurse = awk_true(eq + 1);
+	else
+		return -1;
+	return 0;
+}
+
 /* "perf stap ...": the formats' names. */
 static const char *format_list(void)
 {
@@ -407,7 +437,7 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 			    (struct restricted){longopts[li].name, formats};   \
 	} while (0)
 	int li = 0;
-	while ((c = getopt_long_only(argc, argv, "o:j:qh", longopts, &li)) !=
+	while ((c = getopt_long_only(argc, argv, "o:j:qhv:", longopts, &li)) !=
 	       -1) {
 		switch (c) {
 		case O_PID:
@@ -479,6 +509,20 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 			o.java_no_pkgs = 1;
 			RESTRICT("java-exceptions");
 			break;
+		case 'v':
+			/* awk's -v NAME=VALUE (perf-sched) */
+			if (awk_var(&o, optarg)) {
+				free(skip);
+				return cli_usage(cmd,
+						 "-v takes record_tid=N, "
+						 "record_wake_stack=N or "
+						 "recurse=N, not '%s'",
+						 optarg);
+			}
+			li = 0;
+			used[nused < 8 ? nused++ : 7] =
+			    (struct restricted){"v", "perf-sched"};
+			break;
 		case 'j':
 			if (cli_long(optarg, 1, 64, &lv)) {
 				free(skip);
@@ -528,8 +572,9 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 			list[m] = '\0';
 			free(skip);
 			return cli_usage(cmd,
-					 "option '--%s' applies to %s input "
+					 "option '%s%s' applies to %s input "
 					 "only, not %s",
+					 used[i].opt[1] ? "--" : "-",
 					 used[i].opt, list, o.format);
 		}
 	}

@@ -214,6 +214,17 @@ for f in gdb:gdb-threads bpftrace:bpftrace-ustack-comm go:go-pprof-raw \
 done
 status 2 "jstack option for gdb" "$EMBER" collapse gdb --shorten-pkgs "$G/gdb-threads/input.txt"
 check "jstack option for gdb explained" has "option '--shorten-pkgs' applies to jstack or java-exceptions input only, not gdb" "$T/err"
+S=tests/conformance/collapse-more/perf-sched
+status 0 "perf-sched -v recurse=1" "$EMBER" collapse perf-sched -v recurse=1 "$S/inputs/sched-pipeline.txt"
+LC_ALL=C sort "$S/expected/sched-pipeline--recurse1.folded" > "$T/sched.want"
+check "perf-sched -v recurse=1: the script's stacks" cmp -s "$T/out" "$T/sched.want"
+status 0 "perf-sched -v recurse=0 is false, as in awk" "$EMBER" collapse perf-sched -v recurse=0 "$S/inputs/sched-pipeline.txt"
+LC_ALL=C sort "$S/expected/sched-pipeline--default.folded" > "$T/sched.want"
+check "perf-sched -v recurse=0: no chains" cmp -s "$T/out" "$T/sched.want"
+status 2 "perf-sched unknown variable" "$EMBER" collapse perf-sched -v recurs=1 "$S/inputs/sched-pipeline.txt"
+check "perf-sched unknown variable explained" has "-v takes record_tid=N" "$T/err"
+status 2 "-v for perf" "$EMBER" collapse perf -v recurse=1 "$S/inputs/sched-pipeline.txt"
+check "-v for perf explained" has "option '-v' applies to perf-sched input only, not perf" "$T/err"
 status 0 "--no-include-tname" "$EMBER" collapse jstack --no-include-tname "$G/jstack-jdk17/input.txt"
 check "--no-include-tname: no thread names" test "$(grep -c '^worker;\|^sorter;' "$T/out")" = 0
 check "--include-tname (default): thread names" has "worker;" "$G/jstack-jdk17/expected"

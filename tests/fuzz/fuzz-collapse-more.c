@@ -4,6 +4,7 @@
  * from its own corpus, corpus/collapse-more/FORMAT/), the second the
  * format's options, the third the threads' job size.
  * formats: gdb elfutils jstack java-exceptions faulthandler go bpftrace
+ * formats: perf-sched
  */
 #include <stdio.h>
 
@@ -39,6 +40,9 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	o.java_tid = !!(m & 8);
 	o.java_shorten_pkgs = !!(m & 16);
 	o.java_no_pkgs = !!(m & 32);
+	o.sched_record_tid = m & 1;
+	o.sched_record_wake_stack = !!(m & 64);
+	o.sched_recurse = !!(m & 128);
 	fuzz_collapse(&o, data + 3, size - 3, data[2]);
 	return 0;
 }

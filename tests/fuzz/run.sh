@@ -28,7 +28,7 @@ for src in tests/fuzz/fuzz-*.c; do
 	fi
 	# a target with a " * formats: a b c" line runs once per format,
 	# from corpus/NAME/FORMAT/, for a share of the time (2 s at least)
-	fmts=$(sed -n 's/^ \* formats: //p' "$src")
+	fmts=$(sed -n 's/^ \* formats: //p' "$src" | tr '\n' ' ')
 	for fmt in ${fmts:-.}; do
 		t=${name#fuzz-} run=$name s=$secs
 		if [ "$fmt" != . ]; then

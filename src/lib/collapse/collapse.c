@@ -44,6 +44,7 @@ static const struct ember_collapser *const formats[] = {
     &ember_collapser_go,
     &ember_collapser_faulthandler,
     &ember_collapser_java_exceptions,
+    &ember_collapser_perf_sched,
 };
 
 struct worker {
@@ -749,8 +750,8 @@ static void merge(struct ember_collapse *c)
 	free(c->order);
 	c->order = NULL;
 	if (c->fmt->order == CL_SORTED)
-		c->order = ember_stacks_order(&dst->stacks, &dst->names,
-					      c->nthreads);
+		c->order =
+		    ember_stacks_order(&dst->stacks, &dst->names, c->nthreads);
 }
 
 int ember_collapse_write(struct ember_collapse *c, ember_write_fn w, void *ctx)
