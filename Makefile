@@ -41,7 +41,10 @@ LINKS := flamegraph.pl stackcollapse-perf.pl stackcollapse-stap.pl \
          stackcollapse-jstack.pl stackcollapse-gdb.pl \
          stackcollapse-elfutils.pl stackcollapse-bpftrace.pl \
          stackcollapse-go.pl stackcollapse-faulthandler.pl \
-         stackcollapse-java-exceptions.pl stackcollapse-perf-sched.awk
+         stackcollapse-java-exceptions.pl stackcollapse-perf-sched.awk \
+         stackcollapse-sample.awk stackcollapse-ibmjava.pl \
+         stackcollapse-ljp.awk stackcollapse-wcp.pl stackcollapse-aix.pl \
+         stackcollapse-pmc.pl stackcollapse-instruments.pl
 
 ifeq ($(V),0)
 Q = @

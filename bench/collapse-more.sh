@@ -68,5 +68,12 @@ go stackcollapse-go.pl -
 faulthandler stackcollapse-faulthandler.pl faulthandler/inputs/fh-later.txt
 java-exceptions stackcollapse-java-exceptions.pl java-exceptions/inputs/javaex-orders.log
 perf-sched stackcollapse-perf-sched.awk perf-sched/inputs/sched-pipeline.txt
+sample stackcollapse-sample.awk sample/inputs/sample.txt
+ibmjava stackcollapse-ibmjava.pl ibmjava/inputs/javacore-two-dumps.txt
+ljp stackcollapse-ljp.awk ljp/inputs/traces-skipped-lines.txt
+wcp stackcollapse-wcp.pl wcp/inputs/nimbus-full-stacks.txt
+aix stackcollapse-aix.pl aix/inputs/procstack-three-samples.txt
+pmc stackcollapse-pmc.pl pmc/inputs/pmcstat-graph.txt
+instruments stackcollapse-instruments.pl instruments/inputs/deep-copy-units.txt
 EOT
 exit 0

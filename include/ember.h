@@ -371,6 +371,8 @@ struct ember_collapse_options {
 	int sched_record_tid;	     /* comm-PID of sleeper and waker */
 	int sched_record_wake_stack; /* the waker's stack and name */
 	int sched_recurse;	     /* wakeup chains */
+	/* sample: the awk operand MODULES=0 */
+	int sample_no_modules; /* no "module`" before names */
 	/* Called from the calling thread now and then while an input is
 	 * read: bytes consumed so far and the input's size (0: unknown). */
 	void (*progress)(void *ctx, uint64_t done, uint64_t size);

@@ -503,7 +503,7 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 		case O_SHORTEN:
 		case O_NO_SHORTEN:
 			o.java_shorten_pkgs = c == O_SHORTEN;
-			RESTRICT("jstack java-exceptions");
+			RESTRICT("jstack ibmjava java-exceptions");
 			break;
 		case O_NO_PKGS:
 			o.java_no_pkgs = 1;
@@ -592,6 +592,17 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 		o.progress_ctx = &prog_state;
 	}
 
+	/* sample: awk's MODULES=N operand, an assignment, not a file */
+	if (o.format && !strcmp(o.format, "sample")) {
+		int j = optind;
+		for (int i = optind; i < argc; i++) {
+			if (!strncmp(argv[i], "MODULES=", 8))
+				o.sample_no_modules = !awk_true(argv[i] + 8);
+			else
+				argv[j++] = argv[i];
+		}
+		argc = j;
+	}
 	if (optind == argc && isatty(0)) {
 		free(skip);
 		return cli_usage(cmd,

@@ -36,6 +36,13 @@ static const struct link {
     {"stackcollapse-faulthandler", cmd_collapse, "faulthandler"},
     {"stackcollapse-java-exceptions", cmd_collapse, "java-exceptions"},
     {"stackcollapse-perf-sched", cmd_collapse, "perf-sched"},
+    {"stackcollapse-sample", cmd_collapse, "sample"},
+    {"stackcollapse-ibmjava", cmd_collapse, "ibmjava"},
+    {"stackcollapse-ljp", cmd_collapse, "ljp"},
+    {"stackcollapse-wcp", cmd_collapse, "wcp"},
+    {"stackcollapse-aix", cmd_collapse, "aix"},
+    {"stackcollapse-pmc", cmd_collapse, "pmc"},
+    {"stackcollapse-instruments", cmd_collapse, "instruments"},
     {"difffolded", cmd_diff, "compat"},
 };
 

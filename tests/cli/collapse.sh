@@ -213,7 +213,7 @@ for f in gdb:gdb-threads bpftrace:bpftrace-ustack-comm go:go-pprof-raw \
 	check "stackcollapse-${f%%:*}.pl: same output" cmp -s "$T/out" "$G/${f#*:}/expected"
 done
 status 2 "jstack option for gdb" "$EMBER" collapse gdb --shorten-pkgs "$G/gdb-threads/input.txt"
-check "jstack option for gdb explained" has "option '--shorten-pkgs' applies to jstack or java-exceptions input only, not gdb" "$T/err"
+check "jstack option for gdb explained" has "option '--shorten-pkgs' applies to jstack or ibmjava or java-exceptions input only, not gdb" "$T/err"
 S=tests/conformance/collapse-more/perf-sched
 status 0 "perf-sched -v recurse=1" "$EMBER" collapse perf-sched -v recurse=1 "$S/inputs/sched-pipeline.txt"
 LC_ALL=C sort "$S/expected/sched-pipeline--recurse1.folded" > "$T/sched.want"
@@ -225,6 +225,16 @@ status 2 "perf-sched unknown variable" "$EMBER" collapse perf-sched -v recurs=1 
 check "perf-sched unknown variable explained" has "-v takes record_tid=N" "$T/err"
 status 2 "-v for perf" "$EMBER" collapse perf -v recurse=1 "$S/inputs/sched-pipeline.txt"
 check "-v for perf explained" has "option '-v' applies to perf-sched input only, not perf" "$T/err"
+printf '@ CPU_CLK [0 samples]\n\n' > "$T/empty.pmc"
+status 0 "empty pmc" "$EMBER" collapse pmc "$T/empty.pmc"
+check "empty pmc: no output" test ! -s "$T/out"
+I=tests/conformance/collapse-more/instruments
+{ cat "$I/inputs/deep-copy-units.txt"; printf 'garbage\n'; tail -n 2 "$I/inputs/deep-copy-units.txt"; } > "$T/bad.instruments"
+status 0 "instruments bad line" "$EMBER" collapse instruments "$T/bad.instruments"
+check "instruments bad line: skipped and reported" has "skipped 1 unrecognised line" "$T/err"
+check "instruments bad line: the lines after it" test "$(wc -l < "$T/out")" = "$(( $(wc -l < "$I/expected/deep-copy-units--default.folded") + 2 ))"
+status 0 "sample MODULES=0 operand" "$EMBER" collapse sample MODULES=0 tests/conformance/collapse-more/sample/inputs/sample.txt
+check "sample MODULES=0: no modules" cmp -s "$T/out" tests/conformance/collapse-more/sample/expected/sample--MODULES0.folded
 status 0 "--no-include-tname" "$EMBER" collapse jstack --no-include-tname "$G/jstack-jdk17/input.txt"
 check "--no-include-tname: no thread names" test "$(grep -c '^worker;\|^sorter;' "$T/out")" = 0
 check "--include-tname (default): thread names" has "worker;" "$G/jstack-jdk17/expected"

@@ -4,7 +4,7 @@
  * from its own corpus, corpus/collapse-more/FORMAT/), the second the
  * format's options, the third the threads' job size.
  * formats: gdb elfutils jstack java-exceptions faulthandler go bpftrace
- * formats: perf-sched
+ * formats: perf-sched sample ibmjava ljp wcp aix pmc instruments
  */
 #include <stdio.h>
 
@@ -43,6 +43,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	o.sched_record_tid = m & 1;
 	o.sched_record_wake_stack = !!(m & 64);
 	o.sched_recurse = !!(m & 128);
+	o.sample_no_modules = !!(m & 4);
 	fuzz_collapse(&o, data + 3, size - 3, data[2]);
 	return 0;
 }

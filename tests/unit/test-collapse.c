@@ -211,9 +211,25 @@ static void test_guess(void)
 	}
 	/* every format listed once */
 	static const char *const want[] = {
-	    "perf",   "stap",	      "dtrace",		 "recursive",
-	    "jstack", "gdb",	      "elfutils",	 "bpftrace",
-	    "go",     "faulthandler", "java-exceptions", "perf-sched",
+	    "perf",
+	    "stap",
+	    "dtrace",
+	    "recursive",
+	    "jstack",
+	    "gdb",
+	    "elfutils",
+	    "bpftrace",
+	    "go",
+	    "faulthandler",
+	    "java-exceptions",
+	    "perf-sched",
+	    "sample",
+	    "ibmjava",
+	    "ljp",
+	    "wcp",
+	    "aix",
+	    "pmc",
+	    "instruments",
 	};
 	for (size_t w = 0; w < sizeof(want) / sizeof(want[0]); w++) {
 		int seen = 0;
@@ -241,6 +257,13 @@ static void test_guess(void)
 	CHECK_STR(ember_collapse_guess(go, strlen(go)), "go");
 	CHECK_STR(ember_collapse_guess(fh, strlen(fh)), "faulthandler");
 	CHECK_STR(ember_collapse_guess(jx, strlen(jx)), "java-exceptions");
+	const char *sa = "Analysis of sampling rg (pid 1) every 1 millisecond\n"
+			 "Call graph:\n    825 Thread_1\n";
+	const char *ij = "0SECTION       TITLE subcomponent dump routine\n";
+	const char *in = "Weight\tSelf Weight\t\tSymbol Name\n";
+	CHECK_STR(ember_collapse_guess(sa, strlen(sa)), "sample");
+	CHECK_STR(ember_collapse_guess(ij, strlen(ij)), "ibmjava");
+	CHECK_STR(ember_collapse_guess(in, strlen(in)), "instruments");
 }
 
 int main(void)

@@ -45,6 +45,13 @@ static const struct ember_collapser *const formats[] = {
     &ember_collapser_faulthandler,
     &ember_collapser_java_exceptions,
     &ember_collapser_perf_sched,
+    &ember_collapser_sample,
+    &ember_collapser_ibmjava,
+    &ember_collapser_ljp,
+    &ember_collapser_wcp,
+    &ember_collapser_aix,
+    &ember_collapser_pmc,
+    &ember_collapser_instruments,
 };
 
 struct worker {
