@@ -420,6 +420,8 @@ int ember_collapse_mem(struct ember_collapse *c, const char *name,
 /* Writes the folded stacks, sorted by bytes as the Perl scripts sort. */
 int ember_collapse_write(struct ember_collapse *c, ember_write_fn w,
 			 void *ctx) EMBER_WUR;
+/* What the run met: complete after ember_collapse_write, and after an
+ * input that failed (up to that input). */
 const struct ember_collapse_stats *
 ember_collapse_stats(const struct ember_collapse *c);
 void ember_collapse_free(struct ember_collapse *c);
@@ -560,6 +562,7 @@ struct ember_record_stats {
 	uint64_t switches;    /* switch-outs recorded with a stack */
 	uint64_t waits;	      /* of them, waits counted */
 	uint64_t short_waits; /* waits under min_block_us, left out */
+	uint64_t lost_waits;  /* waits going on when records were lost */
 	uint64_t offcpu_ns;   /* time off CPU counted */
 };
 
