@@ -43,6 +43,9 @@ struct collapse_sink {
 	uint64_t *exact;
 	size_t aexact;
 	struct collapse_counts n;
+	/* formats printing one line per record in input order (not merged,
+	 * not sorted): the lines */
+	struct ember_buf out;
 	char *event; /* perf: the event type its parser settled on */
 	size_t event_len;
 	int event_defaulted;
@@ -55,12 +58,23 @@ struct collapse_shared {
 	int event_defaulted; /* it is the first seen, not --event-filter */
 };
 
+/* The order of the output lines: the scripts that aggregate sort them
+ * (Perl's sort), a few print each record as it comes, PHP's arrays keep
+ * the order in which stacks were first seen. */
+enum cl_order { CL_SORTED, CL_INPUT, CL_FIRST_SEEN };
+
+struct collapse_input;
+
+/* A format: one file that defines one of these, and one row in the table
+ * of formats (collapse.c). */
 struct ember_collapser {
 	const char *name;
 	const char *summary;
+	enum cl_order order; /* CL_INPUT: lines in sink.out, one thread */
 	/* 1 if the start of an input is in this format */
 	int (*detect)(const char *p, size_t len);
-	/* whether, with these options, an input may be split for threads */
+	/* whether, with these options, an input may be split for threads
+	 * (NULL: never; then begin, split and settle may be NULL) */
 	int (*parallel)(const struct ember_collapse_options *o);
 	void *(*state_new)(const struct ember_collapse_options *o,
 			   struct collapse_sink *sink);
@@ -79,12 +93,51 @@ struct ember_collapser {
 	 * NULL when nothing crosses records */
 	void (*settle)(struct collapse_shared *sh, const char *p, size_t len,
 		       int file_start);
+	/* A format not made of lines (a binary perf.data, JSON, protobuf)
+	 * reads each input whole itself, with cl_input_next or
+	 * cl_input_all, into its state's sink; it has no parse, split or
+	 * settle (begin and end, if any, frame each input).  0 or an
+	 * EMBER_E* code.  NULL for a line format. */
+	int (*read)(void *st, struct collapse_input *in);
 };
+
+/* An input handed to a format's `read`: its pieces (the first holds at
+ * least the bytes the format was guessed from) as they come, 1 and a
+ * piece valid until the next call, 0 at the end or an EMBER_E* code; or
+ * all of it at once in memory (mapped when it is a plain file), valid
+ * until `read` returns: 0 or an EMBER_E* code.  Take one or the other. */
+int cl_input_next(struct collapse_input *in, const char **p, size_t *n);
+int cl_input_all(struct collapse_input *in, const char **p, size_t *n);
+/* The input's file descriptor when it is a plain file (to map or seek),
+ * else -1; its name for messages (NULL: standard input). */
+int cl_input_fd(const struct collapse_input *in);
+const char *cl_input_name(const struct collapse_input *in);
 
 extern const struct ember_collapser ember_collapser_perf;
 extern const struct ember_collapser ember_collapser_stap;
 extern const struct ember_collapser ember_collapser_dtrace;
 extern const struct ember_collapser ember_collapser_recursive;
+extern const struct ember_collapser ember_collapser_bpftrace;
+extern const struct ember_collapser ember_collapser_gdb;
+extern const struct ember_collapser ember_collapser_elfutils;
+extern const struct ember_collapser ember_collapser_jstack;
+extern const struct ember_collapser ember_collapser_ibmjava;
+extern const struct ember_collapser ember_collapser_java_exceptions;
+extern const struct ember_collapser ember_collapser_faulthandler;
+extern const struct ember_collapser ember_collapser_go;
+extern const struct ember_collapser ember_collapser_ljp;
+extern const struct ember_collapser ember_collapser_perf_sched;
+extern const struct ember_collapser ember_collapser_sample;
+extern const struct ember_collapser ember_collapser_instruments;
+extern const struct ember_collapser ember_collapser_xctrace;
+extern const struct ember_collapser ember_collapser_vtune;
+extern const struct ember_collapser ember_collapser_vtune_mc;
+extern const struct ember_collapser ember_collapser_vsprof;
+extern const struct ember_collapser ember_collapser_aix;
+extern const struct ember_collapser ember_collapser_pmc;
+extern const struct ember_collapser ember_collapser_wcp;
+extern const struct ember_collapser ember_collapser_xdebug;
+extern const struct ember_collapser ember_collapser_ghcprof;
 
 /* The folded core's character and line rules (folded.h), under the names
  * the formats use. */
@@ -141,6 +194,29 @@ void cl_clean_part(const char *s, size_t n, const struct ember_perf_frame *f,
 		   size_t *outn) EMBER_HIDDEN;
 int cl_has(const char *s, size_t n, const char *lit) EMBER_HIDDEN;
 int cl_starts(const char *s, size_t n, const char *lit) EMBER_HIDDEN;
+
+/* A `split` for a format whose records end at a line that `boundary`
+ * recognizes (the line without its newline and '\r'): the offset just
+ * past the last such line in p[start, len), or 0 when there is none. */
+static inline size_t cl_split_after(const char *p, size_t start, size_t len,
+				    int (*boundary)(const char *s, size_t n))
+{
+	const char *lo = p + start;
+	const char *nl = len > start ? memrchr(lo, '\n', len - start) : NULL;
+
+	while (nl) {
+		const char *prev =
+		    nl > lo ? memrchr(lo, '\n', (size_t)(nl - lo)) : NULL;
+		const char *s = prev ? prev + 1 : lo;
+		size_t n = (size_t)(nl - s);
+		if (n && s[n - 1] == '\r')
+			n--;
+		if (boundary(s, n))
+			return (size_t)(nl - p) + 1;
+		nl = prev;
+	}
+	return 0;
+}
 
 /* A line in no shape the format knows. */
 static inline void cl_bad(struct collapse_sink *k, const char *s, size_t n)
@@ -213,6 +289,37 @@ static inline void cl_add_leaf_first(struct collapse_sink *k, uint32_t *f,
 	}
 	cl_add_digits(k, f, n, digits, nd);
 }
+
+/*
+ * A stack being built from names, for the scripts that build a string
+ * ("$func;$current") and count it: a name holding ';' is as many frames
+ * as the joined string shows, so that stacks equal as strings are one.
+ */
+struct cl_frames {
+	uint32_t *f;
+	size_t n, alloc;
+};
+/* Appends the name's frames, left to right. */
+void cl_frames_push(struct collapse_sink *k, struct cl_frames *v, const char *s,
+		    size_t n) EMBER_HIDDEN;
+/* Appends them right to left: for a stack gathered leaf first and
+ * reversed before it is added (cl_frames_reverse). */
+void cl_frames_push_rev(struct collapse_sink *k, struct cl_frames *v,
+			const char *s, size_t n) EMBER_HIDDEN;
+void cl_frames_reverse(struct cl_frames *v) EMBER_HIDDEN;
+/* Adds the stack (root first) with a whole count. */
+void cl_add_u64(struct collapse_sink *k, const uint32_t *ids, size_t n,
+		uint64_t v) EMBER_HIDDEN;
+/* Perl's /^\s*at ([^\(]*)/ (jstack, java-exceptions, ibmjava): the
+ * frame after "at", up to '(' or the end, in *f; 0 if not such a line. */
+int cl_java_at(const char *s, size_t n, const char **f,
+	       size_t *fn) EMBER_HIDDEN;
+/* --shorten-pkgs: the packages of "a.b.Class.method" cut to their first
+ * letters ("com.example.Foo.m" -> "c.e.Foo.m"), or with no_pkgs dropped
+ * ("Foo.m"); into out.  A name without a package ("Foo.m", "m") stays as
+ * it is (the script makes it empty). */
+void cl_java_shorten(const char *s, size_t n, int no_pkgs,
+		     struct ember_buf *out) EMBER_HIDDEN;
 
 /* The output (output.c): the lines written in a given order. */
 int ember_collapse_write_order(const struct collapse_sink *k,

@@ -400,6 +400,7 @@ int ember_flamegraph_render(struct ember_flamegraph *fg, ember_write_fn w,
 	    .timemax = timemax,
 	    .wpt = wpt,
 	    .maxdelta = maxdelta,
+	    .mixed = tree.offcpu_seen && tree.oncpu_seen,
 	};
 	err = ember_fg_write_svg(fg, &tree, &lay, w, ctx, &stats->bad_file);
 	stats->frames = tree.n;
