@@ -229,7 +229,8 @@ static int run(struct ember_collapse *c, struct source *src, const char *name)
 			return rc;
 		c->fmt = rc == 1 ? find_format(ember_collapse_guess(p, n) ?: "")
 				 : NULL;
-		if (!c->fmt && rc == 1) /* said now: the input may not come back */
+		if (!c->fmt &&
+		    rc == 1) /* said now: the input may not come back */
 			c->folded = ember_collapse_is_folded(p, n);
 		if (!c->fmt)
 			return rc == 1 ? EMBER_EFORMAT : EMBER_EEMPTY;
