@@ -62,10 +62,26 @@ double ember_perl_number(const char *s, size_t n)
 int ember_folded_split(const char *s, size_t n, size_t *stack_len,
 		       double *count)
 {
-	size_t i = n, k;
+	size_t i = n, k, m = n;
 
 	while (i && folded_digit(s[i - 1]))
 		i--;
+	if (i == n && !(i && s[i - 1] == '.'))
+		return -1; /* no digits at the end */
+	/* an exponent: the form Perl, and so ember, writes sums in beyond
+	 * 1e15 or below 1e-4, read back (flamegraph.pl does not) */
+	if (i < n && i >= 2 && (s[i - 1] == 'e' || s[i - 1] == 'E'))
+		m = i - 1;
+	else if (i < n && i >= 3 && (s[i - 1] == '+' || s[i - 1] == '-') &&
+		 (s[i - 2] == 'e' || s[i - 2] == 'E'))
+		m = i - 2;
+	if (m < n) {
+		i = m;
+		while (i && folded_digit(s[i - 1]))
+			i--;
+		if (i == m && !(i && s[i - 1] == '.'))
+			return -1; /* no mantissa */
+	}
 	k = i;
 	if (i && s[i - 1] == '.') {
 		/* digits '.' digits*: the integer part must be there */
@@ -74,8 +90,6 @@ int ember_folded_split(const char *s, size_t n, size_t *stack_len,
 			k--;
 		if (k == i - 1)
 			return -1;
-	} else if (i == n) {
-		return -1; /* no digits at the end */
 	}
 	if (!k || !folded_space(s[k - 1]))
 		return -1;

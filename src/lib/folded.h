@@ -68,10 +68,11 @@ static inline size_t folded_line(const char **p, const char *end,
 
 /* ---- counts ------------------------------------------------------------ */
 
-/* "a;b 12" lines as the Perl scripts read them, /^(.*)\s+?(\d+(?:\.\d*)?)$/:
- * the count is the number after the last whitespace; the stack is what
- * comes before that one whitespace character.  Returns 0 (and the stack's
- * length and the count) or -1. */
+/* "a;b 12" lines as the Perl scripts read them, /^(.*)\s+?(\d+(?:\.\d*)?)$/,
+ * and with an exponent (1.8e+19, 1e-22), as Perl and ember write large
+ * and small sums: the count is the number after the last whitespace; the
+ * stack is what comes before that one whitespace character.  Returns 0
+ * (and the stack's length and the count) or -1. */
 int ember_folded_split(const char *s, size_t n, size_t *stack_len,
 		       double *count);
 

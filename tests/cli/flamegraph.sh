@@ -141,6 +141,27 @@ awk 'BEGIN { srand(4) } { print rand() "\t" $0 }' "$T/tricky" | sort -k1,1 | cut
 check "unsorted input sorted as sort(1) in the C locale" cmp -s "$T/t1.svg" "$T/t2.svg"
 check "sort test is not vacuous" test "$(grep -c '<title>' "$T/t1.svg")" -gt 1000
 
+# every number ember writes, it reads back: sums beyond 64 bits and tiny
+# fractions come out of collapse and diff with an exponent, as Perl's
+printf 'a;b 9000000000000000000\na;b 9000000000000000000\na;b 9000000000000000000\na;c 1\n' > "$T/huge.folded"
+"$EMBER" collapse recursive "$T/huge.folded" > "$T/huge.out" 2> /dev/null
+check "collapse writes 2.7e+19 as Perl does" has "a;b 2.7e+19" "$T/huge.out"
+status 0 "flamegraph reads 2.7e+19" "$EMBER" flamegraph "$T/huge.out"
+check "2.7e+19 drawn" has "<title>b (27,000,000,000,000,000,000 samples" "$T/out"
+check "no line ignored for 2.7e+19" test -z "$(grep ignored "$T/err")"
+"$EMBER" diff "$T/huge.folded" "$T/huge.folded" > "$T/huge.diff" 2> /dev/null
+status 0 "flamegraph reads diff's 2.7e+19 2.7e+19" "$EMBER" flamegraph "$T/huge.diff"
+check "no line of diff's ignored" test -z "$(grep ignored "$T/err")"
+printf 'a;b 0.00000000000000000000001\na;c 0.00000000000000000000002\n' > "$T/tiny.folded"
+"$EMBER" collapse recursive "$T/tiny.folded" > "$T/tiny.out" 2> /dev/null
+check "collapse writes 1e-23 as Perl does" has "a;b 1e-23" "$T/tiny.out"
+status 0 "flamegraph reads 1e-23" "$EMBER" flamegraph "$T/tiny.out"
+check "no line ignored for 1e-23" test -z "$(grep ignored "$T/err")"
+for l in 'a;b e5' 'a;b 1e' 'a;b1e5' 'a;b 1e+'; do
+	printf '%s\n' "$l" > "$T/badexp"
+	status 1 "not a number: '$l'" "$EMBER" flamegraph "$T/badexp"
+done
+
 # gzip streams that inflate to more than 4 GiB (slow: EMBER_SLOW_TESTS=1)
 if [ -n "${EMBER_SLOW_TESTS:-}" ]; then
 	{ printf 'a;b 150\n'; head -c 4400000000 /dev/zero; } | gzip -1 > "$T/big.gz"
