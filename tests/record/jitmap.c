@@ -5,9 +5,11 @@
  * rbp; ret) sits in a frame-pointer chain: main -> jit_trampoline ->
  * c_callback -> c_spin; jit_spin_loop is a leaf: main -> run_jit_leaf ->
  * jit_spin_loop.  MODE makes the map untrustworthy:
- *   jitmap [good|stale|foreign|symlink] [SECONDS]
+ *   jitmap [good|stale|foreign|symlink|writable|ctrl] [SECONDS]
  * stale: written an hour before the process started; foreign: owned by
- * uid 65534; symlink: /tmp/perf-PID.map is a symbolic link.  It prints its
+ * uid 65534; symlink: /tmp/perf-PID.map is a symbolic link; writable:
+ * anyone may write it (mode 0666).  ctrl: a trustworthy map whose names
+ * hold control bytes (ESC, TAB, CR).  It prints its
  * pid, and leaves the map for the profiler to read after it exits.
  */
 #include <fcntl.h>
@@ -24,20 +26,20 @@
 static volatile unsigned long sink;
 
 static const unsigned char trampoline[] = {
-	0x55,		  /* push %rbp */
-	0x48, 0x89, 0xe5, /* mov %rsp,%rbp */
-	0xff, 0xd7,	  /* call *%rdi */
-	0x5d,		  /* pop %rbp */
-	0xc3,		  /* ret */
+    0x55,	      /* push %rbp */
+    0x48, 0x89, 0xe5, /* mov %rsp,%rbp */
+    0xff, 0xd7,	      /* call *%rdi */
+    0x5d,	      /* pop %rbp */
+    0xc3,	      /* ret */
 };
 static const unsigned char spin_loop[] = {
-	0x55,		  /* push %rbp */
-	0x48, 0x89, 0xe5, /* mov %rsp,%rbp */
-	0x48, 0x89, 0xf9, /* mov %rdi,%rcx */
-	0x48, 0xff, 0xc9, /* 1: dec %rcx */
-	0x75, 0xfb,	  /* jnz 1b */
-	0x5d,		  /* pop %rbp */
-	0xc3,		  /* ret */
+    0x55,	      /* push %rbp */
+    0x48, 0x89, 0xe5, /* mov %rsp,%rbp */
+    0x48, 0x89, 0xf9, /* mov %rdi,%rcx */
+    0x48, 0xff, 0xc9, /* 1: dec %rcx */
+    0x75, 0xfb,	      /* jnz 1b */
+    0x5d,	      /* pop %rbp */
+    0xc3,	      /* ret */
 };
 
 NOINLINE void c_spin(void)
@@ -86,15 +88,21 @@ int main(int argc, char **argv)
 
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
 	snprintf(real, sizeof(real), "/tmp/jitmap-%d.txt", (int)getpid());
-	int n = snprintf(text, sizeof(text), "%lx %zx jit_trampoline\n%lx %zx "
-			 "jit_spin_loop\n",
-			 (unsigned long)code, sizeof(trampoline),
-			 (unsigned long)(code + 64), sizeof(spin_loop));
+	const char *leafname =
+	    strcmp(mode, "ctrl") ? "jit_spin_loop" : "jit\033[31m_spin\tloop\r";
+	int n =
+	    snprintf(text, sizeof(text),
+		     "%lx %zx jit_trampoline\n%lx %zx "
+		     "%s\n",
+		     (unsigned long)code, sizeof(trampoline),
+		     (unsigned long)(code + 64), sizeof(spin_loop), leafname);
 	const char *file = strcmp(mode, "symlink") ? path : real;
 	int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0 || write(fd, text, (size_t)n) != n)
 		return 1;
 	if (!strcmp(mode, "foreign") && fchown(fd, 65534, 65534))
+		return 1;
+	if (!strcmp(mode, "writable") && fchmod(fd, 0666))
 		return 1;
 	if (!strcmp(mode, "stale")) {
 		struct timespec t[2];

@@ -266,12 +266,16 @@ grep -q ';main;jit_trampoline;c_callback;c_spin' "$T/j.folded" && ok || bad "JIT
 grep -q ';main;run_jit_leaf;jit_spin_loop [0-9]' "$T/j.folded" && ok || bad "JIT frame as the leaf"
 check "JIT: --jit annotation" jit good "$T/jj.folded" --jit
 grep -q 'jit_spin_loop_\[j\] [0-9]' "$T/jj.folded" && ok || bad "--jit marks JIT frames"
-for m in stale foreign symlink; do
+for m in stale foreign symlink writable; do
 	check "JIT $m map: recorded" jit $m "$T/j$m.folded"
 	has "ignoring '/tmp/perf-$jp.map'" "$T/err" && ok || bad "JIT $m map: warned ($(cat "$T/err"))"
 	check "JIT $m map: not used" sh -c "! grep -q 'jit_trampoline\|jit_spin_loop' '$T/j$m.folded'"
 	grep -q "\[perf-$jp.map\];c_callback" "$T/j$m.folded" && ok || bad "JIT $m map: unnamed JIT frame"
 done
+
+check "JIT: names with control bytes recorded" jit ctrl "$T/jctrl.folded"
+check "JIT: control bytes in names are cleaned" test -z "$(tr -d '\n' < "$T/jctrl.folded" | tr -d '[:print:]')"
+grep -q ';main;run_jit_leaf;jit?\[31m_spin?loop [0-9]' "$T/jctrl.folded" && ok || bad "JIT: a cleaned name kept whole ($(grep run_jit_leaf "$T/jctrl.folded" | head -2))"
 
 # --- C++ and Rust names come out demangled -----------------------------------
 if command -v c++ > /dev/null 2>&1 &&

@@ -246,6 +246,13 @@ static void test_perfmap_trust(void)
 		CHECK(rec_perfmap_load(&st, dir, &o, &why) == REC_PERFMAP_OK);
 	o.uid = geteuid();
 	ember_buf_reset(&why);
+	/* writable by anyone */
+	chmod(path, 0666);
+	CHECK(rec_perfmap_load(&st, dir, &o, &why) == REC_PERFMAP_FOREIGN);
+	CHECK(strstr(why.buf, "anyone may write it") != NULL);
+	chmod(path, 0664); /* the group's: as perf, trusted */
+	CHECK(rec_perfmap_load(&st, dir, &o, &why) == REC_PERFMAP_OK);
+	ember_buf_reset(&why);
 	/* a symbolic link */
 	unlink(path);
 	write_file(other, "1000 10 jitted\n");

@@ -121,6 +121,14 @@ int rec_perfmap_load(struct rec_symtab *st, const char *dir,
 			       path, (unsigned)ls.st_uid, (unsigned)want);
 		return REC_PERFMAP_FOREIGN;
 	}
+	if (ls.st_mode & S_IWOTH) {
+		/* anyone could have named the frames: perf refuses such
+		 * files too */
+		ember_buf_addf(why,
+			       "ignoring '%s': anyone may write it (mode %04o)",
+			       path, (unsigned)(ls.st_mode & 07777));
+		return REC_PERFMAP_FOREIGN;
+	}
 	double mtime = ts_seconds(&ls.st_mtim);
 	if (owner->start > 0 && mtime < owner->start - CLOCK_SLACK) {
 		ember_buf_addf(why,
