@@ -54,6 +54,9 @@ int cli_out_open(struct cli_out *o, const char *path);
  * place), else abandons a temporary file so that the old file stays.
  * Returns 0, or 1 when !ok or after printing why it failed. */
 int cli_out_close(struct cli_out *o, int ok);
+/* Removes the temporary file of an output being written; for a signal
+ * handler that ends the command (async-signal-safe). */
+void cli_out_signal_cleanup(void);
 /* Whether a failed command's output stays anyway (it goes to a stream,
  * not a file that an error must not replace). */
 int cli_out_is_stream(const struct cli_out *o);

@@ -279,12 +279,25 @@ static const struct option longopts[] = {
 };
 
 static struct ember_record *active;
+/* After recording: what a first Ctrl-C says, and that a second one ends
+ * ember (without writing the profile). */
+static char busy_msg[160];
+static volatile sig_atomic_t busy, busy_told;
 
 static void on_stop_signal(int sig)
 {
-	(void)sig;
 	if (active)
 		ember_record_stop(active);
+	if (!busy)
+		return;
+	if (!busy_told++) {
+		ssize_t n = write(2, busy_msg, strlen(busy_msg));
+		(void)n;
+		return;
+	}
+	cli_out_signal_cleanup();
+	signal(sig, SIG_DFL);
+	raise(sig);
 }
 
 static void catch_stop_signals(void)
@@ -1008,6 +1021,11 @@ int cmd_record(int argc, char **argv, const char *preset)
 	}
 	err = ember_record_run(r);
 	active = NULL;
+	snprintf(busy_msg, sizeof(busy_msg),
+		 "\nember: recording stopped; naming %zu addresses and "
+		 "writing the profile (interrupt again to quit without it)\n",
+		 ember_record_stats(r)->frames);
+	busy = 1;
 	if (err) {
 		cli_error("%s", ember_record_error(r));
 		cli_out_close(&out.file, 0);

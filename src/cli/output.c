@@ -31,6 +31,11 @@ static void remove_tmp(void)
 	have_tmp = 0;
 }
 
+void cli_out_signal_cleanup(void)
+{
+	remove_tmp();
+}
+
 static void on_fatal_signal(int sig)
 {
 	remove_tmp();

@@ -9,7 +9,8 @@
  * stale: written an hour before the process started; foreign: owned by
  * uid 65534; symlink: /tmp/perf-PID.map is a symbolic link; writable:
  * anyone may write it (mode 0666).  ctrl: a trustworthy map whose names
- * hold control bytes (ESC, TAB, CR).  It prints its
+ * hold control bytes (ESC, TAB, CR).  big: a trustworthy map with six
+ * million more entries, which take the profiler seconds to read.  It prints its
  * pid, and leaves the map for the profiler to read after it exits.
  */
 #include <fcntl.h>
@@ -111,7 +112,16 @@ int main(int argc, char **argv)
 		t[1] = t[0];
 		futimens(fd, t);
 	}
-	close(fd);
+	if (!strcmp(mode, "big")) {
+		FILE *f = fdopen(fd, "a");
+		for (unsigned long i = 0; f && i < 6000000; i++)
+			fprintf(f, "%lx 10 filler_%lu\n",
+				0x7e0000000000ul + i * 16, i);
+		if (!f || fclose(f))
+			return 1;
+	} else {
+		close(fd);
+	}
 	if (!strcmp(mode, "symlink") && symlink(real, path))
 		return 1;
 	printf("%d\n", (int)getpid());

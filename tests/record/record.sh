@@ -277,6 +277,27 @@ check "JIT: names with control bytes recorded" jit ctrl "$T/jctrl.folded"
 check "JIT: control bytes in names are cleaned" test -z "$(tr -d '\n' < "$T/jctrl.folded" | tr -d '[:print:]')"
 grep -q ';main;run_jit_leaf;jit?\[31m_spin?loop [0-9]' "$T/jctrl.folded" && ok || bad "JIT: a cleaned name kept whole ($(grep run_jit_leaf "$T/jctrl.folded" | head -2))"
 
+# an interrupt while the profile is being written says so; a second one
+# ends ember without the profile (reading a 6-million-entry perf map
+# takes seconds)
+"$R/jitmap" big 120 > "$T/big.pid" &
+bp=$!
+i=0
+while [ $i -lt 1200 ] && [ ! -s "$T/big.pid" ]; do sleep 0.05; i=$((i + 1)); done
+"$EMBER" record -p $bp -o "$T/int.folded" 2> "$T/int.err" &
+ep=$!
+sleep 1; kill -INT $ep # stops recording
+sleep 1; kill -INT $ep # while naming frames
+sleep 0.5; kill -INT $ep
+wait $ep
+st=$?
+kill $bp; wait $bp 2> /dev/null
+rm -f "/tmp/perf-$bp.map"
+check "interrupted while writing: ember ends by the signal (status $st)" test "$st" -gt 128
+check "interrupted while writing: the first interrupt said what goes on" has "interrupt again to quit" "$T/int.err"
+check "interrupted while writing: no profile" test ! -e "$T/int.folded"
+check "interrupted while writing: no temporary file" test -z "$(ls "$T" | grep 'int\.folded\.tmp')"
+
 # --- C++ and Rust names come out demangled -----------------------------------
 if command -v c++ > /dev/null 2>&1 &&
 	c++ $CFLAGS_FP -o "$R/cxxtree" tests/record/cxxtree.cc 2> /dev/null; then
