@@ -162,4 +162,13 @@ grep '\[off-cpu' "$T/wall.folded" | "$EMBER" flamegraph > "$T/off.svg"
 "$SVGFRAMES" "$T/off.svg" > "$T/off.frames"
 check "off-CPU stacks alone: the palette asked for ($(fill nap "$T/off.frames"))" notblue "$(fill nap "$T/off.frames")"
 
+# gzip streams that inflate to more than 4 GiB (slow: EMBER_SLOW_TESTS=1)
+if [ -n "${EMBER_SLOW_TESTS:-}" ]; then
+	{ printf 'a;b 150\n'; head -c 4400000000 /dev/zero; } | gzip -1 > "$T/big.gz"
+	status 0 "gzip inflating to 4.4 GB" "$EMBER" flamegraph "$T/big.gz"
+	check "gzip over 4 GiB: not called corrupt" test ! -s "$T/err" -o -z "$(grep -i corrupt "$T/err")"
+	check "gzip over 4 GiB: the stack is drawn" has "<title>b (150 samples" "$T/out"
+	rm -f "$T/big.gz"
+fi
+
 finish
