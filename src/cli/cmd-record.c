@@ -1079,6 +1079,7 @@ int cmd_record(int argc, char **argv, const char *preset)
 			       : st->clock_event ? "ns"
 						 : ro.event;
 	rc = out_write(&out, &fo, &names, &stacks);
+	busy = 0; /* written: nothing left to interrupt */
 	t_post = now() - t_post;
 	if (!quiet) {
 		fprintf(stderr,

@@ -287,8 +287,8 @@ while [ $i -lt 1200 ] && [ ! -s "$T/big.pid" ]; do sleep 0.05; i=$((i + 1)); don
 "$EMBER" record -p $bp -o "$T/int.folded" 2> "$T/int.err" &
 ep=$!
 sleep 1; kill -INT $ep # stops recording
-sleep 1; kill -INT $ep # while naming frames
-sleep 0.5; kill -INT $ep
+sleep 0.3; kill -INT $ep # while naming frames
+sleep 0.3; kill -INT $ep
 wait $ep
 st=$?
 kill $bp; wait $bp 2> /dev/null
