@@ -1022,9 +1022,8 @@ int cmd_record(int argc, char **argv, const char *preset)
 	err = ember_record_run(r);
 	active = NULL;
 	snprintf(busy_msg, sizeof(busy_msg),
-		 "\nember: recording stopped; naming %zu addresses and "
-		 "writing the profile (interrupt again to quit without it)\n",
-		 ember_record_stats(r)->frames);
+		 "\nember: recording stopped; naming frames and writing the "
+		 "profile (interrupt again to quit without it)\n");
 	busy = 1;
 	if (err) {
 		cli_error("%s", ember_record_error(r));

@@ -286,9 +286,16 @@ i=0
 while [ $i -lt 1200 ] && [ ! -s "$T/big.pid" ]; do sleep 0.05; i=$((i + 1)); done
 "$EMBER" record -p $bp -o "$T/int.folded" 2> "$T/int.err" &
 ep=$!
-sleep 1; kill -INT $ep # stops recording
-sleep 0.3; kill -INT $ep # while naming frames
-sleep 0.3; kill -INT $ep
+i=0 # recording: its perf events are open
+while [ $i -lt 1200 ] && ! ls -l /proc/$ep/fd 2> /dev/null | grep -q perf_event; do
+	sleep 0.05; i=$((i + 1))
+done
+sleep 1 # samples of the JIT code, whose names are in the map
+i=0 # interrupts until one is answered: recording stopped, frames named
+while [ $i -lt 1200 ] && kill -INT $ep 2> /dev/null && ! grep -q "interrupt again" "$T/int.err"; do
+	sleep 0.05; i=$((i + 1))
+done
+kill -INT $ep
 wait $ep
 st=$?
 kill $bp; wait $bp 2> /dev/null
