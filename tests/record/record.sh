@@ -284,7 +284,7 @@ grep -q ';main;run_jit_leaf;jit?\[31m_spin?loop [0-9]' "$T/jctrl.folded" && ok |
 bp=$!
 i=0
 while [ $i -lt 1200 ] && [ ! -s "$T/big.pid" ]; do sleep 0.05; i=$((i + 1)); done
-"$EMBER" record -p $bp -o "$T/int.folded" 2> "$T/int.err" &
+"$EMBER" record -p $bp -o "$T/sym-int.folded" 2> "$T/sym-int.err" &
 ep=$!
 i=0 # recording: its perf events are open
 while [ $i -lt 1200 ] && ! ls -l /proc/$ep/fd 2> /dev/null | grep -q perf_event; do
@@ -292,7 +292,7 @@ while [ $i -lt 1200 ] && ! ls -l /proc/$ep/fd 2> /dev/null | grep -q perf_event;
 done
 sleep 1 # samples of the JIT code, whose names are in the map
 i=0 # interrupts until one is answered: recording stopped, frames named
-while [ $i -lt 1200 ] && kill -INT $ep 2> /dev/null && ! grep -q "interrupt again" "$T/int.err"; do
+while [ $i -lt 1200 ] && kill -INT $ep 2> /dev/null && ! grep -q "interrupt again" "$T/sym-int.err"; do
 	sleep 0.05; i=$((i + 1))
 done
 kill -INT $ep
@@ -301,9 +301,9 @@ st=$?
 kill $bp; wait $bp 2> /dev/null
 rm -f "/tmp/perf-$bp.map"
 check "interrupted while writing: ember ends by the signal (status $st)" test "$st" -gt 128
-check "interrupted while writing: the first interrupt said what goes on" has "interrupt again to quit" "$T/int.err"
-check "interrupted while writing: no profile" test ! -e "$T/int.folded"
-check "interrupted while writing: no temporary file" test -z "$(ls "$T" | grep 'int\.folded\.tmp')"
+check "interrupted while writing: the first interrupt said what goes on" has "interrupt again to quit" "$T/sym-int.err"
+check "interrupted while writing: no profile" test ! -e "$T/sym-int.folded"
+check "interrupted while writing: no temporary file" test -z "$(ls "$T" | grep 'sym-int\.folded\.tmp')"
 
 # --- C++ and Rust names come out demangled -----------------------------------
 if command -v c++ > /dev/null 2>&1 &&
