@@ -404,6 +404,8 @@ struct ember_collapse_stats {
 	/* records cut off by the end of an input (truncated?): not counted */
 	uint64_t truncated;
 	const char *truncated_input;
+	/* perf: samples with no frame lines (recorded without -g) */
+	uint64_t no_callchain;
 	/* perf --inline: modules without usable debugging information */
 	uint64_t inline_missing;
 	char inline_missing_module[128];
