@@ -1033,6 +1033,12 @@ int cmd_record(int argc, char **argv, const char *preset)
 		cli_warn("user stacks were walked by frame pointers, which "
 			 "break in code built without them: %s",
 			 st->fp_fallback);
+	if (st->fp_truncated)
+		cli_warn("%llu stacks reached the kernel's limit of %ld "
+			 "frames and are cut ([truncated]): raise it with "
+			 "'sysctl kernel.perf_event_max_stack=1024', or use "
+			 "--call-graph dwarf",
+			 (unsigned long long)st->fp_truncated, st->max_stack);
 	if (st->user_stacks &&
 	    st->truncated * 20 > st->user_stacks) /* over 5% */
 		cli_warn("%.0f%% of user stacks were truncated: %s",

@@ -15,7 +15,7 @@ skip_all() {
 	exit 0
 }
 
-for p in calltree threads forkexec jitmap noperf; do
+for p in calltree threads forkexec jitmap noperf deepfp; do
 	$CC $CFLAGS_FP -pthread -o "$R/$p" "tests/record/$p.c" 2> "$T/cc.err" ||
 		skip_all "cannot compile tests/record/$p.c: $(head -1 "$T/cc.err")"
 done
@@ -106,6 +106,16 @@ status 0 "--format svg with any name" "$EMBER" record -q -o "$T/graph.out" --for
 check "--format svg: an SVG" wellformed "$T/graph.out"
 status 2 "-o /dev/null without --format" "$EMBER" record -o /dev/null -- "$CT" 0.1
 has "--format svg|folded" "$T/err" && ok || bad "unknown output type names --format: $(cat "$T/err")"
+
+# --- frame pointers: stacks cut at kernel.perf_event_max_stack -------------
+maxstack=$(cat /proc/sys/kernel/perf_event_max_stack 2> /dev/null || echo 127)
+status 0 "fp: a recursion deeper than the kernel walks" "$EMBER" record --call-graph fp -o "$T/deep.folded" -- "$R/deepfp" 0.3 $((maxstack + 50))
+check "fp, cut stacks: every stack starts with [truncated]" sh -c "! grep -v '^deepfp;\[truncated\];' '$T/deep.folded' | grep -q 'deep;deep'"
+grep -q '^deepfp;\[truncated\];deep;' "$T/deep.folded" && ok || bad "fp, cut stacks: [truncated] above the walk's last frame"
+has "reached the kernel's limit of $maxstack frames" "$T/err" && ok || bad "fp, cut stacks: warned: $(cat "$T/err")"
+status 0 "fp: a recursion the kernel walks whole" "$EMBER" record --call-graph fp -o "$T/deep.folded" -- "$R/deepfp" 0.3 50
+check "fp, whole stacks: no [truncated]" sh -c "! grep -q 'truncated' '$T/deep.folded'"
+grep -q "^deepfp;.*;main;deep;" "$T/deep.folded" && ok || bad "fp, whole stacks: from main"
 
 # --- option values: the option and what it takes -------------------------------
 for a in "-F abc" "-F 0" "-d -1" "-c -5"; do

@@ -532,14 +532,22 @@ static size_t user_frames(struct rec_events *r, struct rec_proc *p,
 			out[i]--;
 		return n;
 	}
+	uint64_t depth = 0;
 	for (uint64_t i = 0; i < s->nr; i++) {
 		uint64_t ip = s->ips[i];
 		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
 			user = ip == (uint64_t)PERF_CONTEXT_USER;
 			continue;
 		}
+		depth++;
 		if (user && n < max)
 			out[n++] = ip;
+	}
+	/* the kernel stops its walk at kernel.perf_event_max_stack frames
+	 * (kernel and user together), silently: the stack is cut */
+	if (n && r->max_stack && depth >= r->max_stack) {
+		*truncated = 1;
+		r->stats->fp_truncated++;
 	}
 	return n;
 }

@@ -678,6 +678,9 @@ int ember_record_start(struct ember_record *r)
 	if (r->events.dwarf)
 		r->events.unwinder = ember_unwinder_new();
 	r->stats.dwarf = r->events.dwarf;
+	r->stats.max_stack = rec_sysctl_long("kernel.perf_event_max_stack");
+	r->events.max_stack =
+	    r->stats.max_stack > 0 ? (uint64_t)r->stats.max_stack : 0;
 	r->stats.stack_size = r->events.dwarf ? r->o.stack_size : 0;
 	r->stats.fp_fallback = r->fallback[0] ? r->fallback : NULL;
 
