@@ -565,6 +565,7 @@ struct ember_record_stats {
 	const char *fp_fallback;   /* why AUTO fell back to FP, or NULL */
 	uint64_t user_stacks;	   /* samples with a user stack unwound */
 	uint64_t truncated;	   /* of them, cut short ("[truncated]") */
+	uint64_t truncated_copy;   /* ... because they go on past the copy */
 	uint64_t fp_truncated;	   /* frame pointers: stacks cut at the
 				    * kernel's limit ("[truncated]") */
 	long max_stack;		   /* ... kernel.perf_event_max_stack */

@@ -347,6 +347,24 @@ EOF
 	check "node: JS frames in order under their callers ($(pct "$ordered" "$lw")%)" \
 		test "$(pct "$ordered" "$lw")" -ge 80
 	grep -q 'Builtins_JSEntryTrampoline;JS:' "$T/node.folded" && ok || bad "node: JS frames under V8's entry"
+	# samples in V8's builtins (no unwinding information, frame
+	# pointers kept): walked on to their JS callers
+	cat > "$T/builtins.js" << 'EOF'
+function strs(n) { const a = []; for (let i = 0; i < n; i++) a.push(String(i) + 'x'); return a.join(',').length; }
+const end = Date.now() + 1200;
+let acc = 0;
+while (Date.now() < end) acc += strs(20000);
+if (!(acc > 0)) console.log("?");
+EOF
+	status 0 "node builtins" sh -c "cd '$T' && '$EMBER' record -o '$T/nb.folded' -- node '$T/builtins.js'"
+	bw=$(weight "$T/nb.folded" ';Builtins_[A-Za-z]* [0-9]')
+	bj=$(weight "$T/nb.folded" 'JS:[*~^]strs [^;]*;(.*;)?Builtins_[A-Za-z]* [0-9]')
+	check "node: builtins sampled as the leaf ($bw)" test "$bw" -gt 0
+	check "node: builtins under their JS caller ($(pct "$bj" "$bw")%)" test "$(pct "$bj" "$bw")" -ge 90
+	tr=$(weight "$T/nb.folded" '\[truncated\]')
+	check "node: under 2% of stacks truncated ($(pct "$tr" "$(weight "$T/nb.folded" .)")%)" \
+		test "$(pct "$tr" "$(weight "$T/nb.folded" .)")" -lt 2
+	check "node: no hint to copy more" sh -c "! grep -q 'copy more' '$T/err'"
 else
 	echo "record: node tests skipped: node is not installed"
 fi

@@ -528,6 +528,10 @@ static size_t user_frames(struct rec_events *r, struct rec_proc *p,
 		    (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 		r->stats->user_stacks++;
 		r->stats->truncated += *truncated != 0;
+		/* cut because the stack goes on past a full copy */
+		if (*truncated == EMBER_UNWIND_PAST_COPY &&
+		    s->dyn_size >= r->stats->stack_size)
+			r->stats->truncated_copy++;
 		for (size_t i = 1; i < n; i++)
 			out[i]--;
 		return n;

@@ -572,23 +572,34 @@ struct stack {
 	const uint8_t *p;
 	uint64_t lo;
 	size_t len;
+	int past_end; /* a read went beyond the copy's end */
 };
 
-static inline int rd(const struct stack *s, uint64_t a, uint64_t *v)
+static inline int rd(struct stack *s, uint64_t a, uint64_t *v)
 {
 	uint64_t off = a - s->lo;
-	if (a < s->lo || off > s->len || s->len - off < 8)
+	if (a < s->lo || off > s->len || s->len - off < 8) {
+		if (a >= s->lo && off <= (uint64_t)1 << 32)
+			s->past_end = 1;
 		return -1;
+	}
 	memcpy(v, s->p + off, 8);
 	return 0;
 }
 
 enum { STEP_OK, STEP_END, STEP_STACK, STEP_NORULE };
 
+/* Whether addr is in executable memory of the process. */
+static int is_code(ember_unwind_find_fn find, void *ctx, uint64_t addr)
+{
+	const struct ember_unwind_mapping *m = find(ctx, addr);
+
+	return m && m->exec && addr >= m->start && addr < m->end;
+}
+
 /* Applies rule r to (ip, sp, bp).  cfa receives the caller's sp. */
-static int step(const struct ember_cfi_rule *r, const struct stack *s,
-		int first, unsigned flags, uint64_t *ip, uint64_t *sp,
-		uint64_t *bp)
+static int step(const struct ember_cfi_rule *r, struct stack *s, int first,
+		unsigned flags, uint64_t *ip, uint64_t *sp, uint64_t *bp)
 {
 	uint64_t cfa, ra, nbp;
 	int kind = r->kind;
@@ -700,7 +711,7 @@ size_t ember_unwind(struct ember_unwinder *u, int pid,
 		    size_t stack_len, ember_unwind_find_fn find, void *ctx,
 		    uint64_t *ips, size_t max, int *truncated)
 {
-	struct stack s = {stack, regs->sp, stack ? stack_len : 0};
+	struct stack s = {stack, regs->sp, stack ? stack_len : 0, 0};
 	struct proc *p = find_proc(u, pid, 1);
 	uint64_t ip = regs->ip, sp = regs->sp, bp = regs->bp;
 	int first = 1, exact = 1, stop = 0;
@@ -740,7 +751,14 @@ size_t ember_unwind(struct ember_unwinder *u, int pid,
 		/* after a signal frame, ip is exact: keep "ips[i] - 1" true */
 		ips[n] = exact && n > 0 ? ip + 1 : ip;
 		n++;
-		uint64_t osp = sp;
+		uint64_t osp = sp, top;
+		/* code without an FDE, interrupted: a leaf whose return address
+		 * is at sp, or code with a frame (V8's builtins keep frame
+		 * pointers), whose [sp] is no return address */
+		if (r.kind == EMBER_RULE_LEAF_FP && first &&
+		    !(u->flags & EMBER_UNWIND_NO_FP) && !rd(&s, sp, &top) &&
+		    !is_code(find, ctx, top))
+			r.kind = EMBER_RULE_FP;
 		int ret = step(&r, &s, first, u->flags, &ip, &sp, &bp);
 		if (ret == STEP_END)
 			break;
@@ -767,7 +785,7 @@ size_t ember_unwind(struct ember_unwinder *u, int pid,
 	u->st.frames += n;
 	if (stop) {
 		u->st.truncated++;
-		*truncated = 1;
+		*truncated = s.past_end ? EMBER_UNWIND_PAST_COPY : 1;
 	}
 	return n;
 }

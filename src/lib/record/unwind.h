@@ -95,7 +95,8 @@ void ember_unwinder_set_reader(struct ember_unwinder *u,
  * from regs->sp upwards.  Writes the frames' addresses, the sampled ip
  * first and then each return address, into ips (at most max) and returns
  * how many; *truncated is set when the walk had to stop before the
- * stack's end (the caller then adds a "[truncated]" frame).  No frame is
+ * stack's end (the caller then adds a "[truncated]" frame), to
+ * EMBER_UNWIND_PAST_COPY when it needed stack beyond the copy.  No frame is
  * ever guessed: every step is validated (the stack pointer moves up and
  * stays in the copy, the return address is in an executable mapping).
  *
@@ -103,6 +104,7 @@ void ember_unwinder_set_reader(struct ember_unwinder *u,
  * instruction).  A frame interrupted by a signal is reported as its ip + 1
  * so that the same rule holds.
  */
+#define EMBER_UNWIND_PAST_COPY 2
 size_t ember_unwind(struct ember_unwinder *u, int pid,
 		    const struct ember_unwind_regs *regs, const uint8_t *stack,
 		    size_t stack_len, ember_unwind_find_fn find, void *ctx,
