@@ -15,7 +15,7 @@ skip_all() {
 	exit 0
 }
 
-for p in calltree threads forkexec jitmap noperf deepfp; do
+for p in calltree threads forkexec jitmap noperf deepfp plt; do
 	$CC $CFLAGS_FP -pthread -o "$R/$p" "tests/record/$p.c" 2> "$T/cc.err" ||
 		skip_all "cannot compile tests/record/$p.c: $(head -1 "$T/cc.err")"
 done
@@ -116,6 +116,13 @@ has "reached the kernel's limit of $maxstack frames" "$T/err" && ok || bad "fp, 
 status 0 "fp: a recursion the kernel walks whole" "$EMBER" record --call-graph fp -o "$T/deep.folded" -- "$R/deepfp" 0.3 50
 check "fp, whole stacks: no [truncated]" sh -c "! grep -q 'truncated' '$T/deep.folded'"
 grep -q "^deepfp;.*;main;deep;" "$T/deep.folded" && ok || bad "fp, whole stacks: from main"
+
+# --- registers CFI rules use: the dynamic linker's resolver (CFA in rbx) ----
+status 0 "the resolver on every call (LD_BIND_NOT)" env LD_BIND_NOT=1 "$EMBER" record -o "$T/plt.folded" -- "$R/plt" 0.3
+rw=$(weight "$T/plt.folded" ';_dl_runtime_resolve[a-z_]*(;| )')
+rm_=$(weight "$T/plt.folded" ';main;(caller;)?_dl_runtime_resolve[a-z_]*(;| )')
+check "resolver: sampled ($rw)" test "$rw" -gt 0
+check "resolver: under main, unwound by its rbx rule ($(pct "$rm_" "$rw")%)" test "$(pct "$rm_" "$rw")" -ge 95
 
 # --- option values: the option and what it takes -------------------------------
 for a in "-F abc" "-F 0" "-d -1" "-c -5"; do

@@ -492,9 +492,10 @@ static void on_mmap(struct rec_events *r, const struct perf_event_header *h,
  * Frame-pointer mode takes the kernel's walk from the callchain, whose
  * return addresses perf symbolizes as they are.  DWARF mode unwinds the
  * sample's copy of the user stack now, while the process and its
- * mappings are those of the sample (regs_mask 0x1c0: bp, sp, ip in that
- * order); its caller frames are keyed at out[i] - 1, the call (unwind.h).
- * *truncated is set when the walk stopped short of the stack's root.
+ * mappings are those of the sample (regs_mask 0xf001c2: bx, bp, sp, ip,
+ * r12-r15 in that order, or 0x1c0: bp, sp, ip); its caller frames are keyed at
+ * out[i] - 1, the call (unwind.h). *truncated is set when the walk stopped
+ * short of the stack's root.
  */
 static size_t user_frames(struct rec_events *r, struct rec_proc *p,
 			  const struct rec_sample *s, uint64_t *out, size_t max,
@@ -515,8 +516,21 @@ static size_t user_frames(struct rec_events *r, struct rec_proc *p,
 		}
 		if (s->abi != PERF_SAMPLE_REGS_ABI_64 || !s->regs)
 			return 0; /* a kernel thread: no user stack */
-		struct ember_unwind_regs regs = {s->regs[2], s->regs[1],
-						 s->regs[0]};
+		struct ember_unwind_regs regs = {0, 0, 0, 0, 0, 0, 0, 0};
+		if (r->regs_mask == 0x1c0) { /* bp, sp, ip */
+			regs.ip = s->regs[2];
+			regs.sp = s->regs[1];
+			regs.bp = s->regs[0];
+		} else { /* bx, bp, sp, ip, r12-r15 */
+			regs.bx = s->regs[0];
+			regs.bp = s->regs[1];
+			regs.sp = s->regs[2];
+			regs.ip = s->regs[3];
+			regs.r12 = s->regs[4];
+			regs.r13 = s->regs[5];
+			regs.r14 = s->regs[6];
+			regs.r15 = s->regs[7];
+		}
 		struct timespec t0, t1;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		n = ember_unwind(r->unwinder, p->pid, &regs, s->stack,
