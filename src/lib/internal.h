@@ -4,7 +4,6 @@
 
 #include "ember.h"
 
-#define EMBER_HIDDEN  __attribute__((visibility("hidden")))
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define likely(x)     __builtin_expect(!!(x), 1)
 #define unlikely(x)   __builtin_expect(!!(x), 0)

@@ -153,16 +153,16 @@ static inline int cl_count_line(const char *s, size_t n, size_t *digits)
 typedef void (*cl_emit_fn)(void *ctx, const char *s, size_t n);
 int cl_perf_names(const struct ember_perf_frame *f, int flags,
 		  struct ember_buf *tmp, struct ember_buf *tmp2,
-		  cl_emit_fn emit, void *ctx) EMBER_HIDDEN;
+		  cl_emit_fn emit, void *ctx);
 /* s/\+0x[\da-f]+$//: the symbol's length without its offset. */
-size_t cl_strip_offset(const char *s, size_t n) EMBER_HIDDEN;
+size_t cl_strip_offset(const char *s, size_t n);
 /* One name (a "->" part) cleaned as the script cleans it, in *out and
  * *outn (pointing into s or into tmp). */
 void cl_clean_part(const char *s, size_t n, const struct ember_perf_frame *f,
 		   int flags, struct ember_buf *tmp, const char **out,
-		   size_t *outn) EMBER_HIDDEN;
-int cl_has(const char *s, size_t n, const char *lit) EMBER_HIDDEN;
-int cl_starts(const char *s, size_t n, const char *lit) EMBER_HIDDEN;
+		   size_t *outn);
+int cl_has(const char *s, size_t n, const char *lit);
+int cl_starts(const char *s, size_t n, const char *lit);
 
 /* A `split` for a format whose records end at a line that `boundary`
  * recognizes (the line without its newline and '\r'): the offset just
@@ -262,7 +262,7 @@ static inline void cl_add_leaf_first(struct collapse_sink *k, uint32_t *f,
 /* The output (output.c): the lines written in a given order. */
 int ember_collapse_write_order(const struct collapse_sink *k,
 			       const uint32_t *order, ember_write_fn w,
-			       void *ctx) EMBER_HIDDEN;
+			       void *ctx);
 
 /* The line cache (linecache.c): a line's text, with a flag, -> frame ids. */
 enum {
@@ -284,14 +284,13 @@ struct lc_hit {
 	size_t nids;
 	int flags;
 };
-void ember_linecache_init(struct ember_linecache *c) EMBER_HIDDEN;
-void ember_linecache_release(struct ember_linecache *c) EMBER_HIDDEN;
+void ember_linecache_init(struct ember_linecache *c);
+void ember_linecache_release(struct ember_linecache *c);
 /* 1 and the hit, or 0: then ember_linecache_add may follow. */
 int ember_linecache_find(struct ember_linecache *c, const char *k, size_t kn,
-			 int java, struct lc_hit *hit) EMBER_HIDDEN;
+			 int java, struct lc_hit *hit);
 void ember_linecache_add(struct ember_linecache *c, const char *k, size_t kn,
-			 int flags, const uint32_t *ids,
-			 size_t nids) EMBER_HIDDEN;
+			 int flags, const uint32_t *ids, size_t nids);
 /* A record starts: the next line follows none. */
 static inline void ember_linecache_restart(struct ember_linecache *c)
 {
@@ -303,10 +302,10 @@ static inline void ember_linecache_restart(struct ember_linecache *c)
  * debugging information is missing (the caller falls back to perf's
  * symbol). */
 struct ember_inliner;
-struct ember_inliner *ember_inliner_new(int context) EMBER_HIDDEN;
-void ember_inliner_free(struct ember_inliner *in) EMBER_HIDDEN;
+struct ember_inliner *ember_inliner_new(int context);
+void ember_inliner_free(struct ember_inliner *in);
 int ember_inliner_lookup(struct ember_inliner *in, const char *module,
 			 size_t module_len, uint64_t addr, const char *sym,
-			 size_t sym_len, struct ember_buf *out) EMBER_HIDDEN;
+			 size_t sym_len, struct ember_buf *out);
 
 #endif
