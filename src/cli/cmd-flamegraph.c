@@ -145,13 +145,14 @@ int cmd_flamegraph(int argc, char **argv, const char *preset)
 		goto out;
 	struct ember_fg_stats st;
 	int err = ember_flamegraph_render(fg, ember_write_stdio, out.f, &st);
-	if (st.ignored)
-		cli_warn("ignored %zu line%s with invalid format (the first "
-			 "is line %zu of %s)",
-			 st.ignored, st.ignored == 1 ? "" : "s",
-			 st.first_bad_line,
-			 strcmp(st.first_bad_name, "-") ? st.first_bad_name
-							: "standard input");
+	if (st.bad.count)
+		cli_warn("ignored %llu line%s with invalid format (the first "
+			 "is line %llu of %s)",
+			 (unsigned long long)st.bad.count,
+			 st.bad.count == 1 ? "" : "s",
+			 (unsigned long long)st.bad.first_line,
+			 st.bad.first_input ? st.bad.first_input
+					    : "standard input");
 	if (st.total_ignored)
 		cli_warn("--total %g is less than the actual total %g, so "
 			 "ignored",

@@ -20,6 +20,12 @@
 		}                                                              \
 	} while (0)
 
+/* A slice of bytes (a frame's name in a folded line). */
+struct ember_slice {
+	const char *s;
+	size_t len;
+};
+
 /* The SVG's embedded assets (generated from src/lib/render/assets/). */
 extern const char ember_asset_flamegraph_js[];
 extern const char ember_asset_flamegraph_css[];

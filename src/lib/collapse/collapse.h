@@ -18,6 +18,7 @@
 
 #include <string.h>
 
+#include "collapse/perf-names.h"
 #include "folded.h"
 
 /* Counters of one job (or one input when not split), merged in input
@@ -146,23 +147,6 @@ static inline int cl_count_line(const char *s, size_t n, size_t *digits)
 			return 0;
 	return 1;
 }
-
-/* perf-names.c: a perf frame line's names, as ember_perf_frame_names()
- * gives them, each passed to emit, innermost inlined frame first; returns
- * how many.  tmp and tmp2 are scratch buffers. */
-typedef void (*cl_emit_fn)(void *ctx, const char *s, size_t n);
-int cl_perf_names(const struct ember_perf_frame *f, int flags,
-		  struct ember_buf *tmp, struct ember_buf *tmp2,
-		  cl_emit_fn emit, void *ctx);
-/* s/\+0x[\da-f]+$//: the symbol's length without its offset. */
-size_t cl_strip_offset(const char *s, size_t n);
-/* One name (a "->" part) cleaned as the script cleans it, in *out and
- * *outn (pointing into s or into tmp). */
-void cl_clean_part(const char *s, size_t n, const struct ember_perf_frame *f,
-		   int flags, struct ember_buf *tmp, const char **out,
-		   size_t *outn);
-int cl_has(const char *s, size_t n, const char *lit);
-int cl_starts(const char *s, size_t n, const char *lit);
 
 /* A `split` for a format whose records end at a line that `boundary`
  * recognizes (the line without its newline and '\r'): the offset just
