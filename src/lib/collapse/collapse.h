@@ -285,25 +285,24 @@ struct cl_frames {
 };
 /* Appends the name's frames, left to right. */
 void cl_frames_push(struct collapse_sink *k, struct cl_frames *v, const char *s,
-		    size_t n) EMBER_HIDDEN;
+		    size_t n);
 /* Appends them right to left: for a stack gathered leaf first and
  * reversed before it is added (cl_frames_reverse). */
 void cl_frames_push_rev(struct collapse_sink *k, struct cl_frames *v,
-			const char *s, size_t n) EMBER_HIDDEN;
-void cl_frames_reverse(struct cl_frames *v) EMBER_HIDDEN;
+			const char *s, size_t n);
+void cl_frames_reverse(struct cl_frames *v);
 /* Adds the stack (root first) with a whole count. */
 void cl_add_u64(struct collapse_sink *k, const uint32_t *ids, size_t n,
-		uint64_t v) EMBER_HIDDEN;
+		uint64_t v);
 /* Perl's /^\s*at ([^\(]*)/ (jstack, java-exceptions, ibmjava): the
  * frame after "at", up to '(' or the end, in *f; 0 if not such a line. */
-int cl_java_at(const char *s, size_t n, const char **f,
-	       size_t *fn) EMBER_HIDDEN;
+int cl_java_at(const char *s, size_t n, const char **f, size_t *fn);
 /* --shorten-pkgs: the packages of "a.b.Class.method" cut to their first
  * letters ("com.example.Foo.m" -> "c.e.Foo.m"), or with no_pkgs dropped
  * ("Foo.m"); into out.  A name without a package ("Foo.m", "m") stays as
  * it is (the script makes it empty). */
 void cl_java_shorten(const char *s, size_t n, int no_pkgs,
-		     struct ember_buf *out) EMBER_HIDDEN;
+		     struct ember_buf *out);
 
 /* The output (output.c): the lines written in a given order. */
 int ember_collapse_write_order(const struct collapse_sink *k,
