@@ -629,37 +629,13 @@ static int bad_value(const char *cmd, int c, const char *arg)
 		snprintf(range, sizeof(range),
 			 "a number of seconds above 0 (such as 2.5)");
 		break;
-	case O_WIDTH:
-		snprintf(range, sizeof(range), "pixels, from 1 to 1000000");
-		break;
-	case O_HEIGHT:
-		snprintf(range, sizeof(range), "pixels, from 1 to 10000");
-		break;
-	case O_MINWIDTH:
-		snprintf(range, sizeof(range),
-			 "pixels, or a percentage of the total (such as "
-			 "0.5%%)");
-		break;
-	case O_BGCOLORS:
-		snprintf(range, sizeof(range),
-			 "yellow, blue, green, grey or #RRGGBB");
-		break;
 	case O_FORMAT:
 		snprintf(range, sizeof(range), "svg or folded");
 		break;
-	case O_MIN_BLOCK:
+	default: /* --min-block */
 		snprintf(range, sizeof(range),
 			 "a whole number of microseconds, from 0 to %ld",
 			 LONG_MAX / 1000);
-		break;
-	case O_TOTAL:
-		snprintf(range, sizeof(range), "a number, 0 or more");
-		break;
-	case O_FACTOR:
-		snprintf(range, sizeof(range), "a number");
-		break;
-	default: /* --fontsize, --fontwidth */
-		snprintf(range, sizeof(range), "a number above 0");
 		break;
 	}
 	return cli_usage(cmd, "option '%s' takes %s, not '%s'", name, range,
