@@ -229,6 +229,9 @@ static int run(struct ember_collapse *c, struct source *src, const char *name)
 			return rc;
 		c->fmt = rc == 1 ? find_format(ember_collapse_guess(p, n) ?: "")
 				 : NULL;
+		if (!c->fmt &&
+		    rc == 1) /* said now: the input may not come back */
+			c->folded = ember_collapse_is_folded(p, n);
 		if (!c->fmt)
 			return rc == 1 ? EMBER_EFORMAT : EMBER_EEMPTY;
 	}
@@ -372,16 +375,17 @@ static void tally(struct ember_collapse *c)
 
 	memset(st, 0, sizeof(*st));
 	st->format = c->fmt ? c->fmt->name : NULL;
+	st->folded = c->folded;
 	st->threads = c->used_threads ? c->used_threads : 1;
 	for (size_t i = 0; i < c->nrecs; i++) {
 		const struct record *r = &c->recs[i];
 		const struct collapse_counts *n = &r->n;
 		if (i && r->input != c->recs[i - 1].input)
 			base = 0;
-		if (n->bad && !st->bad_lines) {
-			st->first_bad_line = base + n->first_bad;
-			st->first_bad_input = c->inputs[r->input];
-			copy_str(st->first_bad_text, sizeof(st->first_bad_text),
+		if (n->bad && !st->bad.count) {
+			st->bad.first_line = base + n->first_bad;
+			st->bad.first_input = c->inputs[r->input];
+			copy_str(st->bad.first_text, sizeof(st->bad.first_text),
 				 n->first_bad_text);
 		}
 		if (n->filtered && !st->filtered)
@@ -395,7 +399,7 @@ static void tally(struct ember_collapse *c)
 				 n->inline_missing_module);
 		st->lines += n->lines;
 		st->records += n->records;
-		st->bad_lines += n->bad;
+		st->bad.count += n->bad;
 		st->filtered += n->filtered;
 		st->truncated += n->truncated;
 		st->no_callchain += n->bare;
