@@ -357,6 +357,12 @@ struct ember_collapse_options {
 	size_t nskip_after;
 	/* dtrace */
 	int includeoffset; /* keep +0x offsets (but the leaf's) */
+	/* pprof */
+	const char *sample_type; /* the value counted (NULL: the profile's
+				    default, else its last sample type) */
+	const char *label;	 /* a label whose values become root frames */
+	/* cpuprofile: weights in microseconds rather than samples */
+	int time;
 	/* Called from the calling thread now and then while an input is
 	 * read: bytes consumed so far and the input's size (0: unknown). */
 	void (*progress)(void *ctx, uint64_t done, uint64_t size);
@@ -388,6 +394,13 @@ struct ember_collapse_stats {
 	/* perf --inline: modules without usable debugging information */
 	uint64_t inline_missing;
 	char inline_missing_module[128];
+	/* why an input in a whole-input format (JSON, protobuf) could not
+	 * be read ("" when it could) */
+	char error[200];
+	/* what the counts are, when the input says ("cpu", "nanoseconds"
+	 * from pprof; "" else), and whether the root frames are threads */
+	char sample_type[32], sample_unit[32];
+	int thread_roots;
 };
 
 struct ember_collapse;

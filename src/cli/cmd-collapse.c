@@ -275,6 +275,9 @@ static int input_error(struct ember_collapse *c, const char *path, int err,
 
 	if (err == EMBER_EEMPTY) {
 		cli_error("%s is empty: nothing to collapse", name);
+	} else if (err == EMBER_EFORMAT && st->error[0]) {
+		cli_error("cannot read %s as %s: %s", name, st->format,
+			  st->error);
 	} else if (err == EMBER_EFORMAT && !st->format) {
 		struct ember_input in;
 		int folded = 0;

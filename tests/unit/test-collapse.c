@@ -205,11 +205,20 @@ static void test_guess(void)
 	CHECK(!ember_collapse_is_folded(perf, strlen(perf)));
 	const char *name, *summary;
 	size_t n = 0;
+	int chrome = 0;
 	while ((name = ember_collapse_format(n, &summary))) {
 		CHECK(name[0] && summary[0]);
+		chrome += !strcmp(name, "chrome");
 		n++;
 	}
-	CHECK(n == 4);
+	CHECK(n >= 6 && chrome == 1);
+	/* trace events: an object led by traceEvents, a bare array of events,
+	 * or traceEvents later in the object */
+	CHECK_STR(ember_collapse_guess("{\"traceEvents\":[", 16), "chrome");
+	CHECK_STR(ember_collapse_guess(" [ {\"ph\":\"X\"", 12), "chrome");
+	CHECK_STR(ember_collapse_guess("{\"meta\":1,\"traceEvents\":[]}", 29),
+		  "chrome");
+	CHECK(!ember_collapse_guess("{\"a\":1}", 7));
 }
 
 int main(void)

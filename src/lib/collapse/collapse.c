@@ -32,10 +32,9 @@
 #define MAX_THREADS 64
 
 static const struct ember_collapser *const formats[] = {
-    &ember_collapser_perf,
-    &ember_collapser_stap,
-    &ember_collapser_dtrace,
-    &ember_collapser_recursive,
+    &ember_collapser_perf,   &ember_collapser_stap,
+    &ember_collapser_dtrace, &ember_collapser_recursive,
+    &ember_collapser_chrome, &ember_collapser_chrome_tracing,
 };
 
 struct worker {
@@ -403,6 +402,8 @@ static int run_serial(struct ember_collapse *c, struct source *r, size_t input,
 	rec->n = w->sink.n;
 	rec->done = 1;
 	memset(&w->sink.n, 0, sizeof(w->sink.n));
+	if (rc >= 0 && rec->n.error[0])
+		rc = EMBER_EFORMAT; /* the reason is in the stats */
 	return rc;
 }
 
@@ -703,6 +704,8 @@ static void merge(struct ember_collapse *c)
 	if (!c->fmt)
 		c->fmt = &ember_collapser_perf;
 	dst = &worker(c, 0)->sink;
+	if (c->fmt->finish)
+		c->fmt->finish(worker(c, 0)->state);
 	for (int i = 1; i < c->nworkers; i++) {
 		struct collapse_sink *src = &c->w[i].sink;
 		size_t nn = ember_intern_count(&src->names);
@@ -735,7 +738,8 @@ static void merge(struct ember_collapse *c)
 	free(map);
 	free(ids);
 	free(c->order);
-	c->order = ember_collapse_order(dst, c->nthreads);
+	c->order =
+	    c->fmt->first_seen ? NULL : ember_collapse_order(dst, c->nthreads);
 }
 
 int ember_collapse_write(struct ember_collapse *c, ember_write_fn w, void *ctx)
@@ -744,7 +748,7 @@ int ember_collapse_write(struct ember_collapse *c, ember_write_fn w, void *ctx)
 
 	merge(c);
 	k = &worker(c, 0)->sink;
-	return ember_collapse_write_order(k, c->order, w, ctx);
+	return ember_collapse_write_order(k, c->order, c->fmt->number, w, ctx);
 }
 
 static void copy_str(char *dst, size_t size, const char *src)
@@ -782,6 +786,8 @@ ember_collapse_stats(const struct ember_collapse *cc)
 		if (n->filtered && !st->filtered)
 			copy_str(st->filtered_event, sizeof(st->filtered_event),
 				 n->filtered_event);
+		if (n->error[0] && !st->error[0])
+			copy_str(st->error, sizeof(st->error), n->error);
 		if (n->truncated && !st->truncated)
 			st->truncated_input = c->inputs[r->input];
 		if (n->inline_missing && !st->inline_missing)
@@ -806,8 +812,15 @@ ember_collapse_stats(const struct ember_collapse *cc)
 		copy_str(st->event, sizeof(st->event), ev);
 		st->event_defaulted = defaulted;
 	}
-	if (c->nworkers)
-		st->stacks = c->w[0].sink.stacks.n;
+	if (c->nworkers) {
+		const struct collapse_sink *k = &c->w[0].sink;
+		st->stacks = k->stacks.n;
+		copy_str(st->sample_type, sizeof(st->sample_type),
+			 k->sample_type);
+		copy_str(st->sample_unit, sizeof(st->sample_unit),
+			 k->sample_unit);
+		st->thread_roots = k->thread_roots;
+	}
 	return st;
 }
 

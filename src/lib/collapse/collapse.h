@@ -31,6 +31,8 @@ struct collapse_counts {
 	uint64_t truncated; /* records cut off by the end of the input */
 	uint64_t inline_missing;
 	char inline_missing_module[128];
+	/* a whole-input format (JSON, protobuf) could not read its input */
+	char error[200];
 };
 
 /* Where a parser puts what it finds: one per thread. */
@@ -46,6 +48,11 @@ struct collapse_sink {
 	char *event; /* perf: the event type its parser settled on */
 	size_t event_len;
 	int event_defaulted;
+	/* what the counts are (pprof's sample type and unit): "" unknown */
+	char sample_type[32], sample_unit[32];
+	/* the root frames are threads or processes (for one speedscope
+	 * profile each) */
+	int thread_roots;
 };
 
 /* State crossing records, settled in input order by the driver. */
@@ -79,12 +86,26 @@ struct ember_collapser {
 	 * NULL when nothing crosses records */
 	void (*settle)(struct collapse_shared *sh, const char *p, size_t len,
 		       int file_start);
+	/* A whole-input format (JSON, protobuf: parallel is 0, parse gets
+	 * pieces of any length) may add its stacks once every input is read
+	 * (NULL: none). */
+	void (*finish)(void *st);
+	/* the output in order of first appearance, not sorted (a Python
+	 * dict's order) */
+	int first_seen;
+	/* how counts that are not integers print (NULL: as Perl, %.15g) */
+	void (*number)(struct ember_buf *b, double x);
 };
 
 extern const struct ember_collapser ember_collapser_perf;
 extern const struct ember_collapser ember_collapser_stap;
 extern const struct ember_collapser ember_collapser_dtrace;
 extern const struct ember_collapser ember_collapser_recursive;
+extern const struct ember_collapser ember_collapser_chrome;
+extern const struct ember_collapser ember_collapser_chrome_tracing;
+extern const struct ember_collapser ember_collapser_pprof;
+extern const struct ember_collapser ember_collapser_cpuprofile;
+extern const struct ember_collapser ember_collapser_speedscope;
 
 /* Perl's \s (without \n, which never is inside a line) and \d, \w. */
 static inline int cl_space(unsigned char c)
@@ -275,8 +296,13 @@ int ember_folded_split(const char *s, size_t n, size_t *stack_len,
 uint32_t *ember_collapse_order(const struct collapse_sink *k,
 			       int threads) EMBER_HIDDEN;
 int ember_collapse_write_order(const struct collapse_sink *k,
-			       const uint32_t *order, ember_write_fn w,
-			       void *ctx) EMBER_HIDDEN;
+			       const uint32_t *order,
+			       void (*number)(struct ember_buf *, double),
+			       ember_write_fn w, void *ctx) EMBER_HIDDEN;
+
+/* A whole-input format's error: the first one counts. */
+void cl_fail(struct collapse_sink *k, const char *fmt, ...) EMBER_HIDDEN
+    EMBER_PRINTF(2, 3);
 
 /* The line cache (linecache.c): a line's text, with a flag, -> frame ids. */
 enum {

@@ -9,6 +9,8 @@
  * when its stack goes on and by nothing when it ends (names hold no ';').
  */
 #include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "collapse.h"
@@ -125,22 +127,24 @@ uint32_t *ember_collapse_order(const struct collapse_sink *k, int threads)
 }
 
 int ember_collapse_write_order(const struct collapse_sink *k,
-			       const uint32_t *order, ember_write_fn w,
-			       void *ctx)
+			       const uint32_t *order,
+			       void (*number)(struct ember_buf *, double),
+			       ember_write_fn w, void *ctx)
 {
 	struct ember_buf b = EMBER_BUF_INIT;
 	int err = 0;
 
 	ember_buf_grow(&b, 1 << 16);
 	for (size_t i = 0; i < k->stacks.n && !err; i++) {
-		const struct ember_stack_ent *e = &k->stacks.ents[order[i]];
-		ember_stacks_add_folded(&b, &k->stacks, &k->names, order[i]);
+		size_t o = order ? order[i] : i;
+		const struct ember_stack_ent *e = &k->stacks.ents[o];
+		ember_stacks_add_folded(&b, &k->stacks, &k->names, o);
 		ember_buf_addch(&b, ' ');
-		uint64_t x = k->exact[order[i]];
+		uint64_t x = o < k->aexact ? k->exact[o] : CL_INEXACT;
 		if (x != CL_INEXACT)
 			ember_buf_addu(&b, x);
 		else
-			ember_buf_add_nv(&b, e->count);
+			(number ? number : ember_buf_add_nv)(&b, e->count);
 		ember_buf_addch(&b, '\n');
 		if (b.len >= (1 << 16) - 4096) {
 			err = w(ctx, b.buf, b.len);
@@ -151,4 +155,15 @@ int ember_collapse_write_order(const struct collapse_sink *k,
 		err = w(ctx, b.buf, b.len);
 	ember_buf_release(&b);
 	return err;
+}
+
+void cl_fail(struct collapse_sink *k, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (k->n.error[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(k->n.error, sizeof(k->n.error), fmt, ap);
+	va_end(ap);
 }
