@@ -455,6 +455,33 @@ enum {
 int ember_perf_frame_names(const struct ember_perf_frame *f, int flags,
 			   struct ember_buf *out);
 
+/* ---- profiles out: pprof, speedscope ------------------------------------ */
+
+/* Stacks with their weights, for the writers of other tools' formats. */
+struct ember_profile {
+	const struct ember_intern *names;
+	const struct ember_stacks *stacks; /* weights in ents[].count */
+	/* optional: per stack, the weight as an exact integer
+	 * (UINT64_MAX: ents[].count holds it); NULL: none */
+	const uint64_t *exact;
+	size_t nexact;
+	const char *sample_type; /* NULL: "samples" (pprof's name) */
+	const char *sample_unit; /* NULL: "count"; "nanoseconds", ... */
+	int thread_roots;	 /* the root frames are threads/processes */
+	const char *name;	 /* speedscope's title; NULL: "ember" */
+};
+/* pprof's profile.proto, gzip-compressed (.pb.gz): a function and a
+ * location per frame name, one mapping, one value per sample.  Weights
+ * that are not integers are rounded (microseconds become nanoseconds). */
+int ember_pprof_write(const struct ember_profile *p, ember_write_fn w,
+		      void *ctx) EMBER_WUR;
+/* speedscope's JSON file format: a sampled profile, or one per thread
+ * when the root frames are threads (and there are several). */
+int ember_speedscope_write(const struct ember_profile *p, ember_write_fn w,
+			   void *ctx) EMBER_WUR;
+/* A collapse's result as a profile (valid until ember_collapse_free). */
+void ember_collapse_profile(struct ember_collapse *c, struct ember_profile *p);
+
 /* ---- diff ------------------------------------------------------------- */
 
 /* difffolded.pl: every stack of either folded input with its count in

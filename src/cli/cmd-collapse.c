@@ -76,10 +76,28 @@ static void help(FILE *f, const char *prog, const char *format)
 			"  --includeoffset      keep the +0x offsets (but the "
 			"leaf's)\n",
 			perf ? "\n" : "");
+	if (!format || !strcmp(format, "pprof"))
+		fprintf(
+		    f, "\npprof (profile.proto, gzip-compressed or not):\n"
+		       "  --sample-type=TYPE   count this value (cpu, samples, "
+		       "alloc_space, ...;\n"
+		       "                       default: the profile's default, "
+		       "else its last)\n"
+		       "  --label=KEY          the samples' KEY label as the "
+		       "root frame\n");
+	if (!format || !strcmp(format, "cpuprofile"))
+		fprintf(f,
+			"\ncpuprofile (Chrome DevTools, node --cpu-prof):\n"
+			"  --time               weights in microseconds, not "
+			"samples\n");
 	fprintf(
 	    f,
 	    "%s"
 	    "  -o, --output FILE    write to FILE (default: standard output)\n"
+	    "      --format FMT     folded (the default), svg, pprof or "
+	    "speedscope; or by\n"
+	    "                       -o's extension: .folded .svg .pb.gz "
+	    ".speedscope.json\n"
 	    "  -j, --threads N      parse on N threads (default: one per CPU "
 	    "for\n"
 	    "                       large inputs); the output is the same\n"
@@ -120,6 +138,10 @@ enum {
 	O_SRCLINE,
 	O_SKIP,
 	O_INCLUDEOFFSET,
+	O_SAMPLE_TYPE,
+	O_LABEL,
+	O_TIME,
+	O_FORMAT,
 };
 
 static const struct option longopts[] = {
@@ -135,6 +157,10 @@ static const struct option longopts[] = {
     {"srcline", no_argument, NULL, O_SRCLINE},
     {"skip-after", required_argument, NULL, O_SKIP},
     {"includeoffset", no_argument, NULL, O_INCLUDEOFFSET},
+    {"sample-type", required_argument, NULL, O_SAMPLE_TYPE},
+    {"label", required_argument, NULL, O_LABEL},
+    {"time", no_argument, NULL, O_TIME},
+    {"format", required_argument, NULL, O_FORMAT},
     {"threads", required_argument, NULL, 'j'},
     {"output", required_argument, NULL, 'o'},
     {"quiet", no_argument, NULL, 'q'},
@@ -323,12 +349,12 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 	struct ember_collapse_options o;
 	const char *cmd = "collapse";
 	const char *prog = "ember collapse";
-	const char *output = NULL;
+	const char *output = NULL, *out_format = NULL;
 	const char **skip = NULL;
 	struct progress prog_state = {0};
 	char progbuf[64];
 	size_t nskip = 0;
-	int perf_only = 0, dtrace_only = 0, c, rc = 1;
+	int perf_only = 0, dtrace_only = 0, pprof_only = 0, c, rc = 1;
 	long lv;
 
 	ember_collapse_options_init(&o);
@@ -393,6 +419,20 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 		case O_INCLUDEOFFSET:
 			o.includeoffset = dtrace_only = 1;
 			break;
+		case O_SAMPLE_TYPE:
+			o.sample_type = optarg;
+			pprof_only = 1;
+			break;
+		case O_LABEL:
+			o.label = optarg;
+			pprof_only = 1;
+			break;
+		case O_TIME:
+			o.time = 1;
+			break;
+		case O_FORMAT:
+			out_format = optarg;
+			break;
 		case 'j':
 			if (cli_long(optarg, 1, 64, &lv)) {
 				free(skip);
@@ -434,6 +474,20 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 				 "only, not %s",
 				 o.format);
 	}
+	if (pprof_only && o.format && strcmp(o.format, "pprof")) {
+		free(skip);
+		return cli_usage(cmd,
+				 "--sample-type and --label apply to pprof "
+				 "input only, not %s",
+				 o.format);
+	}
+	if (o.time && o.format && strcmp(o.format, "cpuprofile")) {
+		free(skip);
+		return cli_usage(cmd,
+				 "--time applies to cpuprofile input only, "
+				 "not %s",
+				 o.format);
+	}
 	if (!o.format && (perf_only || dtrace_only))
 		o.format = perf_only ? "perf" : "dtrace";
 	/* small jobs make the tests split small inputs across threads */
@@ -450,6 +504,12 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 		o.progress_ctx = &prog_state;
 	}
 
+	int as;
+	if (cli_format_pick(cmd, out_format, output, CLI_ALL_FORMATS,
+			    CLI_FOLDED, &as)) {
+		free(skip);
+		return 2;
+	}
 	if (optind == argc && isatty(0)) {
 		free(skip);
 		return cli_usage(cmd,
@@ -477,7 +537,31 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 	}
 	if (cli_out_open(&out, output))
 		goto out;
-	int err = ember_collapse_write(col, ember_write_stdio, out.f);
+	int err;
+	if (as == CLI_FOLDED) {
+		err = ember_collapse_write(col, ember_write_stdio, out.f);
+	} else {
+		struct ember_buf folded = EMBER_BUF_INIT;
+		struct ember_profile p;
+		struct ember_fg_options fo;
+		const struct ember_collapse_stats *st =
+		    ember_collapse_stats(col);
+		ember_fg_options_init(&fo);
+		if (st->sample_unit[0] && strcmp(st->sample_unit, "count"))
+			fo.countname = st->sample_unit;
+		err = as == CLI_SVG
+			  ? ember_collapse_write(col, cli_buf_write, &folded)
+			  : 0;
+		ember_collapse_profile(col, &p);
+		p.name = nin ? argv[optind] : NULL;
+		if (!err)
+			err = cli_write_as(out.f, as, folded.buf, folded.len,
+					   &p, &fo);
+		ember_buf_release(&folded);
+		if (err && err != EMBER_EIO && err != EMBER_EEMPTY)
+			cli_error("cannot write %s: %s", cli_format_name(as),
+				  ember_strerror(err));
+	}
 	report(ember_collapse_stats(col), &o);
 	/* a failed write is reported by cli_out_close */
 	rc = cli_out_close(&out, !err || err == EMBER_EIO);

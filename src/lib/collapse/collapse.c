@@ -31,11 +31,18 @@
 #define MAX_RECORD  32 /* jobs' worth of input without a record boundary */
 #define MAX_THREADS 64
 
+/* One row per format. */
+/* clang-format off */
 static const struct ember_collapser *const formats[] = {
-    &ember_collapser_perf,   &ember_collapser_stap,
-    &ember_collapser_dtrace, &ember_collapser_recursive,
-    &ember_collapser_chrome, &ember_collapser_chrome_tracing,
+	&ember_collapser_perf,
+	&ember_collapser_stap,
+	&ember_collapser_dtrace,
+	&ember_collapser_recursive,
+	&ember_collapser_pprof,
+	&ember_collapser_chrome,
+	&ember_collapser_chrome_tracing,
 };
+/* clang-format on */
 
 struct worker {
 	struct ember_collapse *c;
@@ -749,6 +756,22 @@ int ember_collapse_write(struct ember_collapse *c, ember_write_fn w, void *ctx)
 	merge(c);
 	k = &worker(c, 0)->sink;
 	return ember_collapse_write_order(k, c->order, c->fmt->number, w, ctx);
+}
+
+void ember_collapse_profile(struct ember_collapse *c, struct ember_profile *p)
+{
+	struct collapse_sink *k;
+
+	merge(c);
+	k = &worker(c, 0)->sink;
+	memset(p, 0, sizeof(*p));
+	p->names = &k->names;
+	p->stacks = &k->stacks;
+	p->exact = k->exact;
+	p->nexact = k->aexact < k->stacks.n ? k->aexact : k->stacks.n;
+	p->sample_type = k->sample_type[0] ? k->sample_type : NULL;
+	p->sample_unit = k->sample_unit[0] ? k->sample_unit : NULL;
+	p->thread_roots = k->thread_roots;
 }
 
 static void copy_str(char *dst, size_t size, const char *src)
