@@ -39,8 +39,10 @@ static const struct ember_collapser *const formats[] = {
 	&ember_collapser_dtrace,
 	&ember_collapser_recursive,
 	&ember_collapser_pprof,
+	&ember_collapser_cpuprofile,
 	&ember_collapser_chrome,
 	&ember_collapser_chrome_tracing,
+	&ember_collapser_speedscope,
 };
 /* clang-format on */
 
