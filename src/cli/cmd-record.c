@@ -58,7 +58,13 @@ static void help(FILE *f)
 	    "flamegraph.svg);\n"
 	    "                       FILE.folded, FILE.txt or '-' (standard "
 	    "output):\n"
-	    "                       folded stacks\n"
+	    "                       folded stacks; FILE.pb.gz: pprof (cpu "
+	    "nanoseconds);\n"
+	    "                       FILE.speedscope.json: speedscope, a "
+	    "profile per\n"
+	    "                       process\n"
+	    "      --format FMT     svg, folded, pprof or speedscope, "
+	    "whatever -o says\n"
 	    "  -p PID[,PID...]      profile running processes and their "
 	    "threads\n"
 	    "  -a, --all-cpus       profile the whole system (with a command: "
@@ -172,10 +178,12 @@ enum {
 	O_TOTAL,
 	O_ENCODING,
 	O_NAMEATTR,
+	O_FORMAT,
 };
 
 static const struct option longopts[] = {
     {"output", required_argument, NULL, 'o'},
+    {"format", required_argument, NULL, O_FORMAT},
     {"all-cpus", no_argument, NULL, 'a'},
     {"freq", required_argument, NULL, 'F'},
     {"count", required_argument, NULL, 'c'},
@@ -404,10 +412,11 @@ static char *default_title(const struct ember_record_options *ro)
 }
 
 /* Writes the output; 0 or 1 after printing why. */
-static int write_output(const char *output, int svg,
+static int write_output(const char *output, int as,
 			struct ember_fg_options *fo,
 			const struct ember_intern *names,
-			struct ember_stacks *stacks)
+			struct ember_stacks *stacks,
+			const struct ember_record_stats *rs, const char *event)
 {
 	struct cli_out out;
 	struct ember_buf folded = EMBER_BUF_INIT;
@@ -416,18 +425,34 @@ static int write_output(const char *output, int svg,
 	ember_stacks_sort(stacks, names);
 	if (cli_out_open(&out, output))
 		return 1;
-	if (!svg) {
+	if (as == CLI_PPROF || as == CLI_SPEEDSCOPE) {
+		/* cpu-clock and task-clock periods are nanoseconds */
+		struct ember_profile p = {
+		    .names = names,
+		    .stacks = stacks,
+		    .sample_type = rs->clock_event ? "cpu" : event,
+		    .sample_unit = rs->clock_event ? "nanoseconds" : "count",
+		    .thread_roots = 1,
+		    .name = fo->title,
+		};
+		err = cli_write_as(out.f, as, NULL, 0, &p, fo);
+		if (err && err != EMBER_EIO)
+			cli_error("cannot write %s: %s", cli_format_name(as),
+				  ember_strerror(err));
+		return cli_out_close(&out, !err);
+	}
+	if (as == CLI_FOLDED) {
 		err = ember_stacks_write(stacks, names, 0, ember_write_stdio,
 					 out.f);
 		return cli_out_close(&out, !err);
 	}
 	err = ember_stacks_write(stacks, names, 0, buf_write, &folded);
 	struct ember_flamegraph *fg = ember_flamegraph_new(fo);
-	struct ember_fg_stats st;
+	struct ember_fg_stats fst;
 	ember_flamegraph_add(fg, "record", folded.buf, folded.len);
 	if (!err)
-		err =
-		    ember_flamegraph_render(fg, ember_write_stdio, out.f, &st);
+		err = ember_flamegraph_render(fg, ember_write_stdio, out.f,
+					      &fst);
 	if (err && err != EMBER_EIO)
 		cli_error("cannot draw the flame graph: %s",
 			  ember_strerror(err));
@@ -441,7 +466,7 @@ int cmd_record(int argc, char **argv, const char *preset)
 {
 	struct ember_record_options ro;
 	struct ember_fg_options fo;
-	const char *cmd = "record", *output = NULL;
+	const char *cmd = "record", *output = NULL, *out_format = NULL;
 	int *pids = NULL, quiet = 0, c, rc = 1;
 	size_t npids = 0;
 	char *title = NULL;
@@ -460,6 +485,9 @@ int cmd_record(int argc, char **argv, const char *preset)
 		switch (c) {
 		case 'o':
 			output = optarg;
+			break;
+		case O_FORMAT:
+			out_format = optarg;
 			break;
 		case 'p':
 			if (parse_pids(optarg, &pids, &npids)) {
@@ -640,17 +668,31 @@ int cmd_record(int argc, char **argv, const char *preset)
 	ro.pids = pids;
 	ro.npids = npids;
 
-	int svg = 1;
-	if (!output)
-		output = "flamegraph.svg";
-	if (!strcmp(output, "-") || ends_with(output, ".folded") ||
-	    ends_with(output, ".txt"))
-		svg = 0;
-	else if (!ends_with(output, ".svg")) {
+	int as;
+	if (cli_format_pick(cmd, out_format, output, CLI_ALL_FORMATS, -1,
+			    &as)) {
+		free(pids);
+		return 2;
+	}
+	if (!output) {
+		static const char *const dflt[] = {
+		    [CLI_FOLDED] = "-",
+		    [CLI_SVG] = "flamegraph.svg",
+		    [CLI_PPROF] = "profile.pb.gz",
+		    [CLI_SPEEDSCOPE] = "profile.speedscope.json",
+		};
+		if (as < 0)
+			as = CLI_SVG;
+		output = dflt[as];
+	}
+	if (as < 0 && (!strcmp(output, "-") || ends_with(output, ".txt")))
+		as = CLI_FOLDED;
+	if (as < 0) {
 		free(pids);
 		return cli_usage(cmd,
 				 "cannot tell the output type of '%s': "
-				 "name it .svg, .folded or .txt",
+				 "name it .svg, .folded, .txt, .pb.gz or "
+				 ".speedscope.json, or say --format",
 				 output);
 	}
 
@@ -718,7 +760,8 @@ int cmd_record(int argc, char **argv, const char *preset)
 			fo.title = title = default_title(&ro);
 		if (!fo.countname)
 			fo.countname = st->clock_event ? "ns" : ro.event;
-		rc = write_output(output, svg, &fo, &names, &stacks);
+		rc = write_output(output, as, &fo, &names, &stacks, st,
+				  ro.event ? ro.event : "cpu-clock");
 	}
 	t_post = now() - t_post;
 	if (!quiet) {
