@@ -315,8 +315,9 @@ static int input_error(struct ember_collapse *c, const char *path, int err,
 		if (folded)
 			cli_error(
 			    "%s holds folded stacks already: draw it with "
-			    "'ember flamegraph', or fold recursion with "
-			    "'ember collapse recursive'",
+			    "'ember flamegraph', fold recursion with "
+			    "'ember collapse recursive', or convert it with "
+			    "'ember collapse folded --format FMT'",
 			    path);
 		else
 			cli_error(

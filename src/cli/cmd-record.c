@@ -412,8 +412,7 @@ static char *default_title(const struct ember_record_options *ro)
 }
 
 /* Writes the output; 0 or 1 after printing why. */
-static int write_output(const char *output, int as,
-			struct ember_fg_options *fo,
+static int write_output(const char *output, int as, struct ember_fg_options *fo,
 			const struct ember_intern *names,
 			struct ember_stacks *stacks,
 			const struct ember_record_stats *rs, const char *event)
@@ -451,8 +450,8 @@ static int write_output(const char *output, int as,
 	struct ember_fg_stats fst;
 	ember_flamegraph_add(fg, "record", folded.buf, folded.len);
 	if (!err)
-		err = ember_flamegraph_render(fg, ember_write_stdio, out.f,
-					      &fst);
+		err =
+		    ember_flamegraph_render(fg, ember_write_stdio, out.f, &fst);
 	if (err && err != EMBER_EIO)
 		cli_error("cannot draw the flame graph: %s",
 			  ember_strerror(err));

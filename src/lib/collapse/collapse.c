@@ -43,6 +43,7 @@ static const struct ember_collapser *const formats[] = {
 	&ember_collapser_chrome,
 	&ember_collapser_chrome_tracing,
 	&ember_collapser_speedscope,
+	&ember_collapser_folded,
 };
 /* clang-format on */
 

@@ -101,6 +101,7 @@ extern const struct ember_collapser ember_collapser_perf;
 extern const struct ember_collapser ember_collapser_stap;
 extern const struct ember_collapser ember_collapser_dtrace;
 extern const struct ember_collapser ember_collapser_recursive;
+extern const struct ember_collapser ember_collapser_folded;
 extern const struct ember_collapser ember_collapser_chrome;
 extern const struct ember_collapser ember_collapser_chrome_tracing;
 extern const struct ember_collapser ember_collapser_pprof;

@@ -229,8 +229,6 @@ static int read_function(struct pstate *s, struct pb m)
 		       -1;
 	/* a folded frame holds no ';' and no line break */
 	ember_buf_reset(&s->tmp);
-	if (!n->n)
-		ember_buf_adds(&s->tmp, "[unknown]");
 	for (size_t i = 0; i < n->n; i++) {
 		char c = (char)n->p[i];
 		ember_buf_addch(&s->tmp, c == ';'		  ? ':'

@@ -10,13 +10,23 @@
  * several profiles (threads, processes) gets each profile's name as the
  * root frame of its stacks.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 
 #include "json.h"
 
+/* A weight, and the same as an exact integer (NOT_EXACT: none). */
+#define NOT_EXACT UINT64_MAX
+struct weight {
+	double d;
+	uint64_t x;
+};
+
 struct profile {
 	struct ember_stacks st; /* frame indices -> weight */
+	uint64_t *exact;	/* per stack, the sum as an integer */
+	size_t aexact;
 	char *name;
 	int evented;
 };
@@ -42,7 +52,7 @@ struct sstate {
 	size_t nidx, aidx;
 	size_t *runs; /* run i: idx[runs[i] .. runs[i + 1]) */
 	size_t nruns, aruns;
-	double *weights;
+	struct weight *weights;
 	size_t nweights, aweights;
 	int have_weights;
 	struct event *ev;
@@ -71,6 +81,7 @@ static void drop_profiles(struct sstate *s)
 {
 	for (size_t i = 0; i < s->nprof; i++) {
 		ember_stacks_release(&s->prof[i].st);
+		free(s->prof[i].exact);
 		free(s->prof[i].name);
 	}
 	s->nprof = 0;
@@ -122,9 +133,26 @@ static void profile_start(struct sstate *s)
 	s->runs[0] = 0;
 }
 
-static void add_run(struct profile *p, const uint32_t *f, size_t n, double w)
+/* An integral double, exactly (NOT_EXACT: it is not). */
+static uint64_t exact_of(double d)
 {
-	ember_stacks_add(&p->st, f, n, w, 0);
+	return d >= 0 && d < 9007199254740992.0 && d == floor(d) ? (uint64_t)d
+								 : NOT_EXACT;
+}
+
+static void add_run(struct profile *p, const uint32_t *f, size_t n,
+		    struct weight w)
+{
+	size_t before = p->st.n;
+	size_t e = ember_stacks_add(&p->st, f, n, w.d, 0);
+
+	EMBER_GROW(p->exact, e + 1, p->aexact);
+	if (e == before)
+		p->exact[e] = 0;
+	if (p->exact[e] == NOT_EXACT || w.x == NOT_EXACT ||
+	    __builtin_add_overflow(p->exact[e], w.x, &p->exact[e]) ||
+	    p->exact[e] == NOT_EXACT)
+		p->exact[e] = NOT_EXACT;
 }
 
 static int profile_end(struct sstate *s)
@@ -143,7 +171,8 @@ static int profile_end(struct sstate *s)
 		for (size_t i = 0; i < s->nruns; i++)
 			add_run(p, s->idx + s->runs[i],
 				s->runs[i + 1] - s->runs[i],
-				s->have_weights ? s->weights[i] : 1);
+				s->have_weights ? s->weights[i]
+						: (struct weight){1, 1});
 		return 0;
 	}
 	if (strcmp(s->type.buf, "evented"))
@@ -154,8 +183,11 @@ static int profile_end(struct sstate *s)
 	double last = 0;
 	for (size_t i = 0; i < s->nev; i++) {
 		const struct event *e = &s->ev[i];
-		if (n && e->at > last)
-			add_run(p, s->idx, n, e->at - last);
+		if (n && e->at > last) {
+			struct weight w = {e->at - last, 0};
+			w.x = exact_of(w.d);
+			add_run(p, s->idx, n, w);
+		}
 		if (e->open) {
 			EMBER_GROW(s->idx, n + 1, s->aidx);
 			s->idx[n++] = e->frame;
@@ -279,8 +311,22 @@ static int on_json(void *ctx, const struct cl_jval *v)
 	if (at[3] == K_WEIGHTS && d == 4) {
 		if (v->type != CJ_NUM || !isfinite(v->num))
 			return fail(s, "a weight is not a number");
+		struct weight w = {v->num, exact_of(v->num)};
+		/* digits only: exact beyond a double's 53 bits */
+		size_t digits = 0;
+		while (digits < v->n && cl_digit((unsigned char)v->s[digits]))
+			digits++;
+		if (v->n && v->n < 21 && digits == v->n) {
+			char t[24], *end;
+			memcpy(t, v->s, v->n);
+			t[v->n] = '\0';
+			errno = 0;
+			unsigned long long x = strtoull(t, &end, 10);
+			if (!errno && x != NOT_EXACT)
+				w.x = x;
+		}
 		EMBER_GROW(s->weights, s->nweights + 1, s->aweights);
-		s->weights[s->nweights++] = v->num;
+		s->weights[s->nweights++] = w;
 		return 0;
 	}
 	if (at[3] == K_SAMPLES) {
@@ -394,8 +440,8 @@ static int name_stacks(struct sstate *s)
 			double w = p->st.ents[e].count;
 			size_t x = ember_stacks_add(&s->k->stacks, ids,
 						    n + (size_t)root, 0, 0);
-			if (w >= 0 && w < 9007199254740992.0 && w == floor(w))
-				cl_count(s->k, x, w, (uint64_t)w, 1);
+			if (p->exact[e] != NOT_EXACT)
+				cl_count(s->k, x, w, p->exact[e], 1);
 			else
 				cl_count(s->k, x, w, 0, 0);
 			s->k->n.records++;

@@ -101,6 +101,11 @@ int ember_pprof_write(const struct ember_profile *p, ember_write_fn w,
 		const uint32_t *f = ember_stacks_frames(p->stacks, e, &n);
 		int64_t v;
 		if (weight(p, e, scale, &v)) {
+			ember_log(
+			    EMBER_LOG_ERROR,
+			    "a weight (%g) does not fit in pprof's 64-bit "
+			    "integers",
+			    p->stacks->ents[e].count * scale);
 			err = EMBER_EINVAL;
 			break;
 		}
