@@ -2,11 +2,12 @@
 # Installs the Debian packages ember needs, when run as root, or prints the
 # exact command to run.  `deps.sh build` covers building; `deps.sh test`
 # adds what the tests use (Chromium for the browser tests, xz for inputs,
+# Go for reading pprof back with go tool pprof,
 # libc6-dbg for libc's static functions in profiles).
 set -u
 case "${1:-build}" in
 build) pkgs="gcc make pkg-config libelf-dev libdw-dev libiberty-dev zlib1g-dev libyajl-dev" ;;
-test)  pkgs="xz-utils libxml2-utils chromium nodejs npm libc6-dbg" ;;
+test)  pkgs="xz-utils libxml2-utils chromium nodejs npm libc6-dbg golang-go" ;;
 bench) pkgs="xz-utils bc time" ;;
 *) echo "usage: deps.sh build|test|bench" >&2; exit 2 ;;
 esac

@@ -17,8 +17,8 @@ static void help_formats(FILE *f)
 	for (size_t i = 0; (name = ember_collapse_format(i, &summary)); i++)
 		fprintf(f, "  %-10s %s\n", name, summary);
 	fprintf(f,
-		"  %-10s detect perf, stap or dtrace from the first lines "
-		"(the default)\n\n",
+		"  %-10s tell the format from the first bytes (the "
+		"default)\n\n",
 		"guess");
 }
 
@@ -293,6 +293,21 @@ static int is_format(const char *s)
 	return 0;
 }
 
+/* "perf stap dtrace ...": the formats' names. */
+static const char *format_list(void)
+{
+	static char buf[512];
+	const char *name;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; (name = ember_collapse_format(i, NULL)); i++)
+		if (n + strlen(name) + 2 < sizeof(buf))
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s",
+					      i ? " " : "", name);
+	return buf;
+}
+
 static int input_error(struct ember_collapse *c, const char *path, int err,
 		       int guessing)
 {
@@ -320,22 +335,17 @@ static int input_error(struct ember_collapse *c, const char *path, int err,
 			    "'ember collapse folded --format FMT'",
 			    path);
 		else
-			cli_error(
-			    "cannot tell the format of %s: it is not perf "
-			    "script, SystemTap or DTrace output as far as "
-			    "its first lines show (formats: perf stap "
-			    "dtrace recursive; name one: ember collapse "
-			    "FORMAT FILE)",
-			    name);
+			cli_error("cannot tell the format of %s from its "
+				  "first bytes (formats: %s; name one: "
+				  "ember collapse FORMAT FILE)",
+				  name, format_list());
 	} else if (err == EMBER_EFORMAT) {
 		cli_error("cannot read %s: corrupt or truncated gzip data",
 			  name);
 	} else if (err == EMBER_ENOENT && guessing && path &&
 		   !strpbrk(path, "/.")) {
-		cli_error(
-		    "'%s' is neither a format (perf stap dtrace recursive "
-		    "guess) nor a file",
-		    path);
+		cli_error("'%s' is neither a format (%s guess) nor a file",
+			  path, format_list());
 	} else {
 		cli_error("cannot read %s: %s", name,
 			  err == EMBER_ENOENT  ? "No such file or directory"

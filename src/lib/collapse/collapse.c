@@ -396,7 +396,8 @@ static int run_serial(struct ember_collapse *c, struct source *r, size_t input,
 	c->fmt->begin(w->state, &c->sh, file_start);
 	if (npre)
 		c->fmt->parse(w->state, pre, npre);
-	for (; rc == 1; rc = src_next(r, &p, &n)) {
+	/* a whole-input format that failed reads no further */
+	for (; rc == 1 && !w->sink.n.error[0]; rc = src_next(r, &p, &n)) {
 		c->fmt->parse(w->state, p, n);
 		progress(c, r);
 	}
@@ -412,7 +413,9 @@ static int run_serial(struct ember_collapse *c, struct source *r, size_t input,
 	rec->n = w->sink.n;
 	rec->done = 1;
 	memset(&w->sink.n, 0, sizeof(w->sink.n));
-	if (rc >= 0 && rec->n.error[0])
+	if (rc < 0)
+		rec->n.error[0] = '\0'; /* not the format's fault: the read's */
+	else if (rec->n.error[0])
 		rc = EMBER_EFORMAT; /* the reason is in the stats */
 	return rc;
 }

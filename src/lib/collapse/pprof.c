@@ -169,6 +169,16 @@ static void parse(void *st, const char *p, size_t len)
 		s->failed = 1;
 		return;
 	}
+	/* not protobuf from the first byte (field 0, a group, a wire
+	 * type that does not exist): no need to hold the rest */
+	unsigned char k = len ? (unsigned char)p[0] : 0x0a;
+	if (!s->in.len && (k >> 3 == 0 || (k & 7) == 3 || (k & 7) == 4 ||
+			   (k & 7) > 5)) {
+		cl_fail(s->k, "not a pprof profile: its first byte is no "
+			      "protobuf field");
+		s->failed = 1;
+		return;
+	}
 	ember_buf_add(&s->in, p, len);
 }
 
@@ -602,16 +612,28 @@ static size_t no_split(const char *p, size_t len, int file_start)
 	return 0;
 }
 
-/* Whether bytes parse as protobuf fields of any wire type but groups. */
-static int valid_message(struct pb m)
+/* Whether bytes are a message of profile.proto: ValueType (1, 11),
+ * Sample (2), Mapping (3), Location (4) or Function (5), by its fields'
+ * numbers and wire types. */
+static int valid_message(uint32_t msg, struct pb m)
 {
+	static const unsigned char max_field[] = {0, 2, 3, 10, 5, 5};
 	struct pb sub;
 	uint64_t v;
 	uint32_t f;
 	int wire, rc;
 
-	while ((rc = pb_next(&m, &f, &wire, &v, &sub)) == 1)
-		;
+	if (msg == 11)
+		msg = 1;
+	while ((rc = pb_next(&m, &f, &wire, &v, &sub)) == 1) {
+		if (f > max_field[msg])
+			return 0;
+		int len = (msg == 2 && f == 3) || (msg == 4 && f == 4);
+		int packed = msg == 2 && f <= 2;
+		if (len ? wire != PB_LEN
+			: wire != PB_VARINT && !(packed && wire == PB_LEN))
+			return 0;
+	}
 	return rc == 0;
 }
 
@@ -634,7 +656,7 @@ static int detect(const char *p, size_t len)
 		    (f == 11 && wire != PB_LEN))
 			return 0;
 		if (f <= 5 || f == 11) {
-			if (!valid_message(sub))
+			if (!valid_message(f, sub))
 				return 0;
 			messages++;
 		}

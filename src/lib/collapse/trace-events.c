@@ -521,8 +521,10 @@ static void parse(void *st, const char *p, size_t len)
 {
 	struct tstate *s = st;
 
-	if (!s->failed && cl_json_feed(s->j, p, len))
+	if (!s->failed && cl_json_feed(s->j, p, len)) {
 		s->failed = 1;
+		cl_fail(s->k, "%s", cl_json_error(s->j));
+	}
 }
 
 static void end(void *st)
