@@ -6,9 +6,7 @@
 #include "collapse-fuzz.h"
 
 static const char *const formats[] = {
-    "chrome",
-    "chrome-tracing",
-    NULL,
+    "chrome", "chrome-tracing", "cpuprofile", "speedscope", "pprof", NULL,
 };
 
 static int run(const char *format, int time, const unsigned char *data,
