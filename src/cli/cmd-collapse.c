@@ -555,6 +555,9 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 		struct ember_buf folded = EMBER_BUF_INIT;
 		struct ember_profile p;
 		struct ember_fg_options fo;
+		/* made (merged) first: the stats then say what the weights are
+		 */
+		ember_collapse_profile(col, &p);
 		const struct ember_collapse_stats *st =
 		    ember_collapse_stats(col);
 		ember_fg_options_init(&fo);
@@ -563,7 +566,6 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 		err = as == CLI_SVG
 			  ? ember_collapse_write(col, cli_buf_write, &folded)
 			  : 0;
-		ember_collapse_profile(col, &p);
 		p.name = nin ? argv[optind] : NULL;
 		if (!err)
 			err = cli_write_as(out.f, as, folded.buf, folded.len,

@@ -30,7 +30,6 @@ struct cstate {
 	struct collapse_sink *k;
 	const struct ember_collapse_options *o;
 	struct cl_json *j;
-	int failed;
 	struct node *nodes;
 	size_t nnodes, anodes;
 	double *kids;
@@ -250,28 +249,6 @@ static int on_json(void *ctx, const struct cl_jval *v)
 	return 0;
 }
 
-static void begin(void *st, const struct collapse_shared *sh, int file_start)
-{
-	struct cstate *s = st;
-
-	cl_json_free(s->j);
-	s->j = cl_json_new(on_json, s);
-	s->failed = 0;
-	s->nnodes = s->nkids = s->nsamples = s->ndeltas = 0;
-	s->have_start = s->have_end = s->have_samples = 0;
-	s->key1 = s->key2 = 0;
-}
-
-static void parse(void *st, const char *p, size_t len)
-{
-	struct cstate *s = st;
-
-	if (!s->failed && cl_json_feed(s->j, p, len)) {
-		s->failed = 1;
-		cl_fail(s->k, "%s", cl_json_error(s->j));
-	}
-}
-
 static int by_id(const void *a, const void *b)
 {
 	double x = ((const struct node *)a)->id,
@@ -412,28 +389,23 @@ out:
 	return rc;
 }
 
-static void end(void *st)
+static int read_cpuprofile(void *st, struct collapse_input *in)
 {
 	struct cstate *s = st;
 
-	if (!s->failed && cl_json_finish(s->j))
-		s->failed = 1;
-	if (cl_json_error(s->j))
-		cl_fail(s->k, "%s", cl_json_error(s->j));
-	else if (!s->nnodes)
+	cl_json_free(s->j);
+	s->j = cl_json_new(on_json, s);
+	s->nnodes = s->nkids = s->nsamples = s->ndeltas = 0;
+	s->have_start = s->have_end = s->have_samples = 0;
+	s->key1 = s->key2 = 0;
+	int rc = cl_json_read(s->j, in, s->k);
+	if (!rc && !s->nnodes) {
 		cl_fail(s->k, "not a CPU profile: no \"nodes\"");
-	else
-		fold(s);
-}
-
-static int never(const struct ember_collapse_options *o)
-{
-	return 0;
-}
-
-static size_t no_split(const char *p, size_t len, int file_start)
-{
-	return 0;
+		rc = EMBER_EFORMAT;
+	}
+	if (!rc && fold(s))
+		rc = EMBER_EFORMAT;
+	return rc;
 }
 
 static int detect(const char *p, size_t len)
@@ -449,11 +421,7 @@ const struct ember_collapser ember_collapser_cpuprofile = {
     .name = "cpuprofile",
     .summary = "V8 CPU profiles: Chrome DevTools, node --cpu-prof (JSON)",
     .detect = detect,
-    .parallel = never,
     .state_new = state_new,
     .state_free = state_free,
-    .begin = begin,
-    .parse = parse,
-    .end = end,
-    .split = no_split,
+    .read = read_cpuprofile,
 };

@@ -241,6 +241,25 @@ int cl_json_finish(struct cl_json *j)
 	return -1;
 }
 
+int cl_json_read(struct cl_json *j, struct collapse_input *in,
+		 struct collapse_sink *k)
+{
+	const char *p;
+	size_t n;
+	int rc;
+
+	while ((rc = cl_input_next(in, &p, &n)) == 1)
+		if (cl_json_feed(j, p, n))
+			break; /* no need to read the rest */
+	if (rc < 0)
+		return rc;
+	if (rc == 1 || cl_json_finish(j)) {
+		cl_fail(k, "%s", j->error);
+		return EMBER_EFORMAT;
+	}
+	return 0;
+}
+
 const char *cl_json_error(const struct cl_json *j)
 {
 	return j->error[0] ? j->error : NULL;

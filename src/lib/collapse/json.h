@@ -45,6 +45,10 @@ int cl_json_finish(struct cl_json *j) EMBER_HIDDEN;
 void cl_json_fail(struct cl_json *j, const char *fmt, ...) EMBER_HIDDEN
     EMBER_PRINTF(2, 3);
 const char *cl_json_error(const struct cl_json *j) EMBER_HIDDEN;
+/* A format's whole input through j: 0, the input's own error (a read
+ * or gzip error), or EMBER_EFORMAT with the reason given to the sink. */
+int cl_json_read(struct cl_json *j, struct collapse_input *in,
+		 struct collapse_sink *k) EMBER_HIDDEN;
 /* Bytes fed so far. */
 uint64_t cl_json_offset(const struct cl_json *j) EMBER_HIDDEN;
 

@@ -90,8 +90,8 @@ struct loc {
 struct pstate {
 	struct collapse_sink *k;
 	const struct ember_collapse_options *o;
-	struct ember_buf in;
-	int failed;
+	const unsigned char *data; /* the input, whole */
+	size_t len;
 	/* tables */
 	struct span *strs;
 	size_t nstrs, astrs;
@@ -117,7 +117,6 @@ static void *state_new(const struct ember_collapse_options *o,
 
 	s->k = k;
 	s->o = o;
-	ember_buf_init(&s->in, 0);
 	ember_buf_init(&s->tmp, 256);
 	return s;
 }
@@ -144,42 +143,8 @@ static void state_free(void *st)
 	free(s->funcs);
 	free(s->locs);
 	free(s->lines);
-	ember_buf_release(&s->in);
 	ember_buf_release(&s->tmp);
 	free(s);
-}
-
-static void begin(void *st, const struct collapse_shared *sh, int file_start)
-{
-	struct pstate *s = st;
-
-	ember_buf_reset(&s->in);
-	s->failed = 0;
-}
-
-static void parse(void *st, const char *p, size_t len)
-{
-	struct pstate *s = st;
-
-	if (s->failed)
-		return;
-	if (s->in.len + len > MAX_PROFILE) {
-		cl_fail(s->k, "the profile is larger than 2 GiB, protobuf's "
-			      "limit: not a pprof profile?");
-		s->failed = 1;
-		return;
-	}
-	/* not protobuf from the first byte (field 0, a group, a wire
-	 * type that does not exist): no need to hold the rest */
-	unsigned char k = len ? (unsigned char)p[0] : 0x0a;
-	if (!s->in.len && (k >> 3 == 0 || (k & 7) == 3 || (k & 7) == 4 ||
-			   (k & 7) > 5)) {
-		cl_fail(s->k, "not a pprof profile: its first byte is no "
-			      "protobuf field");
-		s->failed = 1;
-		return;
-	}
-	ember_buf_add(&s->in, p, len);
 }
 
 static const char *wire_name(int wire)
@@ -305,8 +270,7 @@ static int read_location(struct pstate *s, struct pb m)
 /* The first pass: where everything is. */
 static int read_tables(struct pstate *s)
 {
-	struct pb b = {(const unsigned char *)s->in.buf,
-		       (const unsigned char *)s->in.buf + s->in.len};
+	struct pb b = {s->data, s->data + s->len};
 	struct pb sub;
 	uint64_t v;
 	uint32_t f;
@@ -340,12 +304,12 @@ static int read_tables(struct pstate *s)
 		return cl_fail(s->k, "not a pprof profile: its string table "
 				     "does not start with \"\""),
 		       -1;
-	b.p = (const unsigned char *)s->in.buf;
+	b.p = s->data;
 	while ((rc = pb_next(&b, &f, &wire, &v, &sub)) == 1) {
 		if (f == 5 && read_function(s, sub))
 			return -1;
 	}
-	b.p = (const unsigned char *)s->in.buf;
+	b.p = s->data;
 	while ((rc = pb_next(&b, &f, &wire, &v, &sub)) == 1) {
 		if (f == 4 && read_location(s, sub))
 			return -1;
@@ -580,36 +544,41 @@ static int fold_sample(struct pstate *s, struct span sp, size_t which,
 	return 0;
 }
 
-static void end(void *st)
+static int read_pprof(void *st, struct collapse_input *in)
 {
 	struct pstate *s = st;
 	struct sample_buf sb = {0};
+	const char *p;
 	size_t which;
+	int rc;
 
 	reset(s);
-	if (s->failed || read_tables(s) || pick_type(s, &which))
-		goto out;
-	for (size_t i = 0; i < s->nsamples; i++)
-		if (fold_sample(s, s->samples[i], which, &sb))
-			break;
-	s->k->n.lines += s->nsamples;
-out:
+	/* mapped when it is a plain file: a large file that is no profile
+	 * costs nothing */
+	if ((rc = cl_input_all(in, &p, &s->len)) < 0)
+		return rc;
+	s->data = (const unsigned char *)p;
+	/* not protobuf from the first byte (field 0, a group, a wire type
+	 * that does not exist) */
+	unsigned char k = s->len ? s->data[0] : 0x0a;
+	if (k >> 3 == 0 || (k & 7) == 3 || (k & 7) == 4 || (k & 7) > 5)
+		cl_fail(s->k, "not a pprof profile: its first byte is no "
+			      "protobuf field");
+	else if (s->len > MAX_PROFILE)
+		cl_fail(s->k, "the profile is larger than 2 GiB, protobuf's "
+			      "limit: not a pprof profile?");
+	else if (!read_tables(s) && !pick_type(s, &which)) {
+		for (size_t i = 0; i < s->nsamples; i++)
+			if (fold_sample(s, s->samples[i], which, &sb))
+				break;
+		s->k->n.lines += s->nsamples;
+	}
 	free(sb.locs);
 	free(sb.vals);
 	free(sb.frames);
-	s->failed = 1;
-	ember_buf_release(&s->in);
-	ember_buf_init(&s->in, 0);
-}
-
-static int never(const struct ember_collapse_options *o)
-{
-	return 0;
-}
-
-static size_t no_split(const char *p, size_t len, int file_start)
-{
-	return 0;
+	s->data = NULL;
+	s->len = 0;
+	return s->k->n.error[0] ? EMBER_EFORMAT : 0;
 }
 
 /* Whether bytes are a message of profile.proto: ValueType (1, 11),
@@ -670,11 +639,7 @@ const struct ember_collapser ember_collapser_pprof = {
     .name = "pprof",
     .summary = "pprof profile.proto (Go and others), gzip-compressed or not",
     .detect = detect,
-    .parallel = never,
     .state_new = state_new,
     .state_free = state_free,
-    .begin = begin,
-    .parse = parse,
-    .end = end,
-    .split = no_split,
+    .read = read_pprof,
 };

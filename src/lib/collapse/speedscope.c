@@ -40,7 +40,6 @@ struct event {
 struct sstate {
 	struct collapse_sink *k;
 	struct cl_json *j;
-	int failed;
 	uint32_t *frames; /* frame index -> name id */
 	size_t nframes, aframes;
 	int have_name;
@@ -381,29 +380,6 @@ static int on_json(void *ctx, const struct cl_jval *v)
 	return 0;
 }
 
-static void begin(void *st, const struct collapse_shared *sh, int file_start)
-{
-	struct sstate *s = st;
-
-	cl_json_free(s->j);
-	s->j = cl_json_new(on_json, s);
-	drop_profiles(s);
-	s->nframes = 0;
-	s->failed = 0;
-	s->first_unit[0] = '\0';
-	memset(s->at, 0, sizeof(s->at));
-}
-
-static void parse(void *st, const char *p, size_t len)
-{
-	struct sstate *s = st;
-
-	if (!s->failed && cl_json_feed(s->j, p, len)) {
-		s->failed = 1;
-		cl_fail(s->k, "%s", cl_json_error(s->j));
-	}
-}
-
 /* Every profile's stacks, named, into the sink. */
 static int name_stacks(struct sstate *s)
 {
@@ -456,29 +432,25 @@ static int name_stacks(struct sstate *s)
 	return 0;
 }
 
-static void end(void *st)
+static int read_speedscope(void *st, struct collapse_input *in)
 {
 	struct sstate *s = st;
 
-	if (!s->failed && cl_json_finish(s->j))
-		s->failed = 1;
-	if (cl_json_error(s->j))
-		cl_fail(s->k, "%s", cl_json_error(s->j));
-	else if (!s->nprof)
-		cl_fail(s->k, "not a speedscope file: no profiles");
-	else
-		name_stacks(s);
+	cl_json_free(s->j);
+	s->j = cl_json_new(on_json, s);
 	drop_profiles(s);
-}
-
-static int never(const struct ember_collapse_options *o)
-{
-	return 0;
-}
-
-static size_t no_split(const char *p, size_t len, int file_start)
-{
-	return 0;
+	s->nframes = 0;
+	s->first_unit[0] = '\0';
+	memset(s->at, 0, sizeof(s->at));
+	int rc = cl_json_read(s->j, in, s->k);
+	if (!rc && !s->nprof) {
+		cl_fail(s->k, "not a speedscope file: no profiles");
+		rc = EMBER_EFORMAT;
+	}
+	if (!rc && name_stacks(s))
+		rc = EMBER_EFORMAT;
+	drop_profiles(s);
+	return rc;
 }
 
 static int detect(const char *p, size_t len)
@@ -496,11 +468,7 @@ const struct ember_collapser ember_collapser_speedscope = {
     .name = "speedscope",
     .summary = "speedscope JSON (py-spy, rbspy, Austin): sampled and evented",
     .detect = detect,
-    .parallel = never,
     .state_new = state_new,
     .state_free = state_free,
-    .begin = begin,
-    .parse = parse,
-    .end = end,
-    .split = no_split,
+    .read = read_speedscope,
 };

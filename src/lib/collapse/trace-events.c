@@ -57,7 +57,6 @@ struct tstate {
 	struct collapse_sink *k;
 	int compat; /* chrome-tracing */
 	struct cl_json *j;
-	int failed;
 	int top;      /* the document is an object (1) or array (2) */
 	int ev_depth; /* the depth of events, 0: not in the list */
 	int in_list;  /* inside the events' array */
@@ -507,37 +506,20 @@ static int on_value(void *ctx, const struct cl_jval *v)
 	return 0;
 }
 
-static void begin(void *st, const struct collapse_shared *sh, int file_start)
+static int read_trace(void *st, struct collapse_input *in)
 {
 	struct tstate *s = st;
 
 	cl_json_free(s->j);
 	s->j = cl_json_new(on_value, s);
-	s->top = s->ev_depth = s->in_list = 0;
-	s->failed = 0;
-}
-
-static void parse(void *st, const char *p, size_t len)
-{
-	struct tstate *s = st;
-
-	if (!s->failed && cl_json_feed(s->j, p, len)) {
-		s->failed = 1;
-		cl_fail(s->k, "%s", cl_json_error(s->j));
+	s->top = s->ev_depth = s->in_list = s->in_event = 0;
+	int rc = cl_json_read(s->j, in, s->k);
+	if (!rc && s->compat && s->top != 1) {
+		cl_fail(s->k, "the input is not a trace: %s",
+			"no object with \"traceEvents\"");
+		rc = EMBER_EFORMAT;
 	}
-}
-
-static void end(void *st)
-{
-	struct tstate *s = st;
-
-	if (!s->failed && cl_json_finish(s->j))
-		s->failed = 1;
-	if (!s->failed && s->compat && s->top != 1)
-		cl_json_fail(s->j, "the input is not a trace: %s",
-			     "no object with \"traceEvents\"");
-	if (cl_json_error(s->j))
-		cl_fail(s->k, "%s", cl_json_error(s->j));
+	return rc;
 }
 
 /* ---- nesting ---- */
@@ -646,16 +628,6 @@ static void finish(void *st)
 	strcpy(s->k->sample_unit, "microseconds");
 }
 
-static int never(const struct ember_collapse_options *o)
-{
-	return 0;
-}
-
-static size_t no_split(const char *p, size_t len, int file_start)
-{
-	return 0;
-}
-
 static int detect(const char *p, size_t len)
 {
 	static const char *const keys[] = {"traceEvents", NULL};
@@ -676,26 +648,18 @@ const struct ember_collapser ember_collapser_chrome = {
     .name = "chrome",
     .summary = "Chrome trace events (JSON): X and B/E spans, microseconds",
     .detect = detect,
-    .parallel = never,
     .state_new = chrome_new,
     .state_free = state_free,
-    .begin = begin,
-    .parse = parse,
-    .end = end,
-    .split = no_split,
+    .read = read_trace,
     .finish = finish,
 };
 
 const struct ember_collapser ember_collapser_chrome_tracing = {
     .name = "chrome-tracing",
     .summary = "trace events as stackcollapse-chrome-tracing.py folds them",
-    .parallel = never,
     .state_new = tracing_new,
     .state_free = state_free,
-    .begin = begin,
-    .parse = parse,
-    .end = end,
-    .split = no_split,
+    .read = read_trace,
     .finish = finish,
     .first_seen = 1,
     .number = cl_add_python_float,
