@@ -661,6 +661,6 @@ const struct ember_collapser ember_collapser_chrome_tracing = {
     .state_free = state_free,
     .read = read_trace,
     .finish = finish,
-    .first_seen = 1,
+    .order = CL_FIRST_SEEN,
     .number = cl_add_python_float,
 };
