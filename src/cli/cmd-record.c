@@ -999,7 +999,7 @@ int cmd_record(int argc, char **argv, const char *preset)
 					 "cannot tell the output type of "
 					 "'%s': name it .svg, .folded, .txt, "
 					 ".pb.gz or .speedscope.json, or give "
-					 "--format",
+					 "--format svg|folded|pprof|speedscope",
 					 out.path);
 		}
 	}

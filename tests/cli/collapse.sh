@@ -104,7 +104,7 @@ for f in $("$EMBER" collapse -h | sed -n "/^formats:/,/^$/s/^  \\([a-z-]*\\) .*/
 	case $f in pprof|cpuprofile|chrome|chrome-tracing|speedscope) want=1 ;; esac
 	status $want "random bytes as $f" "$EMBER" collapse "$f" -j 1 "$T/random"
 	cp "$T/out" "$T/r1"
-	[ $want = 0 ] || check "random bytes as $f: why" has "cannot read '$T/random' as $f: not" "$T/err"
+	[ $want = 0 ] || check "random bytes as $f: why" has "cannot read '$T/random' as $f: " "$T/err"
 	status $want "random bytes as $f, threads" env EMBER_JOB_SIZE=3000 "$EMBER" collapse "$f" -j 3 "$T/random"
 	check "random bytes as $f: threads agree" cmp -s "$T/out" "$T/r1"
 done
