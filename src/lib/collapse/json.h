@@ -34,29 +34,28 @@ struct cl_jval {
 typedef int (*cl_json_fn)(void *ctx, const struct cl_jval *v);
 
 struct cl_json;
-struct cl_json *cl_json_new(cl_json_fn fn, void *ctx) EMBER_HIDDEN;
-void cl_json_free(struct cl_json *j) EMBER_HIDDEN;
+struct cl_json *cl_json_new(cl_json_fn fn, void *ctx);
+void cl_json_free(struct cl_json *j);
 /* Feeds the next bytes; -1 once the input is not JSON or the format
  * failed (then cl_json_error says why). */
-int cl_json_feed(struct cl_json *j, const char *p, size_t n) EMBER_HIDDEN;
+int cl_json_feed(struct cl_json *j, const char *p, size_t n);
 /* The input ends: -1 when the document is incomplete. */
-int cl_json_finish(struct cl_json *j) EMBER_HIDDEN;
+int cl_json_finish(struct cl_json *j);
 /* The format's own complaint (printf-like), kept as the error. */
-void cl_json_fail(struct cl_json *j, const char *fmt, ...) EMBER_HIDDEN
-    EMBER_PRINTF(2, 3);
-const char *cl_json_error(const struct cl_json *j) EMBER_HIDDEN;
+void cl_json_fail(struct cl_json *j, const char *fmt, ...) EMBER_PRINTF(2, 3);
+const char *cl_json_error(const struct cl_json *j);
 /* A format's whole input through j: 0, the input's own error (a read
  * or gzip error), or EMBER_EFORMAT with the reason given to the sink. */
 int cl_json_read(struct cl_json *j, struct collapse_input *in,
-		 struct collapse_sink *k) EMBER_HIDDEN;
+		 struct collapse_sink *k);
 /* Bytes fed so far. */
-uint64_t cl_json_offset(const struct cl_json *j) EMBER_HIDDEN;
+uint64_t cl_json_offset(const struct cl_json *j);
 
 /* Whether the start of an input is a JSON object or array whose first
  * key (at depth 1, or in the array's first object) is one of keys
  * (NULL-terminated); for detection. */
 int cl_json_sniff(const char *p, size_t len, const char *const *keys,
-		  int in_array) EMBER_HIDDEN;
+		  int in_array);
 
 /* A key is lit. */
 static inline int cl_jkey(const struct cl_jval *v, const char *lit)
@@ -67,6 +66,6 @@ static inline int cl_jkey(const struct cl_jval *v, const char *lit)
 
 /* Appends x as Python's str(float) prints it (repr: the shortest digits
  * that read back as x; "25.0", "1e-05", "1e+16"). */
-void cl_add_python_float(struct ember_buf *b, double x) EMBER_HIDDEN;
+void cl_add_python_float(struct ember_buf *b, double x);
 
 #endif
