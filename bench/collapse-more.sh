@@ -75,5 +75,11 @@ wcp stackcollapse-wcp.pl wcp/inputs/nimbus-full-stacks.txt
 aix stackcollapse-aix.pl aix/inputs/procstack-three-samples.txt
 pmc stackcollapse-pmc.pl pmc/inputs/pmcstat-graph.txt
 instruments stackcollapse-instruments.pl instruments/inputs/deep-copy-units.txt
+vtune stackcollapse-vtune.pl vtune/inputs/tachyon-hotspots.csv
+vtune-mc stackcollapse-vtune-mc.pl vtune-mc/inputs/tachyon-allocations.csv
+vsprof stackcollapse-vsprof.pl vsprof/inputs/calltree-blank-lines.csv
+xdebug stackcollapse-xdebug.php xdebug/inputs/xdebug-loop.xt.gz
+ghcprof - ghcprof/inputs/percent.prof
+pkgsplit-perf pkgsplit-perf.pl ../../golden/collapse/pkgsplit-perf-java/input.txt
 EOT
 exit 0

@@ -230,6 +230,14 @@ static void test_guess(void)
 	    "aix",
 	    "pmc",
 	    "instruments",
+	    "vtune",
+	    "vtune-mc",
+	    "vsprof",
+	    "xdebug",
+	    "ghcprof",
+	    "files",
+	    "pkgsplit-perf",
+	    "range-perf",
 	};
 	for (size_t w = 0; w < sizeof(want) / sizeof(want[0]); w++) {
 		int seen = 0;
@@ -264,6 +272,14 @@ static void test_guess(void)
 	CHECK_STR(ember_collapse_guess(sa, strlen(sa)), "sample");
 	CHECK_STR(ember_collapse_guess(ij, strlen(ij)), "ibmjava");
 	CHECK_STR(ember_collapse_guess(in, strlen(in)), "instruments");
+	const char *xd = "Version: 3.2.0\nFile format: 4\n"
+			 "TRACE START [2026-11-30 23:38:47.494341]\n";
+	const char *gh =
+	    "\tTue Nov 30 2026 Time and Allocation Profiling Report"
+	    "\n\nCOST CENTRE  MODULE  SRC  no.  entries  %time "
+	    "%alloc   %time %alloc\n";
+	CHECK_STR(ember_collapse_guess(xd, strlen(xd)), "xdebug");
+	CHECK_STR(ember_collapse_guess(gh, strlen(gh)), "ghcprof");
 }
 
 int main(void)

@@ -36,6 +36,14 @@ static const struct ember_collapser *const formats[] = {
     &ember_collapser_aix,
     &ember_collapser_pmc,
     &ember_collapser_instruments,
+    &ember_collapser_vtune,
+    &ember_collapser_vtune_mc,
+    &ember_collapser_vsprof,
+    &ember_collapser_xdebug,
+    &ember_collapser_ghcprof,
+    &ember_collapser_files,
+    &ember_collapser_pkgsplit_perf,
+    &ember_collapser_range_perf,
 };
 
 void ember_collapse_options_init(struct ember_collapse_options *o)
@@ -152,6 +160,18 @@ void collapse_progress(struct ember_collapse *c, struct source *s)
 		c->o.progress(c->o.progress_ctx, src_pos(s), src_size(s));
 }
 
+/* The lines a format printing as it reads has made so far, to o.write. */
+static void stream(struct ember_collapse *c, struct worker *w, size_t above)
+{
+	struct ember_buf *out = &w->sink.out;
+
+	if (c->fmt->order != CL_INPUT || !c->o.write || out->len <= above)
+		return;
+	if (!c->stream_err)
+		c->stream_err = c->o.write(c->o.write_ctx, out->buf, out->len);
+	ember_buf_reset(out);
+}
+
 int collapse_run_serial(struct ember_collapse *c, struct source *r,
 			size_t input, int file_start, const char *pre,
 			size_t npre, const char *p, size_t n, int rc)
@@ -167,6 +187,7 @@ int collapse_run_serial(struct ember_collapse *c, struct source *r,
 	for (; rc == 1; rc = src_next(r, &p, &n)) {
 		c->fmt->parse(w->state, p, n);
 		collapse_progress(c, r);
+		stream(c, w, 1 << 16);
 	}
 	/* what crosses records, as this parser settled it, for the jobs of
 	 * later inputs split for threads */
@@ -177,6 +198,7 @@ int collapse_run_serial(struct ember_collapse *c, struct source *r,
 	}
 	if (c->fmt->end)
 		c->fmt->end(w->state);
+	stream(c, w, 1 << 16);
 	rec = collapse_record(c, input);
 	rec->n = w->sink.n;
 	rec->done = 1;
@@ -260,10 +282,35 @@ static int input_done(struct ember_collapse *c, int err)
 	return err;
 }
 
+/* An input that the format walks itself (files: a folder tree). */
+static int run_path(struct ember_collapse *c, const char *path)
+{
+	struct worker *w = collapse_worker(c, 0);
+	struct record *rec;
+	int err;
+
+	c->merged = 0;
+	EMBER_GROW(c->inputs, c->ninputs + 1, c->ainputs);
+	c->inputs[c->ninputs] = ember_xstrdup(path);
+	size_t input = c->ninputs++;
+	memset(&w->sink.n, 0, sizeof(w->sink.n));
+	err = c->fmt->path(w->state, path);
+	stream(c, w, 0);
+	rec = collapse_record(c, input);
+	rec->n = w->sink.n;
+	rec->done = 1;
+	memset(&w->sink.n, 0, sizeof(w->sink.n));
+	return err;
+}
+
 int ember_collapse_input(struct ember_collapse *c, const char *path)
 {
 	struct source src;
-	int err = src_open(&src, path);
+	int err;
+
+	if (c->fmt && c->fmt->path && path && strcmp(path, "-"))
+		return input_done(c, run_path(c, path));
+	err = src_open(&src, path);
 
 	if (err)
 		return input_done(c, err);
@@ -340,8 +387,11 @@ int ember_collapse_write(struct ember_collapse *c, ember_write_fn w, void *ctx)
 
 	merge(c);
 	k = &collapse_worker(c, 0)->sink;
-	if (c->fmt->order == CL_INPUT)
+	if (c->fmt->order == CL_INPUT) {
+		if (c->stream_err)
+			return c->stream_err;
 		return k->out.len ? w(ctx, k->out.buf, k->out.len) : 0;
+	}
 	if (c->fmt->order == CL_FIRST_SEEN) {
 		/* the table's entries are in the order first added */
 		free(c->order);

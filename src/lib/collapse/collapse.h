@@ -99,6 +99,9 @@ struct ember_collapser {
 	 * settle (begin and end, if any, frame each input).  0 or an
 	 * EMBER_E* code.  NULL for a line format. */
 	int (*read)(void *st, struct collapse_input *in);
+	/* the input is a path the format walks itself (files: a folder
+	 * tree), not a stream; 0 or an EMBER_E* code */
+	int (*path)(void *st, const char *path);
 };
 
 /* An input handed to a format's `read`: its pieces (the first holds at
@@ -138,6 +141,9 @@ extern const struct ember_collapser ember_collapser_pmc;
 extern const struct ember_collapser ember_collapser_wcp;
 extern const struct ember_collapser ember_collapser_xdebug;
 extern const struct ember_collapser ember_collapser_ghcprof;
+extern const struct ember_collapser ember_collapser_files;
+extern const struct ember_collapser ember_collapser_pkgsplit_perf;
+extern const struct ember_collapser ember_collapser_range_perf;
 
 /* The folded core's character and line rules (folded.h), under the names
  * the formats use. */
@@ -310,6 +316,20 @@ void cl_frames_reverse(struct cl_frames *v) EMBER_HIDDEN;
 /* Adds the stack (root first) with a whole count. */
 void cl_add_u64(struct collapse_sink *k, const uint32_t *ids, size_t n,
 		uint64_t v) EMBER_HIDDEN;
+/* The scripts' "$stack[$depth] = $func" arrays (instruments, vtune):
+ * the last name seen at each depth ("" where none was). */
+struct cl_depth {
+	struct ember_buf text;
+	size_t *off, *len;
+	size_t alloc;
+};
+void cl_depth_set(struct cl_depth *d, size_t depth, const char *s,
+		  size_t n) EMBER_HIDDEN;
+/* Appends the names at depths 0 .. depth-1, each followed by ';'. */
+void cl_depth_callers(const struct cl_depth *d, size_t depth,
+		      struct ember_buf *out) EMBER_HIDDEN;
+void cl_depth_release(struct cl_depth *d) EMBER_HIDDEN;
+
 /* Perl's /^\s*at ([^\(]*)/ (jstack, java-exceptions, ibmjava): the
  * frame after "at", up to '(' or the end, in *f; 0 if not such a line. */
 int cl_java_at(const char *s, size_t n, const char **f,
