@@ -46,7 +46,8 @@ LINKS := flamegraph.pl stackcollapse-perf.pl stackcollapse-stap.pl \
          stackcollapse-ljp.awk stackcollapse-wcp.pl stackcollapse-aix.pl \
          stackcollapse-pmc.pl stackcollapse-instruments.pl \
          stackcollapse-vtune.pl stackcollapse-vtune-mc.pl stackcollapse-vsprof.pl \
-         stackcollapse-xdebug.php inferno-collapse-ghcprof files.pl \
+         stackcollapse-xdebug.php inferno-collapse-ghcprof \
+         inferno-collapse-xctrace files.pl \
          pkgsplit-perf.pl range-perf.pl
 
 ifeq ($(V),0)

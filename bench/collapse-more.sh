@@ -80,6 +80,7 @@ vtune-mc stackcollapse-vtune-mc.pl vtune-mc/inputs/tachyon-allocations.csv
 vsprof stackcollapse-vsprof.pl vsprof/inputs/calltree-blank-lines.csv
 xdebug stackcollapse-xdebug.php xdebug/inputs/xdebug-loop.xt.gz
 ghcprof - ghcprof/inputs/percent.prof
+xctrace - xctrace/inputs/generated-two-runs.xml
 pkgsplit-perf pkgsplit-perf.pl ../../golden/collapse/pkgsplit-perf-java/input.txt
 EOT
 exit 0

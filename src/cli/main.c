@@ -48,6 +48,7 @@ static const struct link {
     {"stackcollapse-vsprof", cmd_collapse, "vsprof"},
     {"stackcollapse-xdebug", cmd_collapse, "xdebug"},
     {"inferno-collapse-ghcprof", cmd_collapse, "ghcprof"},
+    {"inferno-collapse-xctrace", cmd_collapse, "xctrace"},
     {"files", cmd_collapse, "files"},
     {"pkgsplit-perf", cmd_collapse, "pkgsplit-perf"},
     {"range-perf", cmd_collapse, "range-perf"},

@@ -6,6 +6,7 @@
  * formats: gdb elfutils jstack java-exceptions faulthandler go bpftrace
  * formats: perf-sched sample ibmjava ljp wcp aix pmc instruments
  * formats: vtune vtune-mc vsprof xdebug ghcprof pkgsplit-perf range-perf
+ * formats: xctrace
  */
 #include <stdio.h>
 
@@ -17,7 +18,7 @@ static const char *const formats[] = {
     "sample",	     "ibmjava",	   "ljp",	  "wcp",
     "aix",	     "pmc",	   "instruments", "vtune",
     "vtune-mc",	     "vsprof",	   "xdebug",	  "ghcprof",
-    "pkgsplit-perf", "range-perf",
+    "pkgsplit-perf", "range-perf", "xctrace",
 };
 #define NFORMATS (sizeof(formats) / sizeof(formats[0]))
 

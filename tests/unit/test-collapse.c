@@ -238,6 +238,7 @@ static void test_guess(void)
 	    "files",
 	    "pkgsplit-perf",
 	    "range-perf",
+	    "xctrace",
 	};
 	for (size_t w = 0; w < sizeof(want) / sizeof(want[0]); w++) {
 		int seen = 0;
@@ -280,6 +281,15 @@ static void test_guess(void)
 	    "%alloc   %time %alloc\n";
 	CHECK_STR(ember_collapse_guess(xd, strlen(xd)), "xdebug");
 	CHECK_STR(ember_collapse_guess(gh, strlen(gh)), "ghcprof");
+	const char *xc = "<?xml version=\"1.0\"?>\n<trace-query-result>\n";
+	const char *vt = "Function Stack,Module,CPU Time:Total,CPU Time:Self\n";
+	const char *vm = "war: Column filter is ON.\nFunction Stack,Allocation "
+			 "Size:Self,Deallocation Size:Self\n";
+	const char *vs = "\xef\xbb\xbfLevel,Function Name,Number of Calls\n";
+	CHECK_STR(ember_collapse_guess(xc, strlen(xc)), "xctrace");
+	CHECK_STR(ember_collapse_guess(vt, strlen(vt)), "vtune");
+	CHECK_STR(ember_collapse_guess(vm, strlen(vm)), "vtune-mc");
+	CHECK_STR(ember_collapse_guess(vs, strlen(vs)), "vsprof");
 }
 
 int main(void)

@@ -41,6 +41,7 @@ static const struct ember_collapser *const formats[] = {
     &ember_collapser_vsprof,
     &ember_collapser_xdebug,
     &ember_collapser_ghcprof,
+    &ember_collapser_xctrace,
     &ember_collapser_files,
     &ember_collapser_pkgsplit_perf,
     &ember_collapser_range_perf,

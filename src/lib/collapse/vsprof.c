@@ -213,12 +213,20 @@ static void vsprof_free(void *arg)
 	free(st);
 }
 
+/* Visual Studio's call tree header (after a UTF-8 byte order mark). */
+static int vsprof_detect(const char *p, size_t len)
+{
+	if (cl_starts(p, len, "\xef\xbb\xbf"))
+		p += 3, len -= 3;
+	return cl_starts(p, len, "Level,Function Name,");
+}
+
 const struct ember_collapser ember_collapser_vsprof = {
     .name = "vsprof",
     .summary = "Visual Studio profiler call trees, CSV "
 	       "(stackcollapse-vsprof.pl)",
     .order = CL_INPUT,
-    .detect = NULL,
+    .detect = vsprof_detect,
     .state_new = vsprof_new,
     .state_free = vsprof_free,
     .begin = vsprof_begin,

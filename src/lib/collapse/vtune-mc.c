@@ -146,12 +146,28 @@ static void vmc_free(void *arg)
 	free(st);
 }
 
+/* VTune's memory consumption header, after "war:" lines. */
+static int vmc_detect(const char *p, size_t len)
+{
+	const char *end = p + len;
+
+	for (int lines = 0; p < end && lines < 20; lines++) {
+		const char *s;
+		size_t n = cl_line(&p, end, &s);
+		if (cl_starts(s, n, "war:"))
+			continue;
+		return cl_starts(s, n, "Function Stack,Allocation Size") ||
+		       cl_starts(s, n, "\"Function Stack\",\"Allocation Size");
+	}
+	return 0;
+}
+
 const struct ember_collapser ember_collapser_vtune_mc = {
     .name = "vtune-mc",
     .summary = "Intel VTune memory consumption call stacks, CSV "
 	       "(stackcollapse-vtune-mc.pl)",
     .order = CL_INPUT,
-    .detect = NULL,
+    .detect = vmc_detect,
     .state_new = vmc_new,
     .state_free = vmc_free,
     .begin = vmc_begin,

@@ -141,12 +141,19 @@ static void vtune_free(void *arg)
 	free(st);
 }
 
+/* VTune's English header: "Function Stack,Module,CPU Time:Total,...". */
+static int vtune_detect(const char *p, size_t len)
+{
+	return cl_starts(p, len, "Function Stack,Module,CPU Time") ||
+	       cl_starts(p, len, "\"Function Stack\",\"Module\",\"CPU Time");
+}
+
 const struct ember_collapser ember_collapser_vtune = {
     .name = "vtune",
     .summary = "Intel VTune hotspots call stacks, CSV "
 	       "(stackcollapse-vtune.pl)",
     .order = CL_INPUT,
-    .detect = NULL, /* a CSV, its header in the user's language */
+    .detect = vtune_detect,
     .state_new = vtune_new,
     .state_free = vtune_free,
     .begin = vtune_begin,
