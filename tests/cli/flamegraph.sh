@@ -141,4 +141,13 @@ awk 'BEGIN { srand(4) } { print rand() "\t" $0 }' "$T/tricky" | sort -k1,1 | cut
 check "unsorted input sorted as sort(1) in the C locale" cmp -s "$T/t1.svg" "$T/t2.svg"
 check "sort test is not vacuous" test "$(grep -c '<title>' "$T/t1.svg")" -gt 1000
 
+# gzip streams that inflate to more than 4 GiB (slow: EMBER_SLOW_TESTS=1)
+if [ -n "${EMBER_SLOW_TESTS:-}" ]; then
+	{ printf 'a;b 150\n'; head -c 4400000000 /dev/zero; } | gzip -1 > "$T/big.gz"
+	status 0 "gzip inflating to 4.4 GB" "$EMBER" flamegraph "$T/big.gz"
+	check "gzip over 4 GiB: not called corrupt" test ! -s "$T/err" -o -z "$(grep -i corrupt "$T/err")"
+	check "gzip over 4 GiB: the stack is drawn" has "<title>b (150 samples" "$T/out"
+	rm -f "$T/big.gz"
+fi
+
 finish
