@@ -66,7 +66,7 @@ static void samples(const char *s, size_t n, struct ember_buf *tmp,
 		e++;
 	ember_buf_reset(out);
 	if (*e != 'e' && *e != 'E' && *p != '-' && *p != '+' &&
-	    !ember_parse_u64(p, (size_t)(e - p), &v) && e > p) {
+	    e > p && ember_parse_u64(p, (size_t)(e - p), &v)) {
 		ember_buf_addu(out, v);
 		return;
 	}
