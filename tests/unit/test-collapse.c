@@ -6,6 +6,8 @@
 #include "collapse/perf-names.h"
 #include "harness.h"
 
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
 static const char *names(const char *sym, const char *dso, int flags)
 {
 	static struct ember_buf b = EMBER_BUF_INIT;
@@ -296,10 +298,15 @@ static void test_guess(void)
 	CHECK(chrome == 1);
 	/* trace events: an object led by traceEvents, a bare array of events,
 	 * or traceEvents later in the object */
-	CHECK_STR(ember_collapse_guess("{\"traceEvents\":[", 16), "chrome");
-	CHECK_STR(ember_collapse_guess(" [ {\"ph\":\"X\"", 12), "chrome");
-	CHECK_STR(ember_collapse_guess("{\"meta\":1,\"traceEvents\":[]}", 29),
-		  "chrome");
+	static const char *const chrome_starts[] = {
+	    "{\"traceEvents\":[",
+	    " [ {\"ph\":\"X\"",
+	    "{\"meta\":1,\"traceEvents\":[]}",
+	};
+	for (size_t i = 0; i < ARRAY_LEN(chrome_starts); i++)
+		CHECK_STR(ember_collapse_guess(chrome_starts[i],
+					       strlen(chrome_starts[i])),
+			  "chrome");
 	CHECK(!ember_collapse_guess("{\"a\":1}", 7));
 }
 
