@@ -388,6 +388,14 @@ struct ember_collapse_stats {
 	/* perf --inline: modules without usable debugging information */
 	uint64_t inline_missing;
 	char inline_missing_module[128];
+	/* perf.data inputs: samples, lost samples, user stacks unwound by
+	 * DWARF and those cut short, records of unknown types skipped,
+	 * malformed samples skipped */
+	int perfdata;
+	uint64_t pd_samples, pd_lost, pd_user_stacks, pd_truncated;
+	uint64_t pd_unknown, pd_corrupt;
+	/* what made an input unreadable, when it says more than the code */
+	const char *error;
 };
 
 struct ember_collapse;
@@ -525,6 +533,7 @@ struct ember_record_stats {
 	const char *fp_fallback;   /* why AUTO fell back to FP, or NULL */
 	uint64_t user_stacks;	   /* samples with a user stack unwound */
 	uint64_t truncated;	   /* of them, cut short ("[truncated]") */
+	uint64_t bad_callchains;   /* perf.data: corrupt callchains dropped */
 	double unwind_seconds;	   /* time spent unwinding them */
 	uint64_t jitdumps;	   /* jitdump files read */
 	uint64_t unwind_by_src[4]; /* frames stepped by file CFI, jitdump

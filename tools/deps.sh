@@ -5,7 +5,7 @@
 # libc6-dbg for libc's static functions in profiles).
 set -u
 case "${1:-build}" in
-build) pkgs="gcc make pkg-config libelf-dev libdw-dev libiberty-dev zlib1g-dev" ;;
+build) pkgs="gcc make pkg-config libelf-dev libdw-dev libiberty-dev zlib1g-dev libzstd-dev" ;;
 test)  pkgs="xz-utils libxml2-utils chromium nodejs npm libc6-dbg" ;;
 bench) pkgs="xz-utils bc time" ;;
 *) echo "usage: deps.sh build|test|bench" >&2; exit 2 ;;

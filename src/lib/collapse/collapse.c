@@ -85,6 +85,7 @@ struct ember_collapse {
 	int used_threads; /* the most threads that ran at once */
 	int merged;
 	uint32_t *order; /* the stacks of worker 0, sorted */
+	char err[300];	 /* what is wrong with a perf.data input */
 	struct ember_collapse_stats st;
 };
 
@@ -585,6 +586,34 @@ static int run_threads(struct ember_collapse *c, struct source *r, size_t input,
 	return rc;
 }
 
+static int next_piece(void *ctx, const char **p, size_t *n)
+{
+	return src_next(ctx, p, n);
+}
+
+/* A perf.data file or stream: read whole by its own reader (a mapped
+ * file, or the source's pieces), into worker 0's sink. */
+static int run_perfdata(struct ember_collapse *c, struct source *src,
+			size_t input, const char *p, size_t n)
+{
+	struct worker *w = worker(c, 0);
+	struct record *rec;
+
+	memset(&w->sink.n, 0, sizeof(w->sink.n));
+	int rc = cl_perfdata_read(&c->o, &w->sink, w->state, src->fd, p, n,
+				  next_piece, src, c->err, sizeof(c->err));
+	rec = new_record(c, input);
+	rec->n = w->sink.n;
+	rec->done = 1;
+	memset(&w->sink.n, 0, sizeof(w->sink.n));
+	if (!c->sh.event && w->sink.event) {
+		c->sh.event = ember_xmemdup(w->sink.event, w->sink.event_len);
+		c->sh.event_len = w->sink.event_len;
+		c->sh.event_defaulted = w->sink.event_defaulted;
+	}
+	return rc;
+}
+
 /* Reads one input from src: guesses the format if needed, then parses,
  * split for threads when that is allowed and worth it. */
 static int run(struct ember_collapse *c, struct source *src, const char *name)
@@ -599,6 +628,11 @@ static int run(struct ember_collapse *c, struct source *src, const char *name)
 	size_t input = c->ninputs++;
 
 	rc = src_next(src, &p, &n);
+	if (rc == 1 && n >= 8 && !memcmp(p, "PERFILE2", 8) &&
+	    (!c->fmt || c->fmt == &ember_collapser_perf)) {
+		c->fmt = &ember_collapser_perf;
+		return run_perfdata(c, src, input, p, n);
+	}
 	if (!c->fmt) {
 		if (rc < 0)
 			return rc;
@@ -794,6 +828,13 @@ ember_collapse_stats(const struct ember_collapse *cc)
 		st->filtered += n->filtered;
 		st->truncated += n->truncated;
 		st->inline_missing += n->inline_missing;
+		st->perfdata |= n->perfdata;
+		st->pd_samples += n->pd_samples;
+		st->pd_lost += n->pd_lost;
+		st->pd_user_stacks += n->pd_user_stacks;
+		st->pd_truncated += n->pd_truncated;
+		st->pd_unknown += n->pd_unknown;
+		st->pd_corrupt += n->pd_corrupt;
 		base += n->lines;
 	}
 	const char *ev = c->sh.event;
@@ -808,6 +849,7 @@ ember_collapse_stats(const struct ember_collapse *cc)
 	}
 	if (c->nworkers)
 		st->stacks = c->w[0].sink.stacks.n;
+	st->error = c->err[0] ? c->err : NULL;
 	return st;
 }
 

@@ -31,6 +31,10 @@ struct collapse_counts {
 	uint64_t truncated; /* records cut off by the end of the input */
 	uint64_t inline_missing;
 	char inline_missing_module[128];
+	/* perf.data */
+	uint64_t pd_samples, pd_lost, pd_user_stacks, pd_truncated;
+	uint64_t pd_unknown, pd_corrupt;
+	int perfdata;
 };
 
 /* Where a parser puts what it finds: one per thread. */
@@ -85,6 +89,24 @@ extern const struct ember_collapser ember_collapser_perf;
 extern const struct ember_collapser ember_collapser_stap;
 extern const struct ember_collapser ember_collapser_dtrace;
 extern const struct ember_collapser ember_collapser_recursive;
+
+/* perf.c, for a reader that decodes samples itself: the root frame's
+ * names for a thread, and one frame's names (pushed as the text's frame
+ * line pushes them, to be reversed with the rest of the stack); returns
+ * 1 when the frame is a --skip-after frame.  The state is perf's. */
+size_t cl_perf_root(void *perf_state, const char *comm, size_t n, int pid,
+		    int tid, const uint32_t **ids, int *java) EMBER_HIDDEN;
+int cl_perf_frame(void *perf_state, const struct ember_perf_frame *f, int java,
+		  const uint32_t **ids, size_t *n) EMBER_HIDDEN;
+
+/* perfdata.c: a perf.data file (fd, mapped) or stream (first, then
+ * next's pieces) folded into k, named by the perf state; 0 or an
+ * EMBER_E* code with a message in err. */
+typedef int (*cl_next_fn)(void *ctx, const char **p, size_t *n);
+int cl_perfdata_read(const struct ember_collapse_options *o,
+		     struct collapse_sink *k, void *perf_state, int fd,
+		     const char *first, size_t nfirst, cl_next_fn next,
+		     void *ctx, char *err, size_t errlen) EMBER_HIDDEN;
 
 /* Perl's \s (without \n, which never is inside a line) and \d, \w. */
 static inline int cl_space(unsigned char c)

@@ -165,6 +165,23 @@ static int parse_sample(const struct ember_record *r, const void *rec,
 	s->period = 1;
 	if (t & PERF_SAMPLE_PERIOD)
 		s->period = take64(&c);
+	if (t & PERF_SAMPLE_READ) {
+		uint64_t f = r->read_format, one = 8;
+		one += (f & PERF_FORMAT_ID) ? 8 : 0;
+		one += (f & PERF_FORMAT_LOST) ? 8 : 0;
+		if (f & PERF_FORMAT_GROUP) {
+			uint64_t nr = take64(&c);
+			if (nr > size / 8)
+				return -1;
+			take(&c, nr * one);
+		} else {
+			take(&c, one);
+		}
+		if (f & PERF_FORMAT_TOTAL_TIME_ENABLED)
+			take64(&c);
+		if (f & PERF_FORMAT_TOTAL_TIME_RUNNING)
+			take64(&c);
+	}
 	if (t & PERF_SAMPLE_CALLCHAIN) {
 		s->nr = take64(&c);
 		if (s->nr > (size / 8))
@@ -177,6 +194,14 @@ static int parse_sample(const struct ember_record *r, const void *rec,
 		if (p)
 			memcpy(&n, p, 4);
 		take(&c, n);
+	}
+	if (t & PERF_SAMPLE_BRANCH_STACK) {
+		uint64_t bnr = take64(&c);
+		if (bnr > size / 24)
+			return -1;
+		if (r->branch_hw_index)
+			take64(&c);
+		take(&c, bnr * 24);
 	}
 	if (t & PERF_SAMPLE_REGS_USER) {
 		s->abi = take64(&c);
@@ -305,6 +330,15 @@ static void open_jitdump(struct ember_record *r, struct rec_proc *p,
 
 	if (p->jd || !path[0])
 		return;
+	if (r->replay) {
+		/* the process is gone: the file by its name, if it is the
+		 * reader's own or root's, as perf maps are */
+		if (stat(path, &st) || !S_ISREG(st.st_mode) ||
+		    (st.st_uid != geteuid() && st.st_uid != 0) ||
+		    ember_jitdump_open(path, &jd))
+			return;
+		goto found;
+	}
 	snprintf(alt, sizeof(alt), "/proc/%d/map_files/%llx-%llx", p->pid,
 		 (unsigned long long)start, (unsigned long long)end);
 	if (ember_jitdump_open(alt, &jd)) {
@@ -317,6 +351,7 @@ static void open_jitdump(struct ember_record *r, struct rec_proc *p,
 				return;
 		}
 	}
+found:
 	p->jd = jd;
 	r->stats.jitdumps++;
 	if (r->unwinder)
@@ -379,7 +414,8 @@ static void on_comm(struct ember_record *r, const struct perf_event_header *h,
 			p->owner.uid = old->owner.uid;
 			p->owner.uid_known = old->owner.uid_known;
 		}
-		rec_world_read_owner(w, p);
+		if (!r->replay)
+			rec_world_read_owner(w, p);
 	}
 	struct rec_thread *t = rec_world_thread(w, (int)pid, (int)tid);
 	rec_world_set_comm(w, t, body + 8, n - 8);
@@ -510,8 +546,15 @@ static size_t user_frames(struct ember_record *r, struct rec_proc *p,
 		}
 		if (s->abi != PERF_SAMPLE_REGS_ABI_64 || !s->regs)
 			return 0; /* a kernel thread: no user stack */
-		struct ember_unwind_regs regs = {s->regs[2], s->regs[1],
-						 s->regs[0]};
+		/* the registers come in the order of the mask's bits: bp 6,
+		 * sp 7, ip 8 (x86-64 perf_regs) */
+		uint64_t m = r->regs_mask;
+		if ((m & 0x1c0) != 0x1c0)
+			return 0;
+		struct ember_unwind_regs regs = {
+		    s->regs[__builtin_popcountll(m & 0xff)],
+		    s->regs[__builtin_popcountll(m & 0x7f)],
+		    s->regs[__builtin_popcountll(m & 0x3f)]};
 		struct timespec t0, t1;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		n = ember_unwind(r->unwinder, p->pid, &regs, s->stack,
@@ -557,12 +600,39 @@ static size_t kernel_frames(const struct rec_sample *s, uint64_t *out,
 	return n;
 }
 
+/* A recording read back: the root is "comm\0pid\0tid", named later
+ * as the reader's options say. */
+static uint32_t replay_root(struct ember_record *r, struct rec_thread *t)
+{
+	char small[128];
+	size_t len = 0;
+
+	if (t->comm != UINT32_MAX) {
+		const char *c =
+		    ember_intern_str(&r->world.comms, t->comm, &len);
+		if (len > 64)
+			len = 64;
+		memcpy(small, c, len);
+	} else if (!t->tid) {
+		len = 7; /* perf's name for the idle task */
+		memcpy(small, "swapper", len);
+	} else {
+		len = (size_t)snprintf(small, sizeof(small), ":%d", t->tid);
+	}
+	len += (size_t)snprintf(small + len, sizeof(small) - len, "%c%d%c%d", 0,
+				t->proc->pid, 0, t->tid);
+	uint32_t id = ember_intern(&r->roots, small, len);
+	return rec_frames_id(&r->frames, REC_FRAME_ROOT, id, 0);
+}
+
 static uint32_t root_frame(struct ember_record *r, struct rec_thread *t)
 {
 	char small[128];
 
-	if (t->comm == UINT32_MAX)
+	if (t->comm == UINT32_MAX && !r->replay)
 		read_comm(&r->world, t);
+	if (r->replay)
+		return replay_root(r, t);
 	if (t->comm == UINT32_MAX) {
 		snprintf(small, sizeof(small), ":%d", t->tid);
 	} else {
@@ -616,12 +686,30 @@ static uint32_t user_frame(struct ember_record *r, struct rec_proc *p,
 	const struct rec_map *m = rec_proc_find_map(p, addr);
 
 	if (!m)
-		return rec_frames_id(&r->frames, REC_FRAME_UNKNOWN, 0, 0);
+		return rec_frames_id(&r->frames, REC_FRAME_UNKNOWN, 0,
+				     r->replay ? addr : 0);
 	if (m->dso->kind == REC_DSO_ANON)
 		return rec_frames_id_at(&r->frames, REC_FRAME_JIT, p->id, addr,
 					jit_stamp(p, addr, t), t);
 	return rec_frames_id(&r->frames, REC_FRAME_DSO, m->dso->id,
 			     addr - m->m.start + m->m.pgoff);
+}
+
+/* Whether every context marker of the callchain is one perf knows. */
+static int valid_callchain(const struct rec_sample *s)
+{
+	for (uint64_t i = 0; i < s->nr; i++) {
+		uint64_t ip = s->ips[i];
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX &&
+		    ip != (uint64_t)PERF_CONTEXT_HV &&
+		    ip != (uint64_t)PERF_CONTEXT_KERNEL &&
+		    ip != (uint64_t)PERF_CONTEXT_USER &&
+		    ip != (uint64_t)PERF_CONTEXT_GUEST &&
+		    ip != (uint64_t)PERF_CONTEXT_GUEST_KERNEL &&
+		    ip != (uint64_t)PERF_CONTEXT_GUEST_USER)
+			return 0;
+	}
+	return 1;
 }
 
 static void on_sample(struct ember_record *r, const void *rec, size_t size)
@@ -631,6 +719,22 @@ static void on_sample(struct ember_record *r, const void *rec, size_t size)
 	if (parse_sample(r, rec, size, &s)) {
 		r->corrupt++;
 		return;
+	}
+	uint64_t one[2];
+	if (!(r->sample_type & PERF_SAMPLE_CALLCHAIN)) {
+		/* no callchain recorded: the sampled address alone */
+		const struct perf_event_header *h = rec;
+		int cpumode = h->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+		one[0] = cpumode == PERF_RECORD_MISC_KERNEL
+			     ? (uint64_t)PERF_CONTEXT_KERNEL
+			     : (uint64_t)PERF_CONTEXT_USER;
+		one[1] = s.ip;
+		s.ips = one;
+		s.nr = 2;
+	}
+	if (r->replay && !valid_callchain(&s)) {
+		r->stats.bad_callchains++;
+		s.nr = 0; /* as perf: a corrupt callchain is dropped whole */
 	}
 	if (s.pid == 0 && s.tid == 0 && !r->o.idle) {
 		r->stats.idle++;

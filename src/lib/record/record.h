@@ -7,6 +7,7 @@
 #ifndef EMBER_RECORD_H
 #define EMBER_RECORD_H
 
+#include <linux/perf_event.h>
 #include <sys/types.h>
 
 #include "internal.h"
@@ -165,6 +166,10 @@ struct rec_dso {
 	struct rec_elf debug; /* separate debug file, if any */
 	int has_debug;
 	struct rec_symtab syms;
+	/* the build-id the recording saw, when it told */
+	uint8_t want_id[20];
+	uint8_t want_len;
+	int rebuilt; /* found by build-id, not at its path */
 };
 
 struct rec_map {
@@ -366,6 +371,12 @@ struct ember_record {
 	uint64_t sample_type, regs_mask;
 	int dwarf; /* user stacks from copies: sample_type has
 		    * REGS_USER and STACK_USER */
+	/* a recording read back (perf.data): nothing of the processes is
+	 * read from /proc, roots are "comm\0pid\0tid" */
+	int replay;
+	const char *no_kallsyms; /* why kernel frames stay unnamed */
+	uint64_t read_format;	 /* of PERF_SAMPLE_READ */
+	int branch_hw_index;	 /* PERF_SAMPLE_BRANCH_STACK has hw_idx */
 	struct ember_unwinder *unwinder; /* when dwarf */
 	char fallback[160]; /* why AUTO fell back to frame pointers */
 	int *cpus;
@@ -404,6 +415,20 @@ struct ember_jitdump *rec_proc_jitdump(const struct rec_proc *p);
  * directory. */
 int rec_is_jitdump_name(const char *path, size_t len);
 
+/* Symbols of frames (symbolize.c). */
+struct rec_symctx {
+	struct ember_record *r;
+	struct rec_symtab kernel;
+	int kernel_state; /* 0 untried, 1 loaded, -1 unavailable */
+	struct ember_buf raw, out;
+};
+void rec_symctx_init(struct rec_symctx *c, struct ember_record *r);
+void rec_symctx_release(struct rec_symctx *c);
+/* The symbol of frame f (NULL: none) and, in dso, the module, as perf
+ * script prints them; *java when it is a java process's JIT code. */
+const char *rec_frame_symbol(struct rec_symctx *c, const struct rec_frame *f,
+			     struct ember_buf *dso, int *java);
+
 /* Names every frame (symbolize.c): frame i becomes the folded frames
  * (*ids)[off[i] .. off[i + 1]) (malloc'd; off has frames.n + 1 slots). */
 void rec_symbolize(struct ember_record *r, struct ember_intern *names,
@@ -419,5 +444,76 @@ enum {
  * Returns how many (0: perf's "(...)" pseudo-frames are left out). */
 int rec_fold_frame(struct ember_buf *out, const char *sym, size_t n,
 		   const char *dso, size_t dn, int flags);
+
+/* ---- perf.data files (perfdata.c) ------------------------------------- */
+
+struct rec_pd_attr {
+	struct perf_event_attr attr;
+	char *name; /* from the event descriptions, NULL if not named */
+};
+
+struct rec_pd_id {
+	uint64_t id;
+	uint32_t attr;
+};
+
+struct rec_pd_buildid {
+	int kernel, pid;
+	uint8_t id[20];
+	size_t len;
+	char *path;
+};
+
+/* Hands out records in time order, with the index of their attribute. */
+typedef void (*rec_pd_record_fn)(void *ctx, const void *rec, size_t size,
+				 uint32_t attr);
+/* The next piece of a stream: 1, 0 at its end, or an EMBER_E* code. */
+typedef int (*rec_pd_next_fn)(void *ctx, const char **p, size_t *n);
+
+struct rec_pd {
+	rec_pd_record_fn fn;
+	void *fctx;
+	void (*progress)(void *ctx, uint64_t done, uint64_t size);
+	void *progress_ctx;
+	uint64_t size, last_progress;
+	/* what the header and the feature sections tell */
+	struct rec_pd_attr *attrs;
+	size_t nattrs, aattrs;
+	struct rec_pd_id *ids;
+	size_t nids, aids;
+	int ids_sorted;
+	struct rec_pd_buildid *bids;
+	size_t nbids, abids;
+	char *hostname, *osrelease, *version, *arch, *cmdline;
+	uint32_t compression;
+	int pipe, truncated, unfinished;
+	/* counts */
+	uint64_t records, unknown, compressed;
+	uint64_t by_type[PERF_RECORD_MAX];
+	/* the queue of one round */
+	struct pd_qent *q;
+	size_t nq, aq, queued;
+	uint64_t seq, round_max, prev_round_max;
+	/* inflating */
+	void *zstd;
+	uint8_t *zbuf;
+	size_t zlen, zalloc;
+	void *map;
+	size_t map_len;
+	char err[256];
+};
+
+void rec_pd_init(struct rec_pd *pd, rec_pd_record_fn fn, void *ctx);
+void rec_pd_release(struct rec_pd *pd);
+/* Whether bytes start a perf.data file or stream. */
+int rec_pd_is_perfdata(const char *p, size_t n);
+/*
+ * Reads a perf.data file (fd, a regular file, is mapped) or stream (the
+ * piece first, then next's), handing each record to the callback in time
+ * order.  0, or an EMBER_E* code with pd->err saying what is wrong and
+ * where.
+ */
+int rec_pd_read(struct rec_pd *pd, int fd, const char *first, size_t nfirst,
+		rec_pd_next_fn next, void *ctx) EMBER_WUR;
 
 #endif

@@ -15,13 +15,6 @@
 #include "record/jitdump.h"
 #include "record/record.h"
 
-struct symctx {
-	struct ember_record *r;
-	struct rec_symtab kernel;
-	int kernel_state; /* 0 untried, 1 loaded, -1 unavailable */
-	struct ember_buf raw, out;
-};
-
 /* ---- folding names as stackcollapse-perf does ------------------------- */
 
 /* The same code as `ember collapse perf`, so that the names are the same. */
@@ -40,8 +33,14 @@ int rec_fold_frame(struct ember_buf *out, const char *sym, size_t n,
 
 /* ---- symbol sources --------------------------------------------------- */
 
-static const char *kernel_sym(struct symctx *c, uint64_t addr)
+static const char *kernel_sym(struct rec_symctx *c, uint64_t addr)
 {
+	if (!c->kernel_state && c->r->no_kallsyms) {
+		/* a recording made under another kernel */
+		c->kernel_state = -1;
+		rec_symtab_init(&c->kernel, REC_SYMTAB_KALLSYMS);
+		ember_log(EMBER_LOG_WARN, "%s", c->r->no_kallsyms);
+	}
 	if (!c->kernel_state) {
 		rec_symtab_init(&c->kernel, REC_SYMTAB_KALLSYMS);
 		int err = rec_kallsyms_load(&c->kernel, NULL);
@@ -85,6 +84,43 @@ static int load_vdso(struct rec_elf *e)
 	return rec_elf_open_mem(e, (const void *)base, size);
 }
 
+static void hex(char *out, const uint8_t *id, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		snprintf(out + 2 * i, 3, "%02x", id[i]);
+}
+
+/* The file the recording saw, by its build-id: perf's build-id cache
+ * (~/.debug), then the system's debug files. */
+static int open_by_build_id(struct rec_dso *d)
+{
+	char h[64], path[4200];
+	const char *home = getenv("HOME");
+	const char *tails[] = {"elf", "debug"};
+
+	hex(h, d->want_id, d->want_len);
+	for (int i = 0; i < 3; i++) {
+		if (i < 2 && !(home && *home))
+			continue;
+		if (i < 2)
+			snprintf(path, sizeof(path),
+				 "%s/.debug/.build-id/%.2s/%s/%s", home, h,
+				 h + 2, tails[i]);
+		else
+			snprintf(path, sizeof(path),
+				 "/usr/lib/debug/.build-id/%.2s/%s.debug", h,
+				 h + 2);
+		if (rec_elf_open(&d->elf, path))
+			continue;
+		if (d->elf.build_id_len == d->want_len &&
+		    !memcmp(d->elf.build_id, d->want_id, d->want_len))
+			return 0;
+		rec_elf_close(&d->elf);
+		d->elf.fd = -1;
+	}
+	return EMBER_ENOENT;
+}
+
 static void load_dso(struct rec_dso *d)
 {
 	int err = EMBER_ENOENT;
@@ -97,6 +133,23 @@ static void load_dso(struct rec_dso *d)
 		err = load_vdso(&d->elf);
 	else if (d->kind == REC_DSO_FILE && !d->deleted)
 		err = rec_elf_open(&d->elf, d->path);
+	if (d->want_len && d->kind == REC_DSO_FILE &&
+	    (err || d->elf.build_id_len != d->want_len ||
+	     memcmp(d->elf.build_id, d->want_id, d->want_len))) {
+		/* not the file recorded: rebuilt or upgraded since */
+		if (!err)
+			rec_elf_close(&d->elf);
+		d->elf.fd = -1;
+		err = open_by_build_id(d);
+		if (err)
+			ember_log(EMBER_LOG_INFO,
+				  "'%s' is not the file recorded (another "
+				  "build-id), and the recorded one is not in "
+				  "~/.debug: no symbols",
+				  d->path);
+		else
+			d->rebuilt = 1;
+	}
 	if (err) {
 		if (d->kind == REC_DSO_FILE && !d->deleted)
 			ember_log(EMBER_LOG_INFO, "no symbols for '%s'",
@@ -104,7 +157,7 @@ static void load_dso(struct rec_dso *d)
 		return;
 	}
 	d->usable = 1;
-	if (d->kind == REC_DSO_FILE &&
+	if (d->kind == REC_DSO_FILE && !d->rebuilt &&
 	    !rec_debuginfo_open(&d->elf, d->path, NULL, &d->debug, NULL)) {
 		if (d->debug.has_symtab)
 			d->has_debug = 1;
@@ -176,16 +229,13 @@ static const char *jit_sym(struct ember_record *r, struct rec_proc *p,
 
 /* ---- one frame -------------------------------------------------------- */
 
-/* Appends the folded names of frame f (';'-joined); returns how many. */
-static int name_frame(struct symctx *c, const struct rec_frame *f)
+const char *rec_frame_symbol(struct rec_symctx *c, const struct rec_frame *f,
+			     struct ember_buf *dso, int *java)
 {
 	struct ember_record *r = c->r;
-	struct ember_buf *dso = &c->raw;
 	const char *sym = NULL;
-	int flags = (r->o.annotate_kernel ? REC_FOLD_KERNEL : 0) |
-		    (r->o.annotate_jit ? REC_FOLD_JIT : 0);
 
-	/* the symbol and module as perf script prints them */
+	*java = 0;
 	ember_buf_reset(dso);
 	switch (f->kind) {
 	case REC_FRAME_KERNEL:
@@ -196,6 +246,9 @@ static int name_frame(struct symctx *c, const struct rec_frame *f)
 		struct rec_dso *d = r->world.dsos[f->obj];
 		sym = dso_sym(d, f->addr);
 		ember_buf_adds(dso, d->path);
+		if (d->deleted && r->replay)
+			ember_buf_adds(dso,
+				       " (deleted)"); /* as perf names it */
 		break;
 	}
 	case REC_FRAME_JIT: {
@@ -205,7 +258,7 @@ static int name_frame(struct symctx *c, const struct rec_frame *f)
 		if (p->comm != UINT32_MAX &&
 		    !strncmp(ember_intern_str(&r->world.comms, p->comm, NULL),
 			     "java", 4))
-			flags |= REC_FOLD_JAVA;
+			*java = 1;
 		break;
 	}
 	case REC_FRAME_TRUNCATED:
@@ -215,6 +268,22 @@ static int name_frame(struct symctx *c, const struct rec_frame *f)
 		ember_buf_adds(dso, "[unknown]");
 		break;
 	}
+	return sym;
+}
+
+/* Appends the folded names of frame f (';'-joined); returns how many. */
+static int name_frame(struct rec_symctx *c, const struct rec_frame *f)
+{
+	struct ember_record *r = c->r;
+	struct ember_buf *dso = &c->raw;
+	int java;
+	int flags = (r->o.annotate_kernel ? REC_FOLD_KERNEL : 0) |
+		    (r->o.annotate_jit ? REC_FOLD_JIT : 0);
+
+	/* the symbol and module as perf script prints them */
+	const char *sym = rec_frame_symbol(c, f, dso, &java);
+	if (java)
+		flags |= REC_FOLD_JAVA;
 	if (!sym)
 		sym = "[unknown]";
 	return rec_fold_frame(&c->out, sym, strlen(sym), dso->buf, dso->len,
@@ -224,14 +293,11 @@ static int name_frame(struct symctx *c, const struct rec_frame *f)
 void rec_symbolize(struct ember_record *r, struct ember_intern *names,
 		   uint32_t **ids, size_t *off)
 {
-	struct symctx c;
+	struct rec_symctx c;
 	size_t n = 0, alloc = 0;
 	uint32_t *v = NULL;
 
-	memset(&c, 0, sizeof(c));
-	c.r = r;
-	ember_buf_init(&c.raw, 256);
-	ember_buf_init(&c.out, 256);
+	rec_symctx_init(&c, r);
 	for (size_t i = 0; i < r->frames.n; i++) {
 		const struct rec_frame *f = &r->frames.v[i];
 		off[i] = n;
@@ -257,8 +323,21 @@ void rec_symbolize(struct ember_record *r, struct ember_intern *names,
 	}
 	off[r->frames.n] = n;
 	*ids = v;
-	if (c.kernel_state)
-		rec_symtab_release(&c.kernel);
-	ember_buf_release(&c.raw);
-	ember_buf_release(&c.out);
+	rec_symctx_release(&c);
+}
+
+void rec_symctx_init(struct rec_symctx *c, struct ember_record *r)
+{
+	memset(c, 0, sizeof(*c));
+	c->r = r;
+	ember_buf_init(&c->raw, 256);
+	ember_buf_init(&c->out, 256);
+}
+
+void rec_symctx_release(struct rec_symctx *c)
+{
+	if (c->kernel_state)
+		rec_symtab_release(&c->kernel);
+	ember_buf_release(&c->raw);
+	ember_buf_release(&c->out);
 }
