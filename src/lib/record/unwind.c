@@ -413,8 +413,9 @@ static void sp_rule(struct ember_cfi_rule *r, int32_t cfa_off, int bp_saved)
 
 /* CPython's perf trampoline (Python/asm_trampoline.S, 3.12 and 3.13):
  * sub $8,%rsp; call *%rcx; add $8,%rsp; ret */
-static const uint8_t py_tramp[11] = {0x48, 0x83, 0xec, 0x08, 0xff, 0xd1,
-				     0x48, 0x83, 0xc4, 0x08, 0xc3};
+const uint8_t ember_py_trampoline[11] = {0x48, 0x83, 0xec, 0x08, 0xff, 0xd1,
+					 0x48, 0x83, 0xc4, 0x08, 0xc3};
+#define py_tramp ember_py_trampoline
 
 /*
  * Rules from the code bytes around rip: inside CPython's trampoline (at
