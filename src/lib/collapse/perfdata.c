@@ -418,8 +418,6 @@ int cl_perfdata_read(const struct ember_collapse_options *o,
 	k->n.pd_truncated += r->stats.truncated;
 	k->n.pd_unknown += c.pd.unknown;
 	k->n.pd_corrupt += (uint64_t)r->corrupt;
-	if (c.pd.truncated)
-		k->n.truncated++;
 	k->n.perfdata = 1;
 out:
 	rec_pd_release(&c.pd);

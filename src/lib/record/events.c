@@ -406,7 +406,11 @@ static void on_comm(struct ember_record *r, const struct perf_event_header *h,
 		struct rec_proc *old = rec_world_find_proc(w, (int)pid);
 		if (old)
 			old->owner.end = realtime_of(r, time);
-		struct rec_proc *p = rec_world_new_proc(w, (int)pid, NULL, 0);
+		/* read back, the old image's mappings stay until the new
+		 * ones replace them, as perf keeps them */
+		struct rec_proc *p =
+		    r->replay && old ? rec_world_new_proc(w, (int)pid, old, 1)
+				     : rec_world_new_proc(w, (int)pid, NULL, 0);
 		p->owner.start = realtime_of(r, time);
 		if (r->unwinder)
 			ember_unwinder_forget(r->unwinder, (int)pid);

@@ -671,14 +671,9 @@ static int read_file(struct rec_pd *pd, const uint8_t *m, size_t len)
 		dlen = len - doff;
 		pd->unfinished = 1;
 	}
-	if (dlen > len - doff) {
-		ember_log(EMBER_LOG_WARN,
-			  "the data section (offset %llu, %llu bytes) runs "
-			  "past the end of the file: the file is truncated",
-			  (unsigned long long)doff, (unsigned long long)dlen);
-		dlen = len - doff;
-		pd->truncated = 1;
-	}
+	int short_data = dlen > len - doff;
+	if (short_data)
+		dlen = len - doff; /* said below, where a record is cut */
 	for (uint64_t i = 0; i < alen / asz; i++) {
 		const uint8_t *a = m + aoff + i * asz;
 		add_attr(pd, a, (size_t)(asz - 16));
@@ -696,7 +691,7 @@ static int read_file(struct rec_pd *pd, const uint8_t *m, size_t len)
 		return fail(pd, "the file has no events");
 	/* the feature sections follow the data */
 	uint64_t fo = doff + dlen;
-	for (int bit = 0; bit < FEAT_BITS && !pd->truncated; bit++) {
+	for (int bit = 0; bit < FEAT_BITS && !short_data; bit++) {
 		if (!(feat_bits[bit / 8] & (1u << (bit % 8))))
 			continue;
 		if (fo + 16 > len)
@@ -739,6 +734,13 @@ static int read_file(struct rec_pd *pd, const uint8_t *m, size_t len)
 			return err;
 		o += h->size + trailing_bytes(m + o, h->size);
 		progress(pd, o);
+	}
+	if (short_data && !pd->truncated) {
+		ember_log(EMBER_LOG_WARN,
+			  "the file ends at offset %zu, inside its data "
+			  "section (truncated?)",
+			  len);
+		pd->truncated = 1;
 	}
 	return 0;
 }
