@@ -246,7 +246,7 @@ static int same_file(int fd, const struct ember_unwind_mapping *m)
 static int open_mapped(int pid, const struct ember_unwind_mapping *m)
 {
 	char alt[4096];
-	int fd = open(m->path, O_RDONLY | O_CLOEXEC), fd2;
+	int fd = open(m->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), fd2;
 
 	if (fd >= 0 && same_file(fd, m))
 		return fd;
