@@ -9,6 +9,7 @@
  * folded stack with its periods summed as integers.
  */
 #include <linux/perf_event.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -20,6 +21,23 @@
 #include "record/record.h"
 
 #define MAX_FRAMES 1024
+
+/* /proc/kallsyms takes tens of milliseconds of the kernel's time to
+ * read: on another core while the records are read. */
+struct kpre {
+	pthread_t thread;
+	struct rec_symtab st;
+	int err, started;
+};
+
+static void *kallsyms_thread(void *arg)
+{
+	struct kpre *k = arg;
+
+	k->err = rec_kallsyms_load(&k->st, NULL);
+	rec_symtab_finish(&k->st);
+	return NULL;
+}
 
 struct pdc {
 	const struct ember_collapse_options *o;
@@ -42,6 +60,10 @@ struct pdc {
 	/* perf maps for the unwinder, by process instance */
 	struct rec_symtab **maps;
 	size_t nmaps;
+	struct rec_symtab *kallsyms; /* loaded on another thread */
+	int kallsyms_err;
+	struct kpre kp;
+	int cpus;
 };
 
 /* The event's name as perf script prints it. */
@@ -186,6 +208,12 @@ static void on_record(void *ctx, const void *rec, size_t size, uint32_t attr)
 			c->k->n.filtered++;
 			return;
 		}
+		if (!c->kp.started && c->cpus > 1 &&
+		    (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
+			PERF_RECORD_MISC_KERNEL)
+			/* kernel frames to name: their symbols meanwhile */
+			c->kp.started = !pthread_create(
+			    &c->kp.thread, NULL, kallsyms_thread, &c->kp);
 		r->dwarf = (a->sample_type & PERF_SAMPLE_REGS_USER) &&
 			   (a->sample_type & PERF_SAMPLE_STACK_USER);
 		if (r->dwarf && !r->unwinder) {
@@ -307,6 +335,10 @@ static void fold(struct pdc *c)
 
 	c->fc = ember_xcalloc(2 * r->frames.n + 2, sizeof(*c->fc));
 	rec_symctx_init(&sc, r);
+	if (c->kallsyms) {
+		sc.pre = c->kallsyms;
+		sc.pre_err = c->kallsyms_err;
+	}
 	for (size_t i = 0; i < r->stacks.n; i++) {
 		size_t n, m = 0;
 		const uint32_t *f = ember_stacks_frames(&r->stacks, i, &n);
@@ -396,6 +428,9 @@ int cl_perfdata_read(const struct ember_collapse_options *o,
 	ember_stacks_init(&r->stacks);
 	r->ubuf = ember_xcalloc(MAX_FRAMES, sizeof(*r->ubuf));
 	r->ibuf = ember_xcalloc(2 * MAX_FRAMES + 2, sizeof(*r->ibuf));
+	struct kpre *kp = &c.kp;
+	rec_symtab_init(&kp->st, REC_SYMTAB_KALLSYMS);
+	c.cpus = o->threads == 1 ? 1 : (int)sysconf(_SC_NPROCESSORS_ONLN);
 	rec_pd_init(&c.pd, on_record, &c);
 	c.pd.progress = o->progress;
 	c.pd.progress_ctx = o->progress_ctx;
@@ -410,6 +445,14 @@ int cl_perfdata_read(const struct ember_collapse_options *o,
 		file_time = (double)st.st_mtim.tv_sec +
 			    (double)st.st_mtim.tv_nsec / 1e9;
 	prepare(&c, file_time);
+	if (kp->started) {
+		pthread_join(kp->thread, NULL);
+		kp->started = 0;
+		if (!r->no_kallsyms) {
+			c.kallsyms = &kp->st;
+			c.kallsyms_err = kp->err;
+		}
+	}
 	fold(&c);
 	k->n.records += r->stats.samples;
 	k->n.pd_samples += r->stats.samples;
@@ -420,6 +463,10 @@ int cl_perfdata_read(const struct ember_collapse_options *o,
 	k->n.pd_corrupt += (uint64_t)r->corrupt;
 	k->n.perfdata = 1;
 out:
+	if (kp->started)
+		pthread_join(kp->thread, NULL);
+	if (!c.kallsyms) /* else the symbolizer had it */
+		rec_symtab_release(&kp->st);
 	rec_pd_release(&c.pd);
 	rec_world_release(&r->world);
 	rec_frames_release(&r->frames);
@@ -428,6 +475,7 @@ out:
 	ember_unwinder_free(r->unwinder);
 	free(r->ubuf);
 	free(r->ibuf);
+	free(r->fcache);
 	free(r);
 	free(c.want);
 	free(c.cache);

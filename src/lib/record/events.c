@@ -505,6 +505,7 @@ static void on_mmap(struct ember_record *r, const struct perf_event_header *h,
 		return; /* the kernel's own maps come from kallsyms */
 	size_t namelen = strnlen(name, (size_t)((body + n) - name));
 	struct rec_proc *p = rec_world_proc(&r->world, (int)pid);
+	r->map_gen++; /* the frame cache is stale */
 	if (rec_world_mmap(&r->world, p, addr, len, pgoff, makedev(maj, min),
 			   ino, name, namelen, (int)pid) &&
 	    r->unwinder)
@@ -684,14 +685,39 @@ static uint64_t jit_stamp(struct rec_proc *p, uint64_t addr, uint64_t t)
 	return c && c->time <= t && c->end_time > t ? c->time : 0;
 }
 
-static uint32_t user_frame(struct ember_record *r, struct rec_proc *p,
-			   uint64_t addr, uint64_t t)
+/*
+ * Most samples repeat most of the frames of the one before: a small
+ * direct-mapped cache of (process instance, address) -> frame id saves
+ * the mapping search and the frame table's hashing.  Any new mapping
+ * invalidates it (a generation); JIT frames, whose key has a time, are
+ * not cached.
+ */
+#define FCACHE_SIZE 4096
+
+struct rec_fcache {
+	uint64_t addr;
+	uint32_t proc, gen, id;
+};
+
+static struct rec_fcache *fcache_slot(struct ember_record *r, uint32_t proc,
+				      uint64_t addr)
+{
+	if (!r->fcache)
+		r->fcache = ember_xcalloc(FCACHE_SIZE, sizeof(*r->fcache));
+	uint64_t h = (addr ^ ((uint64_t)proc << 40)) * 0x9e3779b97f4a7c15ull;
+	return &r->fcache[h >> 52];
+}
+
+static uint32_t user_frame_slow(struct ember_record *r, struct rec_proc *p,
+				uint64_t addr, uint64_t t, int *cacheable)
 {
 	const struct rec_map *m = rec_proc_find_map(p, addr);
 
+	*cacheable = 1;
 	if (!m)
 		return rec_frames_id(&r->frames, REC_FRAME_UNKNOWN, 0,
 				     r->replay ? addr : 0);
+	*cacheable = m->dso->kind != REC_DSO_ANON;
 	if (m->dso->kind == REC_DSO_ANON)
 		return rec_frames_id_at(&r->frames, REC_FRAME_JIT, p->id, addr,
 					jit_stamp(p, addr, t), t);
@@ -714,6 +740,38 @@ static int valid_callchain(const struct rec_sample *s)
 			return 0;
 	}
 	return 1;
+}
+
+static uint32_t user_frame(struct ember_record *r, struct rec_proc *p,
+			   uint64_t addr, uint64_t t)
+{
+	struct rec_fcache *e = fcache_slot(r, p->id, addr);
+	int cacheable;
+
+	if (e->gen == r->map_gen + 1 && e->addr == addr && e->proc == p->id)
+		return e->id;
+	uint32_t id = user_frame_slow(r, p, addr, t, &cacheable);
+	if (cacheable) {
+		e->addr = addr;
+		e->proc = p->id;
+		e->gen = r->map_gen + 1;
+		e->id = id;
+	}
+	return id;
+}
+
+static uint32_t kernel_frame(struct ember_record *r, uint64_t addr)
+{
+	struct rec_fcache *e = fcache_slot(r, UINT32_MAX, addr);
+
+	if (e->gen == r->map_gen + 1 && e->addr == addr &&
+	    e->proc == UINT32_MAX)
+		return e->id;
+	e->addr = addr;
+	e->proc = UINT32_MAX;
+	e->gen = r->map_gen + 1;
+	e->id = rec_frames_id(&r->frames, REC_FRAME_KERNEL, 0, addr);
+	return e->id;
 }
 
 static void on_sample(struct ember_record *r, const void *rec, size_t size)
@@ -760,8 +818,7 @@ static void on_sample(struct ember_record *r, const void *rec, size_t size)
 		ids[n++] = user_frame(r, p, ub[i], s.time);
 	size_t nk = kernel_frames(&s, ub, MAX_FRAMES);
 	for (size_t i = nk; i-- > 0;)
-		ids[n++] =
-		    rec_frames_id(&r->frames, REC_FRAME_KERNEL, 0, ub[i]);
+		ids[n++] = kernel_frame(r, ub[i]);
 	ember_stacks_add(&r->stacks, ids, n, (double)s.period, 0);
 	r->stats.samples++;
 	r->stats.weight += (double)s.period;

@@ -633,6 +633,23 @@ static void progress(struct rec_pd *pd, uint64_t pos)
 	}
 }
 
+/* Gives the pages before offset o (and before any record still queued)
+ * back: memory stays bounded by a round, not by the file's size. */
+static void release_before(struct rec_pd *pd, const uint8_t *m, uint64_t o)
+{
+	const uint8_t *low = m + o;
+
+	for (size_t i = 0; i < pd->nq; i++)
+		if (!pd->q[i].owned && (const uint8_t *)pd->q[i].rec < low)
+			low = pd->q[i].rec;
+	uint64_t upto = (uint64_t)(low - m) & ~(uint64_t)0xfffff;
+	if (upto > pd->released) {
+		madvise((char *)m + pd->released, upto - pd->released,
+			MADV_DONTNEED);
+		pd->released = upto;
+	}
+}
+
 static int read_file(struct rec_pd *pd, const uint8_t *m, size_t len)
 {
 	uint64_t hsize, asz, aoff, alen, doff, dlen;
@@ -734,6 +751,8 @@ static int read_file(struct rec_pd *pd, const uint8_t *m, size_t len)
 			return err;
 		o += h->size + trailing_bytes(m + o, h->size);
 		progress(pd, o);
+		if (o - pd->released > (8u << 20))
+			release_before(pd, m, o);
 	}
 	if (short_data && !pd->truncated) {
 		ember_log(EMBER_LOG_WARN,

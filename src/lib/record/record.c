@@ -226,6 +226,7 @@ void ember_record_free(struct ember_record *r)
 	ember_stacks_release(&r->stacks);
 	free(r->ubuf);
 	free(r->ibuf);
+	free(r->fcache);
 	ember_unwinder_free(r->unwinder);
 	if (r->argv)
 		for (char **a = r->argv; *a; a++)

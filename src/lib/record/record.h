@@ -396,6 +396,8 @@ struct ember_record {
 	uint64_t seq, round_max, prev_round_max;
 	uint64_t *ubuf;
 	uint32_t *ibuf;
+	struct rec_fcache *fcache; /* recent frames (events.c) */
+	uint32_t map_gen;	   /* bumped by every new mapping */
 	struct ember_record_stats stats;
 	volatile int stop;
 	int started, ran, corrupt;
@@ -421,6 +423,9 @@ struct rec_symctx {
 	struct rec_symtab kernel;
 	int kernel_state; /* 0 untried, 1 loaded, -1 unavailable */
 	struct ember_buf raw, out;
+	/* kallsyms loaded beforehand (finished), taken over on first use */
+	struct rec_symtab *pre;
+	int pre_err;
 };
 void rec_symctx_init(struct rec_symctx *c, struct ember_record *r);
 void rec_symctx_release(struct rec_symctx *c);
@@ -500,6 +505,7 @@ struct rec_pd {
 	size_t zlen, zalloc;
 	void *map;
 	size_t map_len;
+	uint64_t released; /* pages of the map given back, up to here */
 	char err[256];
 };
 

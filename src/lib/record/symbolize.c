@@ -42,8 +42,17 @@ static const char *kernel_sym(struct rec_symctx *c, uint64_t addr)
 		ember_log(EMBER_LOG_WARN, "%s", c->r->no_kallsyms);
 	}
 	if (!c->kernel_state) {
-		rec_symtab_init(&c->kernel, REC_SYMTAB_KALLSYMS);
-		int err = rec_kallsyms_load(&c->kernel, NULL);
+		int err;
+		if (c->pre) {
+			/* loaded meanwhile by the caller */
+			c->kernel = *c->pre;
+			err = c->pre_err;
+			c->pre = NULL;
+		} else {
+			rec_symtab_init(&c->kernel, REC_SYMTAB_KALLSYMS);
+			err = rec_kallsyms_load(&c->kernel, NULL);
+			rec_symtab_finish(&c->kernel);
+		}
 		c->kernel_state = err ? -1 : 1;
 		if (err == EMBER_EPERM)
 			ember_log(EMBER_LOG_WARN,
@@ -54,7 +63,6 @@ static const char *kernel_sym(struct rec_symctx *c, uint64_t addr)
 			ember_log(EMBER_LOG_WARN,
 				  "cannot read /proc/kallsyms: kernel frames "
 				  "stay unnamed");
-		rec_symtab_finish(&c->kernel);
 	}
 	const struct rec_sym *s =
 	    c->kernel_state > 0 ? rec_symtab_find(&c->kernel, addr) : NULL;
@@ -336,6 +344,8 @@ void rec_symctx_init(struct rec_symctx *c, struct ember_record *r)
 
 void rec_symctx_release(struct rec_symctx *c)
 {
+	if (c->pre)
+		rec_symtab_release(c->pre);
 	if (c->kernel_state)
 		rec_symtab_release(&c->kernel);
 	ember_buf_release(&c->raw);
