@@ -394,7 +394,11 @@ static void flush(struct rec_pd *pd, uint64_t limit)
 
 	if (!pd->nq)
 		return;
-	qsort(q, pd->nq, sizeof(*q), cmp_qent);
+	size_t k = 1;
+	while (k < pd->nq && cmp_qent(&q[k - 1], &q[k]) <= 0)
+		k++;
+	if (k < pd->nq) /* one CPU's records come in order already */
+		qsort(q, pd->nq, sizeof(*q), cmp_qent);
 	for (i = 0; i < pd->nq && q[i].time <= limit; i++) {
 		pd->fn(pd->fctx, q[i].rec, q[i].size, q[i].attr);
 		if (q[i].owned) {
