@@ -307,7 +307,7 @@ static int input_error(struct ember_collapse *c, const char *path, int err,
 	const struct ember_collapse_stats *st = ember_collapse_stats(c);
 	const char *name = input_name(path && strcmp(path, "-") ? path : NULL);
 
-	if (st->error) {
+	if (st->error[0]) {
 		cli_error("cannot read %s: %s", name, st->error);
 	} else if (err == EMBER_EEMPTY) {
 		cli_error("%s is empty: nothing to collapse", name);

@@ -18,7 +18,7 @@
 
 #include <string.h>
 
-#include "internal.h"
+#include "folded.h"
 
 /* Counters of one job (or one input when not split), merged in input
  * order by the driver.  Line numbers are relative to the job. */
@@ -35,6 +35,8 @@ struct collapse_counts {
 	uint64_t pd_samples, pd_lost, pd_user_stacks, pd_truncated;
 	uint64_t pd_unknown, pd_corrupt;
 	int perfdata;
+	/* a whole-input format: what made the input unreadable */
+	char error[256];
 };
 
 /* Where a parser puts what it finds: one per thread. */
@@ -59,6 +61,10 @@ struct collapse_shared {
 	int event_defaulted; /* it is the first seen, not --event-filter */
 };
 
+struct collapse_input;
+
+/* A format: one file that defines one of these, and one row in the table
+ * of formats (collapse.c). */
 struct ember_collapser {
 	const char *name;
 	const char *summary;
@@ -83,7 +89,28 @@ struct ember_collapser {
 	 * NULL when nothing crosses records */
 	void (*settle)(struct collapse_shared *sh, const char *p, size_t len,
 		       int file_start);
+	/* A format not made of lines (a binary perf.data, JSON, protobuf)
+	 * reads each input whole itself, with cl_input_next or
+	 * cl_input_all, into its state's sink; it has no parse, split or
+	 * settle (begin and end, if any, frame each input).  0 or an
+	 * EMBER_E* code.  NULL for a line format. */
+	int (*read)(void *st, struct collapse_input *in);
+	/* A line format that also reads some inputs whole (perf: perf.data):
+	 * whether the input starting with p is one of those. */
+	int (*whole)(const char *p, size_t len);
 };
+
+/* An input handed to a format's `read`: its pieces (the first holds at
+ * least the bytes the format was guessed from) as they come, 1 and a
+ * piece valid until the next call, 0 at the end or an EMBER_E* code; or
+ * all of it at once in memory (mapped when it is a plain file), valid
+ * until `read` returns: 0 or an EMBER_E* code.  Take one or the other. */
+int cl_input_next(struct collapse_input *in, const char **p, size_t *n);
+int cl_input_all(struct collapse_input *in, const char **p, size_t *n);
+/* The input's file descriptor when it is a plain file (to map or seek),
+ * else -1; its name for messages (NULL: standard input). */
+int cl_input_fd(const struct collapse_input *in);
+const char *cl_input_name(const struct collapse_input *in);
 
 extern const struct ember_collapser ember_collapser_perf;
 extern const struct ember_collapser ember_collapser_stap;
@@ -99,31 +126,35 @@ size_t cl_perf_root(void *perf_state, const char *comm, size_t n, int pid,
 int cl_perf_frame(void *perf_state, const struct ember_perf_frame *f, int java,
 		  const uint32_t **ids, size_t *n) EMBER_HIDDEN;
 
-/* perfdata.c: a perf.data file (fd, mapped) or stream (first, then
- * next's pieces) folded into k, named by the perf state; 0 or an
- * EMBER_E* code with a message in err. */
-typedef int (*cl_next_fn)(void *ctx, const char **p, size_t *n);
+/* perfdata.c: a perf.data file (mapped) or stream read whole into k,
+ * named by the perf state: 0, or an EMBER_E* code with a message in
+ * k->n.error. */
 int cl_perfdata_read(const struct ember_collapse_options *o,
-		     struct collapse_sink *k, void *perf_state, int fd,
-		     const char *first, size_t nfirst, cl_next_fn next,
-		     void *ctx, char *err, size_t errlen) EMBER_HIDDEN;
+		     struct collapse_sink *k, void *perf_state,
+		     struct collapse_input *in) EMBER_HIDDEN;
+int cl_perfdata_detect(const char *p, size_t len) EMBER_HIDDEN;
 
-/* Perl's \s (without \n, which never is inside a line) and \d, \w. */
+/* The folded core's character and line rules (folded.h), under the names
+ * the formats use. */
 static inline int cl_space(unsigned char c)
 {
-	return c == ' ' || (c >= '\t' && c <= '\r');
+	return folded_space(c);
 }
 static inline int cl_digit(unsigned char c)
 {
-	return c >= '0' && c <= '9';
+	return folded_digit(c);
 }
-/* A line of blanks only. */
+static inline int cl_word(unsigned char c)
+{
+	return folded_word(c);
+}
 static inline int cl_blank(const char *s, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
-		if (!cl_space((unsigned char)s[i]))
-			return 0;
-	return 1;
+	return folded_blank(s, n);
+}
+static inline size_t cl_line(const char **p, const char *end, const char **line)
+{
+	return folded_line(p, end, line);
 }
 /* /^\s*(\d+)$/, the count line that ends a DTrace or SystemTap stack;
  * *digits is where the digits start. */
@@ -141,7 +172,6 @@ static inline int cl_count_line(const char *s, size_t n, size_t *digits)
 			return 0;
 	return 1;
 }
-extern const unsigned char ember_cl_word[256] EMBER_HIDDEN;
 
 /* perf-names.c: a perf frame line's names, as ember_perf_frame_names()
  * gives them, each passed to emit, innermost inlined frame first; returns
@@ -159,31 +189,28 @@ void cl_clean_part(const char *s, size_t n, const struct ember_perf_frame *f,
 		   size_t *outn) EMBER_HIDDEN;
 int cl_has(const char *s, size_t n, const char *lit) EMBER_HIDDEN;
 int cl_starts(const char *s, size_t n, const char *lit) EMBER_HIDDEN;
-static inline int cl_word(unsigned char c)
-{
-	return ember_cl_word[c];
-}
 
-/* The next line of [*p, end): its length without the newline (and
- * without a '\r' before it), *p moved past it.  The caller checks
- * *p < end first. */
-static inline size_t cl_line(const char **p, const char *end, const char **line)
+/* A `split` for a format whose records end at a line that `boundary`
+ * recognizes (the line without its newline and '\r'): the offset just
+ * past the last such line in p[start, len), or 0 when there is none. */
+static inline size_t cl_split_after(const char *p, size_t start, size_t len,
+				    int (*boundary)(const char *s, size_t n))
 {
-	const char *s = *p;
-	const char *nl = memchr(s, '\n', (size_t)(end - s));
-	size_t n;
+	const char *lo = p + start;
+	const char *nl = len > start ? memrchr(lo, '\n', len - start) : NULL;
 
-	if (nl) {
-		n = (size_t)(nl - s);
-		*p = nl + 1;
-	} else {
-		n = (size_t)(end - s);
-		*p = end;
+	while (nl) {
+		const char *prev =
+		    nl > lo ? memrchr(lo, '\n', (size_t)(nl - lo)) : NULL;
+		const char *s = prev ? prev + 1 : lo;
+		size_t n = (size_t)(nl - s);
+		if (n && s[n - 1] == '\r')
+			n--;
+		if (boundary(s, n))
+			return (size_t)(nl - p) + 1;
+		nl = prev;
 	}
-	if (n && s[n - 1] == '\r')
-		n--;
-	*line = s;
-	return n;
+	return 0;
 }
 
 /* A line in no shape the format knows. */
@@ -199,30 +226,7 @@ static inline void cl_bad(struct collapse_sink *k, const char *s, size_t n)
 	}
 }
 
-/* A count as Perl reads the digits (and fraction) of a number. */
-double ember_perl_number(const char *s, size_t n) EMBER_HIDDEN;
-
-#define CL_INEXACT UINT64_MAX
-
-/* Perl's $sum += $n: *x the sum as an integer (CL_INEXACT: a float), *d
- * as a float; n is count, or the integer v when `integer`. */
-static inline void ember_perl_add(uint64_t *x, double *d, double count,
-				  uint64_t v, int integer)
-{
-	if (integer && *x == CL_INEXACT && *d >= 0 &&
-	    *d < 18446744073709551616.0 && *d == (double)(uint64_t)*d)
-		*x = (uint64_t)*d; /* an integral float: an integer again */
-	if (integer && *x != CL_INEXACT) {
-		uint64_t sum;
-		if (!__builtin_add_overflow(*x, v, &sum) && sum != CL_INEXACT) {
-			*x = sum;
-			*d = (double)sum;
-			return;
-		}
-	}
-	*d = (*x != CL_INEXACT ? (double)*x : *d) + count;
-	*x = CL_INEXACT;
-}
+#define CL_INEXACT FOLDED_INEXACT
 
 /*
  * Perl's $count{$stack} += $n, for entry e: the sum stays an integer
@@ -254,12 +258,8 @@ static inline void cl_add_nv(struct collapse_sink *k, const uint32_t *ids,
 	k->n.records++;
 }
 
-/* Appends a floating-point count as Perl prints one (%.15g). */
-void ember_buf_add_nv(struct ember_buf *b, double x) EMBER_HIDDEN;
-
 /* The same with a count written in digits: an integer when it fits in 64
  * bits (else a float, as for Perl). */
-int ember_parse_u64(const char *s, size_t n, uint64_t *v) EMBER_HIDDEN;
 static inline void cl_add_digits(struct collapse_sink *k, const uint32_t *ids,
 				 size_t n, const char *digits, size_t nd)
 {
@@ -285,17 +285,7 @@ static inline void cl_add_leaf_first(struct collapse_sink *k, uint32_t *f,
 	cl_add_digits(k, f, n, digits, nd);
 }
 
-/* "a;b 12" lines as the Perl scripts read them, /^(.*)\s+?(\d+(?:\.\d*)?)$/:
- * the count is the number after the last whitespace; the stack is what
- * comes before that one whitespace character.  Returns 0 (and the stack's
- * length and the count) or -1. */
-int ember_folded_split(const char *s, size_t n, size_t *stack_len,
-		       double *count) EMBER_HIDDEN;
-
-/* The output (output.c): the stacks' indices in the order of their
- * folded lines, and the lines written in a given order. */
-uint32_t *ember_collapse_order(const struct collapse_sink *k,
-			       int threads) EMBER_HIDDEN;
+/* The output (output.c): the lines written in a given order. */
 int ember_collapse_write_order(const struct collapse_sink *k,
 			       const uint32_t *order, ember_write_fn w,
 			       void *ctx) EMBER_HIDDEN;

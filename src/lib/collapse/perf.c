@@ -21,6 +21,7 @@
 
 struct perf_state {
 	struct collapse_sink *k;
+	const struct ember_collapse_options *o;
 	struct ember_linecache lc; /* frame line -> frame ids */
 	int key_addr;		   /* cache keys include the address */
 	int flags; /* EMBER_PERF_KERNEL | EMBER_PERF_JIT | EMBER_PERF_ADDRS */
@@ -636,6 +637,7 @@ static void *perf_new(const struct ember_collapse_options *o,
 	struct perf_state *st = ember_xcalloc(1, sizeof(*st));
 
 	st->k = k;
+	st->o = o;
 	st->flags = (o->kernel ? EMBER_PERF_KERNEL : 0) |
 		    (o->jit ? EMBER_PERF_JIT : 0) |
 		    (o->addrs ? EMBER_PERF_ADDRS : 0);
@@ -681,25 +683,26 @@ static void perf_free(void *arg)
 	free(st);
 }
 
+/* A perf.data file or stream, read whole (perfdata.c). */
+static int perf_read(void *arg, struct collapse_input *in)
+{
+	struct perf_state *st = arg;
+
+	return cl_perfdata_read(st->o, st->k, st, in);
+}
+
 /* After the last blank line of p. */
+/* A record ends at an empty line. */
+static int perf_boundary(const char *s, size_t n)
+{
+	(void)s;
+	return !n;
+}
+
 static size_t perf_split(const char *p, size_t len, int file_start)
 {
-	size_t end = len;
-
 	(void)file_start;
-	while (end) {
-		const char *nl = memrchr(p, '\n', end);
-		if (!nl)
-			return 0;
-		size_t q = (size_t)(nl - p);
-		size_t b = q; /* the line ending at q starts at b */
-		if (b && p[b - 1] == '\r')
-			b--;
-		if (!b || p[b - 1] == '\n')
-			return q + 1;
-		end = q;
-	}
-	return 0;
+	return cl_split_after(p, 0, len, perf_boundary);
 }
 
 /* The first event type a run would see in p, if none is known yet. */
@@ -738,6 +741,8 @@ static int perf_detect(const char *p, size_t len)
 	const char *end = p + len;
 	int seen_event = 0;
 
+	if (cl_perfdata_detect(p, len))
+		return 1;
 	for (int lines = 0; p < end && lines < 200; lines++) {
 		const char *s;
 		size_t n = cl_line(&p, end, &s);
@@ -771,6 +776,8 @@ const struct ember_collapser ember_collapser_perf = {
     .end = perf_end,
     .split = perf_split,
     .settle = perf_settle,
+    .read = perf_read,
+    .whole = cl_perfdata_detect,
 };
 
 /* ---- samples decoded by a reader (perf.data) ---- */
@@ -785,6 +792,7 @@ size_t cl_perf_root(void *arg, const char *comm, size_t n, int pid, int tid,
 	e.pid_len = (size_t)snprintf(p, sizeof(p), "%d", pid);
 	e.tid_len = (size_t)snprintf(t, sizeof(t), "%d", tid);
 	set_root(st, &e);
+	st->open = 0; /* no sample of the text is open */
 	*ids = st->root;
 	*java = st->java;
 	return st->nroot;

@@ -18,9 +18,8 @@
 
 #include "collapse.h"
 #include "record/jitdump.h"
-#include "record/record.h"
-
-#define MAX_FRAMES 1024
+#include "record/perfdata.h"
+#include "record/symbolize.h"
 
 /* /proc/kallsyms takes tens of milliseconds of the kernel's time to
  * read: on another core while the records are read. */
@@ -44,8 +43,10 @@ struct pdc {
 	struct collapse_sink *k;
 	void *perf;
 	struct rec_pd pd;
-	struct ember_record *r;
+	struct rec_events *r;
+	struct ember_record_stats stats;
 	char no_kallsyms[300];
+	const char *no_kallsyms_why; /* NULL: kallsyms names kernel frames */
 	uint64_t last_time;
 	/* per attribute: -1 not decided, 0 filtered, 1 counted */
 	signed char *want;
@@ -164,10 +165,11 @@ static size_t replay_code(void *ctx, int pid, uint64_t addr, void *buf,
 		if (!*st) {
 			struct rec_perfmap_owner o = {p->pid, geteuid(), 1, 0,
 						      0};
+			const char *dir = NULL; /* /tmp, as perf reads them */
 			struct ember_buf why = EMBER_BUF_INIT;
 			*st = ember_xcalloc(1, sizeof(**st));
 			rec_symtab_init(*st, REC_SYMTAB_PERFMAP);
-			rec_perfmap_load(*st, c->r->o.perfmap_dir, &o, &why);
+			rec_perfmap_load(*st, dir, &o, &why);
 			rec_symtab_finish(*st);
 			ember_buf_release(&why);
 		}
@@ -194,7 +196,7 @@ static size_t replay_code(void *ctx, int pid, uint64_t addr, void *buf,
 static void on_record(void *ctx, const void *rec, size_t size, uint32_t attr)
 {
 	struct pdc *c = ctx;
-	struct ember_record *r = c->r;
+	struct rec_events *r = c->r;
 	const struct perf_event_header *h = rec;
 	const struct perf_event_attr *a = &c->pd.attrs[attr].attr;
 
@@ -221,10 +223,10 @@ static void on_record(void *ctx, const void *rec, size_t size, uint32_t attr)
 			ember_unwinder_set_reader(r->unwinder, replay_code, c);
 		}
 	}
-	uint64_t t = rec_time(r, rec, size);
+	uint64_t t = rec_events_time(r, rec, size);
 	if (t > c->last_time)
 		c->last_time = t;
-	rec_handle(r, rec, size);
+	rec_events_handle(r, rec, size);
 }
 
 /* ---- after reading ---------------------------------------------------- */
@@ -247,7 +249,7 @@ static const char *osrelease_mismatch(struct pdc *c)
  * build-ids, the clock, the kernel. */
 static void prepare(struct pdc *c, double file_time)
 {
-	struct ember_record *r = c->r;
+	struct rec_events *r = c->r;
 	struct rec_world *w = &r->world;
 
 	for (size_t i = 0; i < c->pd.nbids; i++) {
@@ -282,7 +284,7 @@ static void prepare(struct pdc *c, double file_time)
 				  "cannot read the jitdump of process %d",
 				  p->pid);
 	}
-	r->no_kallsyms = osrelease_mismatch(c);
+	c->no_kallsyms_why = osrelease_mismatch(c);
 }
 
 /* The names of frame i (java: for a java process), from the cache. */
@@ -322,7 +324,7 @@ static const uint32_t *frame_names(struct pdc *c, struct rec_symctx *sc,
 /* Every unique stack of the session as a folded stack of the sink. */
 static void fold(struct pdc *c)
 {
-	struct ember_record *r = c->r;
+	struct rec_events *r = c->r;
 	struct collapse_sink *k = c->k;
 	struct rec_symctx sc;
 	uint32_t *out = NULL;
@@ -334,7 +336,8 @@ static void fold(struct pdc *c)
 	struct ember_buf rootbuf = EMBER_BUF_INIT;
 
 	c->fc = ember_xcalloc(2 * r->frames.n + 2, sizeof(*c->fc));
-	rec_symctx_init(&sc, r);
+	rec_symctx_init(&sc, r, 0, NULL);
+	sc.no_kallsyms = c->no_kallsyms_why;
 	if (c->kallsyms) {
 		sc.pre = c->kallsyms;
 		sc.pre_err = c->kallsyms_err;
@@ -403,40 +406,44 @@ static void fold(struct pdc *c)
 	free(out);
 }
 
+int cl_perfdata_detect(const char *p, size_t len)
+{
+	return rec_pd_is_perfdata(p, len);
+}
+
+static int next_piece(void *ctx, const char **p, size_t *n)
+{
+	return cl_input_next(ctx, p, n);
+}
+
 int cl_perfdata_read(const struct ember_collapse_options *o,
-		     struct collapse_sink *k, void *perf_state, int fd,
-		     const char *first, size_t nfirst, cl_next_fn next,
-		     void *ctx, char *err, size_t errlen)
+		     struct collapse_sink *k, void *perf_state,
+		     struct collapse_input *in)
 {
 	struct pdc c;
-	struct ember_record *r = ember_xcalloc(1, sizeof(*r));
+	struct rec_events *r;
 	struct stat st;
-	int rc;
+	int rc, fd = cl_input_fd(in);
 
 	memset(&c, 0, sizeof(c));
 	c.o = o;
 	c.k = k;
 	c.perf = perf_state;
-	c.r = r;
+	r = c.r = ember_xcalloc(1, sizeof(*r));
+	rec_events_init(r, &c.stats);
 	r->replay = 1;
-	r->o.idle = 1;
-	r->o.system_wide = 1;
-	r->stats.exit_status = -1;
-	rec_world_init(&r->world);
-	rec_frames_init(&r->frames);
-	ember_intern_init(&r->roots);
-	ember_stacks_init(&r->stacks);
-	r->ubuf = ember_xcalloc(MAX_FRAMES, sizeof(*r->ubuf));
-	r->ibuf = ember_xcalloc(2 * MAX_FRAMES + 2, sizeof(*r->ibuf));
+	r->idle = 1;
+	r->system_wide = 1;
+	c.stats.exit_status = -1;
 	struct kpre *kp = &c.kp;
 	rec_symtab_init(&kp->st, REC_SYMTAB_KALLSYMS);
 	c.cpus = o->threads == 1 ? 1 : (int)sysconf(_SC_NPROCESSORS_ONLN);
 	rec_pd_init(&c.pd, on_record, &c);
 	c.pd.progress = o->progress;
 	c.pd.progress_ctx = o->progress_ctx;
-	rc = rec_pd_read(&c.pd, fd, first, nfirst, next, ctx);
+	rc = rec_pd_read(&c.pd, fd, NULL, 0, next_piece, in);
 	if (rc) {
-		snprintf(err, errlen, "%s",
+		snprintf(k->n.error, sizeof(k->n.error), "%s",
 			 c.pd.err[0] ? c.pd.err : ember_strerror(rc));
 		goto out;
 	}
@@ -448,17 +455,17 @@ int cl_perfdata_read(const struct ember_collapse_options *o,
 	if (kp->started) {
 		pthread_join(kp->thread, NULL);
 		kp->started = 0;
-		if (!r->no_kallsyms) {
+		if (!c.no_kallsyms_why) {
 			c.kallsyms = &kp->st;
 			c.kallsyms_err = kp->err;
 		}
 	}
 	fold(&c);
-	k->n.records += r->stats.samples;
-	k->n.pd_samples += r->stats.samples;
-	k->n.pd_lost += r->stats.lost;
-	k->n.pd_user_stacks += r->stats.user_stacks;
-	k->n.pd_truncated += r->stats.truncated;
+	k->n.records += c.stats.samples;
+	k->n.pd_samples += c.stats.samples;
+	k->n.pd_lost += c.stats.lost;
+	k->n.pd_user_stacks += c.stats.user_stacks;
+	k->n.pd_truncated += c.stats.truncated;
 	k->n.pd_unknown += c.pd.unknown;
 	k->n.pd_corrupt += (uint64_t)r->corrupt;
 	k->n.perfdata = 1;
@@ -468,14 +475,7 @@ out:
 	if (!c.kallsyms) /* else the symbolizer had it */
 		rec_symtab_release(&kp->st);
 	rec_pd_release(&c.pd);
-	rec_world_release(&r->world);
-	rec_frames_release(&r->frames);
-	ember_intern_release(&r->roots);
-	ember_stacks_release(&r->stacks);
-	ember_unwinder_free(r->unwinder);
-	free(r->ubuf);
-	free(r->ibuf);
-	free(r->fcache);
+	rec_events_release(r);
 	free(r);
 	free(c.want);
 	free(c.cache);

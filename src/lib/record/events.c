@@ -17,76 +17,38 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "record/events.h"
+#include "record/target.h"
 #include "record/jitdump.h"
-#include "record/record.h"
+#include "record/offcpu.h"
 
 #define MAX_FRAMES 1024
 
-/* ---- unique frames ---------------------------------------------------- */
-
-void rec_frames_init(struct rec_frames *f)
+void rec_events_init(struct rec_events *r, struct ember_record_stats *stats)
 {
-	memset(f, 0, sizeof(*f));
-	f->mask = 1023;
-	f->slots = ember_xcalloc(f->mask + 1, sizeof(*f->slots));
+	memset(r, 0, sizeof(*r));
+	r->stats = stats;
+	rec_world_init(&r->world);
+	rec_frames_init(&r->frames);
+	ember_intern_init(&r->roots);
+	ember_stacks_init(&r->stacks);
+	r->ubuf = ember_xcalloc(MAX_FRAMES, sizeof(*r->ubuf));
+	/* root, [truncated], user and kernel frames, an off-CPU state */
+	r->ibuf = ember_xcalloc(2 * MAX_FRAMES + 3, sizeof(*r->ibuf));
 }
 
-void rec_frames_release(struct rec_frames *f)
+void rec_events_release(struct rec_events *r)
 {
-	free(f->v);
-	free(f->slots);
-	memset(f, 0, sizeof(*f));
-}
-
-static size_t frame_hash(uint32_t kind, uint32_t obj, uint64_t addr,
-			 uint64_t stamp)
-{
-	uint64_t h = (addr ^ ((uint64_t)obj << 32 | kind) ^
-		      (stamp * 0xff51afd7ed558ccdull)) *
-		     0x9e3779b97f4a7c15ull;
-
-	return (size_t)(h ^ (h >> 29));
-}
-
-uint32_t rec_frames_id_at(struct rec_frames *f, uint32_t kind, uint32_t obj,
-			  uint64_t addr, uint64_t stamp, uint64_t seen)
-{
-	size_t i = frame_hash(kind, obj, addr, stamp) & f->mask;
-
-	for (; f->slots[i]; i = (i + 1) & f->mask) {
-		const struct rec_frame *e = &f->v[f->slots[i] - 1];
-		if (e->addr == addr && e->obj == obj && e->kind == kind &&
-		    e->stamp == stamp)
-			return f->slots[i] - 1;
-	}
-	EMBER_GROW(f->v, f->n + 1, f->alloc);
-	f->v[f->n].addr = addr;
-	f->v[f->n].stamp = stamp;
-	f->v[f->n].seen = seen;
-	f->v[f->n].obj = obj;
-	f->v[f->n].kind = kind;
-	f->slots[i] = (uint32_t)++f->n;
-	if (f->n * 2 > f->mask) {
-		free(f->slots);
-		f->mask = f->mask * 2 + 1;
-		f->slots = ember_xcalloc(f->mask + 1, sizeof(*f->slots));
-		for (size_t k = 0; k < f->n; k++) {
-			const struct rec_frame *e = &f->v[k];
-			size_t j =
-			    frame_hash(e->kind, e->obj, e->addr, e->stamp) &
-			    f->mask;
-			while (f->slots[j])
-				j = (j + 1) & f->mask;
-			f->slots[j] = (uint32_t)k + 1;
-		}
-	}
-	return (uint32_t)f->n - 1;
-}
-
-uint32_t rec_frames_id(struct rec_frames *f, uint32_t kind, uint32_t obj,
-		       uint64_t addr)
-{
-	return rec_frames_id_at(f, kind, obj, addr, 0, 0);
+	rec_world_release(&r->world);
+	rec_frames_release(&r->frames);
+	ember_intern_release(&r->roots);
+	ember_stacks_release(&r->stacks);
+	free(r->ubuf);
+	free(r->ibuf);
+	free(r->fcache);
+	ember_unwinder_free(r->unwinder);
+	rec_offcpu_free(r->off);
+	memset(r, 0, sizeof(*r));
 }
 
 /* ---- decoding --------------------------------------------------------- */
@@ -96,6 +58,8 @@ struct rec_sample {
 	uint32_t pid, tid, cpu;
 	uint64_t nr;
 	const uint64_t *ips;
+	const void *raw; /* tracepoint data (RAW) */
+	uint32_t raw_size;
 	/* REGS_USER and STACK_USER, for a DWARF unwinder */
 	uint64_t abi;
 	const uint64_t *regs;
@@ -135,7 +99,7 @@ static const void *take(struct cursor *c, uint64_t n)
 	return p;
 }
 
-static int parse_sample(const struct ember_record *r, const void *rec,
+static int parse_sample(const struct rec_events *r, const void *rec,
 			size_t size, struct rec_sample *s)
 {
 	uint64_t t = r->sample_type;
@@ -193,7 +157,8 @@ static int parse_sample(const struct ember_record *r, const void *rec,
 		const void *p = take(&c, 4);
 		if (p)
 			memcpy(&n, p, 4);
-		take(&c, n);
+		s->raw = take(&c, n);
+		s->raw_size = s->raw ? n : 0;
 	}
 	if (t & PERF_SAMPLE_BRANCH_STACK) {
 		uint64_t bnr = take64(&c);
@@ -223,6 +188,33 @@ static int parse_sample(const struct ember_record *r, const void *rec,
 	return c.bad ? -1 : 0;
 }
 
+void *rec_events_copy(const struct rec_events *r, const void *rec, size_t size)
+{
+	const struct perf_event_header *h = rec;
+	struct rec_sample s;
+	char *out;
+
+	/* the kernel reserves the whole stack copy in every sample; only
+	 * dyn_size bytes of it hold the stack, often a small part */
+	if (h->type != PERF_RECORD_SAMPLE || parse_sample(r, rec, size, &s) ||
+	    !s.stack ||
+	    (const char *)s.stack + s.stack_size + 8 !=
+		(const char *)rec + size) {
+		out = ember_xmalloc(size);
+		memcpy(out, rec, size);
+		return out;
+	}
+	uint64_t keep = (s.dyn_size + 7) & ~(uint64_t)7;
+	size_t head = (size_t)((const char *)s.stack - (const char *)rec);
+	size_t n = head + (size_t)keep + 8;
+	out = ember_xmalloc(n);
+	memcpy(out, rec, head + (size_t)keep);
+	memcpy(out + head - 8, &keep, 8);
+	memcpy(out + head + keep, &s.dyn_size, 8);
+	((struct perf_event_header *)out)->size = (uint16_t)n;
+	return out;
+}
+
 /* Bytes of the sample_id trailer that follow its time field. */
 static size_t trailer_after_time(uint64_t t)
 {
@@ -239,7 +231,8 @@ static size_t trailer_after_time(uint64_t t)
 	return n;
 }
 
-uint64_t rec_time(const struct ember_record *r, const void *rec, size_t size)
+uint64_t rec_events_time(const struct rec_events *r, const void *rec,
+			 size_t size)
 {
 	const struct perf_event_header *h = rec;
 	uint64_t t = r->sample_type, v = 0;
@@ -267,9 +260,22 @@ uint64_t rec_time(const struct ember_record *r, const void *rec, size_t size)
 	return v;
 }
 
+/* The thread id of a side-band record's sample_id (0 when it has none). */
+static int rec_tid(const struct rec_events *r, const void *rec, size_t size)
+{
+	uint64_t t = r->sample_type;
+	size_t back = trailer_after_time(t) + 8 * !!(t & PERF_SAMPLE_TIME) + 8;
+	uint32_t v[2];
+
+	if (!(t & PERF_SAMPLE_TID) || size < 8 + back)
+		return 0;
+	memcpy(v, (const char *)rec + size - back, 8);
+	return (int)v[1];
+}
+
 /* ---- processes -------------------------------------------------------- */
 
-static double realtime_of(const struct ember_record *r, uint64_t ns)
+static double realtime_of(const struct rec_events *r, uint64_t ns)
 {
 	return (double)ns / 1e9 + r->world.clock_offset;
 }
@@ -321,7 +327,7 @@ struct ember_jitdump *rec_proc_jitdump(const struct rec_proc *p)
 /* Opens the jitdump p mapped at [start, end): through /proc (the very
  * file mapped, in the process's mount namespace) while it runs, else by
  * its name if it is the process owner's file. */
-static void open_jitdump(struct ember_record *r, struct rec_proc *p,
+static void open_jitdump(struct rec_events *r, struct rec_proc *p,
 			 const char *path, uint64_t start, uint64_t end)
 {
 	char alt[4200];
@@ -353,13 +359,13 @@ static void open_jitdump(struct ember_record *r, struct rec_proc *p,
 	}
 found:
 	p->jd = jd;
-	r->stats.jitdumps++;
+	r->stats->jitdumps++;
 	if (r->unwinder)
 		ember_unwinder_set_jitdump(r->unwinder, p->pid, jd);
 }
 
 /* The jitdumps among the mappings of a process found running. */
-static void find_jitdumps(struct ember_record *r, struct rec_proc *p)
+static void find_jitdumps(struct rec_events *r, struct rec_proc *p)
 {
 	for (size_t i = 0; i < p->nmaps && !p->jd; i++) {
 		const struct rec_map *m = &p->maps[i];
@@ -369,7 +375,7 @@ static void find_jitdumps(struct ember_record *r, struct rec_proc *p)
 	}
 }
 
-void rec_synthesize_pid(struct ember_record *r, int pid)
+void rec_events_synthesize_pid(struct rec_events *r, int pid)
 {
 	struct rec_world *w = &r->world;
 	struct rec_proc *p = rec_world_find_proc(w, pid);
@@ -389,7 +395,7 @@ void rec_synthesize_pid(struct ember_record *r, int pid)
 	free(tids);
 }
 
-static void on_comm(struct ember_record *r, const struct perf_event_header *h,
+static void on_comm(struct rec_events *r, const struct perf_event_header *h,
 		    const char *body, size_t n, uint64_t time)
 {
 	struct rec_world *w = &r->world;
@@ -399,7 +405,7 @@ static void on_comm(struct ember_record *r, const struct perf_event_header *h,
 		return;
 	memcpy(&pid, body, 4);
 	memcpy(&tid, body + 4, 4);
-	if ((int)pid <= 0 && !r->o.system_wide)
+	if ((int)pid <= 0 && !r->system_wide)
 		return;
 	if (h->misc & PERF_RECORD_MISC_COMM_EXEC) {
 		/* a new image: new mappings, perf map and identity */
@@ -425,7 +431,7 @@ static void on_comm(struct ember_record *r, const struct perf_event_header *h,
 	rec_world_set_comm(w, t, body + 8, n - 8);
 }
 
-static void on_fork(struct ember_record *r, const char *body, size_t n,
+static void on_fork(struct rec_events *r, const char *body, size_t n,
 		    uint64_t time)
 {
 	struct rec_world *w = &r->world;
@@ -456,7 +462,7 @@ static void on_fork(struct ember_record *r, const char *body, size_t n,
 		t->proc->comm = t->comm;
 }
 
-static void on_exit_rec(struct ember_record *r, const char *body, size_t n,
+static void on_exit_rec(struct rec_events *r, const char *body, size_t n,
 			uint64_t time)
 {
 	uint32_t v[4];
@@ -475,7 +481,7 @@ static void on_exit_rec(struct ember_record *r, const char *body, size_t n,
 	}
 }
 
-static void on_mmap(struct ember_record *r, const struct perf_event_header *h,
+static void on_mmap(struct rec_events *r, const struct perf_event_header *h,
 		    const char *body, size_t n)
 {
 	uint32_t pid, maj = 0, min = 0, prot = PROT_EXEC;
@@ -532,7 +538,7 @@ static void on_mmap(struct ember_record *r, const struct perf_event_header *h,
  * order); its caller frames are keyed at out[i] - 1, the call (unwind.h).
  * *truncated is set when the walk stopped short of the stack's root.
  */
-static size_t user_frames(struct ember_record *r, struct rec_proc *p,
+static size_t user_frames(struct rec_events *r, struct rec_proc *p,
 			  const struct rec_sample *s, uint64_t *out, size_t max,
 			  int *truncated)
 {
@@ -545,8 +551,8 @@ static size_t user_frames(struct ember_record *r, struct rec_proc *p,
 			/* a 32-bit program: its ip, no unwinding */
 			out[0] = s->ip;
 			*truncated = 1;
-			r->stats.user_stacks++;
-			r->stats.truncated++;
+			r->stats->user_stacks++;
+			r->stats->truncated++;
 			return max ? 1 : 0;
 		}
 		if (s->abi != PERF_SAMPLE_REGS_ABI_64 || !s->regs)
@@ -566,11 +572,11 @@ static size_t user_frames(struct ember_record *r, struct rec_proc *p,
 				 (size_t)s->dyn_size, rec_proc_unwind_find, p,
 				 out, max, truncated);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
-		r->stats.unwind_seconds +=
+		r->stats->unwind_seconds +=
 		    (double)(t1.tv_sec - t0.tv_sec) +
 		    (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-		r->stats.user_stacks++;
-		r->stats.truncated += *truncated != 0;
+		r->stats->user_stacks++;
+		r->stats->truncated += *truncated != 0;
 		for (size_t i = 1; i < n; i++)
 			out[i]--;
 		return n;
@@ -607,7 +613,7 @@ static size_t kernel_frames(const struct rec_sample *s, uint64_t *out,
 
 /* A recording read back: the root is "comm\0pid\0tid", named later
  * as the reader's options say. */
-static uint32_t replay_root(struct ember_record *r, struct rec_thread *t)
+static uint32_t replay_root(struct rec_events *r, struct rec_thread *t)
 {
 	char small[128];
 	size_t len = 0;
@@ -630,7 +636,7 @@ static uint32_t replay_root(struct ember_record *r, struct rec_thread *t)
 	return rec_frames_id(&r->frames, REC_FRAME_ROOT, id, 0);
 }
 
-static uint32_t root_frame(struct ember_record *r, struct rec_thread *t)
+static uint32_t root_frame(struct rec_events *r, struct rec_thread *t)
 {
 	char small[128];
 
@@ -656,10 +662,10 @@ static uint32_t root_frame(struct ember_record *r, struct rec_thread *t)
 				small[i] = ':';
 	}
 	size_t l = strlen(small);
-	if (r->o.root_tid)
+	if (r->root_tid)
 		snprintf(small + l, sizeof(small) - l, "-%d/%d", t->proc->pid,
 			 t->tid);
-	else if (r->o.root_pid)
+	else if (r->root_pid)
 		snprintf(small + l, sizeof(small) - l, "-%d", t->proc->pid);
 	uint32_t id = ember_intern(&r->roots, small, strlen(small));
 	return rec_frames_id(&r->frames, REC_FRAME_ROOT, id, 0);
@@ -699,7 +705,7 @@ struct rec_fcache {
 	uint32_t proc, gen, id;
 };
 
-static struct rec_fcache *fcache_slot(struct ember_record *r, uint32_t proc,
+static struct rec_fcache *fcache_slot(struct rec_events *r, uint32_t proc,
 				      uint64_t addr)
 {
 	if (!r->fcache)
@@ -708,7 +714,7 @@ static struct rec_fcache *fcache_slot(struct ember_record *r, uint32_t proc,
 	return &r->fcache[h >> 52];
 }
 
-static uint32_t user_frame_slow(struct ember_record *r, struct rec_proc *p,
+static uint32_t user_frame_slow(struct rec_events *r, struct rec_proc *p,
 				uint64_t addr, uint64_t t, int *cacheable)
 {
 	const struct rec_map *m = rec_proc_find_map(p, addr);
@@ -742,7 +748,7 @@ static int valid_callchain(const struct rec_sample *s)
 	return 1;
 }
 
-static uint32_t user_frame(struct ember_record *r, struct rec_proc *p,
+static uint32_t user_frame(struct rec_events *r, struct rec_proc *p,
 			   uint64_t addr, uint64_t t)
 {
 	struct rec_fcache *e = fcache_slot(r, p->id, addr);
@@ -760,7 +766,7 @@ static uint32_t user_frame(struct ember_record *r, struct rec_proc *p,
 	return id;
 }
 
-static uint32_t kernel_frame(struct ember_record *r, uint64_t addr)
+static uint32_t kernel_frame(struct rec_events *r, uint64_t addr)
 {
 	struct rec_fcache *e = fcache_slot(r, UINT32_MAX, addr);
 
@@ -774,7 +780,7 @@ static uint32_t kernel_frame(struct ember_record *r, uint64_t addr)
 	return e->id;
 }
 
-static void on_sample(struct ember_record *r, const void *rec, size_t size)
+static void on_sample(struct rec_events *r, const void *rec, size_t size)
 {
 	struct rec_sample s;
 
@@ -795,11 +801,11 @@ static void on_sample(struct ember_record *r, const void *rec, size_t size)
 		s.nr = 2;
 	}
 	if (r->replay && !valid_callchain(&s)) {
-		r->stats.bad_callchains++;
+		r->stats->bad_callchains++;
 		s.nr = 0; /* as perf: a corrupt callchain is dropped whole */
 	}
-	if (s.pid == 0 && s.tid == 0 && !r->o.idle) {
-		r->stats.idle++;
+	if (s.pid == 0 && s.tid == 0 && !r->idle) {
+		r->stats->idle++;
 		return;
 	}
 	struct rec_thread *t =
@@ -819,17 +825,22 @@ static void on_sample(struct ember_record *r, const void *rec, size_t size)
 	size_t nk = kernel_frames(&s, ub, MAX_FRAMES);
 	for (size_t i = nk; i-- > 0;)
 		ids[n++] = kernel_frame(r, ub[i]);
+	if (rec_offcpu_is_switch(r->off, s.raw, s.raw_size)) {
+		rec_offcpu_out(r, (int)s.tid, s.time, s.raw, s.raw_size, ids,
+			       n);
+		return;
+	}
 	ember_stacks_add(&r->stacks, ids, n, (double)s.period, 0);
-	r->stats.samples++;
-	r->stats.weight += (double)s.period;
+	r->stats->samples++;
+	r->stats->weight += (double)s.period;
 }
 
-void rec_handle(struct ember_record *r, const void *rec, size_t size)
+void rec_events_handle(struct rec_events *r, const void *rec, size_t size)
 {
 	const struct perf_event_header *h = rec;
 	const char *body = (const char *)rec + sizeof(*h);
 	size_t n = size - sizeof(*h);
-	uint64_t time = rec_time(r, rec, size);
+	uint64_t time = rec_events_time(r, rec, size);
 	uint64_t v;
 
 	/* side-band bodies end with the sample_id trailer */
@@ -860,17 +871,28 @@ void rec_handle(struct ember_record *r, const void *rec, size_t size)
 	case PERF_RECORD_LOST:
 		if (n >= 16) {
 			memcpy(&v, body + 8, 8);
-			r->stats.lost += v;
+			r->stats->lost += v;
 		}
+		if (r->off)
+			rec_offcpu_lost(r);
 		break;
 	case PERF_RECORD_LOST_SAMPLES:
 		if (n >= 8) {
 			memcpy(&v, body, 8);
-			r->stats.lost += v;
+			r->stats->lost += v;
 		}
+		if (r->off)
+			rec_offcpu_lost(r);
+		break;
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		/* in a CPU-wide record, the sample_id is the incoming task's
+		 * on a switch-in */
+		if (r->off && !(h->misc & PERF_RECORD_MISC_SWITCH_OUT))
+			rec_offcpu_in(r, rec_tid(r, rec, size), time);
 		break;
 	case PERF_RECORD_THROTTLE:
-		r->stats.throttled++;
+		r->stats->throttled++;
 		break;
 	default:
 		break;

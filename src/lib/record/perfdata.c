@@ -22,7 +22,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
-#include "record/record.h"
+#include "record/perfdata.h"
 
 #define PD_MAGIC       0x32454c4946524550ull /* "PERFILE2" */
 #define PD_MAGIC_SWAP  0x50455246494c4532ull
