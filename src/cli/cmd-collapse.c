@@ -47,7 +47,8 @@ static void help(FILE *f, const char *prog, const char *format)
 	if (perf)
 		fprintf(
 		    f,
-		    "perf (perf script output):\n"
+		    "perf (perf script output, or perf.data itself: file or "
+		    "pipe mode):\n"
 		    "  --pid                root frame comm-PID (perf script "
 		    "-F+pid)\n"
 		    "  --tid                root frame comm-PID/TID\n"
@@ -89,12 +90,15 @@ static void help(FILE *f, const char *prog, const char *format)
 	    perf || dtrace ? "\n" : "");
 	if (!format) {
 		fprintf(f,
+			"  %s perf.data | ember flamegraph > out.svg\n"
+			"  perf record -g -o - -- ./prog | %s perf - > "
+			"out.folded\n"
 			"  perf script | %s perf > out.folded\n"
 			"  %s perf --all --tid perf.txt.gz -o out.folded\n"
 			"  %s out.stacks | ember flamegraph > out.svg      # "
 			"format guessed\n"
 			"  %s dtrace out.dtrace > out.folded\n",
-			prog, prog, prog, prog);
+			prog, prog, prog, prog, prog, prog);
 	} else {
 		fprintf(f,
 			"  %s out.txt > out.folded\n"

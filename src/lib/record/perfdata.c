@@ -99,6 +99,15 @@ static uint64_t get64(const uint8_t *p)
 	return v;
 }
 
+/* A record's header, wherever the record lies (aligned or not). */
+static struct perf_event_header header(const uint8_t *p)
+{
+	struct perf_event_header h;
+
+	memcpy(&h, p, sizeof(h));
+	return h;
+}
+
 static uint32_t get32(const uint8_t *p)
 {
 	uint32_t v;
@@ -169,8 +178,7 @@ static uint32_t record_attr(struct rec_pd *pd, const uint8_t *rec, size_t size)
 	if (pd->nattrs <= 1)
 		return 0;
 	t = pd->attrs[0].attr.sample_type;
-	if (((const struct perf_event_header *)(const void *)rec)->type ==
-	    PERF_RECORD_SAMPLE) {
+	if (header(rec).type == PERF_RECORD_SAMPLE) {
 		if (t & PERF_SAMPLE_IDENTIFIER)
 			pos = 8;
 		else if (t & PERF_SAMPLE_ID)
@@ -225,8 +233,7 @@ static uint64_t record_time(const struct rec_pd *pd, uint32_t attr,
 
 	if (!(t & PERF_SAMPLE_TIME))
 		return UINT64_MAX;
-	if (((const struct perf_event_header *)(const void *)rec)->type ==
-	    PERF_RECORD_SAMPLE) {
+	if (header(rec).type == PERF_RECORD_SAMPLE) {
 		off =
 		    8 + 8 * (!!(t & PERF_SAMPLE_IDENTIFIER) +
 			     !!(t & PERF_SAMPLE_IP) + !!(t & PERF_SAMPLE_TID));
@@ -253,7 +260,7 @@ static void add_build_id(struct rec_pd *pd, const uint8_t *p, size_t n)
 	/* struct build_id_event: header, pid, build_id[24], filename */
 	if (n < 8 + 4 + 24 + 1)
 		return;
-	const struct perf_event_header *h = (const void *)p;
+	struct perf_event_header hdr = header(p), *h = &hdr;
 	struct rec_pd_buildid *b;
 
 	EMBER_GROW(pd->bids, pd->nbids + 1, pd->abids);
@@ -465,12 +472,17 @@ static void count(struct rec_pd *pd, uint32_t type)
 static int on_record(struct rec_pd *pd, const uint8_t *rec, size_t size,
 		     uint64_t off, int stable)
 {
-	const struct perf_event_header *h = (const void *)rec;
+	struct perf_event_header hdr, *h = &hdr;
 	const uint8_t *body = rec + 8;
 	size_t n = size - 8;
 
+	memcpy(&hdr, rec, sizeof(hdr));
 	count(pd, h->type);
 	pd->records++;
+	/* after a compressed record of odd size, records of a file are
+	 * misaligned: those are copied */
+	if ((uintptr_t)rec & 7)
+		stable = 0;
 	if (h->type < PD_HEADER_ATTR) {
 		if (!pd->nattrs)
 			return fail(pd,
@@ -553,7 +565,7 @@ static int on_record(struct rec_pd *pd, const uint8_t *rec, size_t size,
  * tracing data and aux data perf writes after those records. */
 static uint64_t trailing_bytes(const uint8_t *rec, size_t size)
 {
-	const struct perf_event_header *h = (const void *)rec;
+	struct perf_event_header hdr = header(rec), *h = &hdr;
 
 	if (h->type == PD_HEADER_TRACING_DATA && size >= 12)
 		return (get32(rec + 8) + 7ull) & ~7ull;
@@ -596,8 +608,8 @@ static int inflate(struct rec_pd *pd, const uint8_t *p, size_t n, uint64_t off)
 		/* the whole records so far */
 		size_t k = 0;
 		while (pd->zlen - k >= 8) {
-			const struct perf_event_header *h =
-			    (const void *)(pd->zbuf + k);
+			struct perf_event_header hdr = header(pd->zbuf + k),
+						 *h = &hdr;
 			if (h->size < 8)
 				return fail(pd,
 					    "corrupt record size %u inside the "
@@ -738,7 +750,7 @@ static int read_file(struct rec_pd *pd, const uint8_t *m, size_t len)
 			pd->truncated = 1;
 			break;
 		}
-		const struct perf_event_header *h = (const void *)(m + o);
+		struct perf_event_header hdr = header(m + o), *h = &hdr;
 		if (h->size < 8)
 			return fail(pd, "corrupt record size %u at offset %llu",
 				    h->size, (unsigned long long)o);
