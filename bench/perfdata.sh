@@ -42,7 +42,7 @@ bytes=$(stat -c %s "$dw")
 printf '  DWARF: %s MB perf.data of cc1\n' "$(echo "$bytes / 1000000" | bc)"
 measure "ember collapse perf perf.data" "$bytes" "$EMBER" collapse perf -q "$dw" || exit 1
 ours=$LAST_SECONDS
-RUNS=1 measure "perf script | ember collapse perf (once)" "$bytes" \
+MEASURE_RUNS=1 measure "perf script | ember collapse perf (once)" "$bytes" \
 	sh -c "perf script -i '$dw' 2> /dev/null | '$EMBER' collapse perf" || exit 1
 printf '  ember collapse perf.data is %.0fx faster\n' "$(echo "$LAST_SECONDS / $ours" | bc -l)"
 exit 0

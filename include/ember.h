@@ -305,7 +305,10 @@ struct ember_fg_options {
 	const char *encoding; /* NULL: none */
 	const char *nameattr_file;
 	/* ember's own */
-	int perl_compat; /* the error SVG names flamegraph.pl */
+	int perl_compat;	/* the error SVG names flamegraph.pl */
+	const char *empty_text; /* the SVG's message when there is nothing
+				 * to draw (NULL: "ERROR: No valid input
+				 * provided to ...") */
 };
 void ember_fg_options_init(struct ember_fg_options *o);
 
@@ -360,6 +363,19 @@ struct ember_collapse_options {
 	size_t nskip_after;
 	/* dtrace */
 	int includeoffset; /* keep +0x offsets (but the leaf's) */
+	/* elfutils */
+	int elfutils_pid, elfutils_tid; /* PID=N, TID=N root frames */
+	/* jstack, ibmjava, java-exceptions */
+	int java_no_tname;     /* --no-include-tname */
+	int java_tid;	       /* --include-tid: keep the -N of names */
+	int java_shorten_pkgs; /* --shorten-pkgs: c.e.Class.method */
+	int java_no_pkgs;      /* --no-pkgs (java-exceptions): Class.method */
+	/* perf-sched: the awk script's variables (-v NAME=1) */
+	int sched_record_tid;	     /* comm-PID of sleeper and waker */
+	int sched_record_wake_stack; /* the waker's stack and name */
+	int sched_recurse;	     /* wakeup chains */
+	/* sample: the awk operand MODULES=0 */
+	int sample_no_modules; /* no "module`" before names */
 	/* Called from the calling thread now and then while an input is
 	 * read: bytes consumed so far and the input's size (0: unknown). */
 	void (*progress)(void *ctx, uint64_t done, uint64_t size);
@@ -503,7 +519,12 @@ struct ember_record_options {
 	uint64_t period;   /* or one sample every period events (0: freq) */
 	double duration;   /* seconds; 0: until the target ends or a stop */
 	int no_kernel;	   /* user stacks only */
-	int jit_env;	   /* argv gets PYTHONPERFSUPPORT=1, Node's flags */
+	int jit_env;	   /* argv gets PYTHON_PERF_JIT_SUPPORT=1 (Python
+			    * 3.13+), Node's flags */
+	int keep_jit_maps; /* keep the perf maps and jitdumps that exist
+			    * only because of jit_env */
+	int child_stdout;  /* the command's standard output: this fd
+			    * (-1: ours) */
 	int idle;	   /* system-wide: keep the idle task's samples */
 	size_t mmap_pages; /* ring buffer pages per CPU (power of 2), 0:
 			    * 8 MiB with DWARF, 512 KiB with FP */
@@ -527,6 +548,9 @@ enum {
 void ember_record_options_init(struct ember_record_options *o);
 /* The event names -e takes. */
 const char *ember_record_events(void);
+/* The highest -F the kernel allows (kernel.perf_event_max_sample_rate),
+ * or -1 when unknown. */
+long ember_record_max_freq(void);
 
 struct ember_record_stats {
 	uint64_t samples;      /* samples kept */
@@ -550,6 +574,7 @@ struct ember_record_stats {
 	uint64_t bad_callchains;   /* perf.data: corrupt callchains dropped */
 	double unwind_seconds;	   /* time spent unwinding them */
 	uint64_t jitdumps;	   /* jitdump files read */
+	size_t jit_maps_removed;   /* perf maps and jitdumps ember removed */
 	uint64_t unwind_by_src[4]; /* frames stepped by file CFI, jitdump
 				    * CFI, JIT trampolines, frame pointers */
 	uint64_t unwind_cache_hits, unwind_cache_misses; /* rule cache */
