@@ -617,10 +617,11 @@ static uint32_t replay_root(struct rec_events *r, struct rec_thread *t)
 {
 	char small[128];
 	size_t len = 0;
+	/* tid -1 (a task being reaped): perf names it after its process */
+	uint32_t comm = t->tid == -1 ? t->proc->comm : t->comm;
 
-	if (t->comm != UINT32_MAX) {
-		const char *c =
-		    ember_intern_str(&r->world.comms, t->comm, &len);
+	if (comm != UINT32_MAX) {
+		const char *c = ember_intern_str(&r->world.comms, comm, &len);
 		if (len > 64)
 			len = 64;
 		memcpy(small, c, len);
