@@ -141,4 +141,34 @@ awk 'BEGIN { srand(4) } { print rand() "\t" $0 }' "$T/tricky" | sort -k1,1 | cut
 check "unsorted input sorted as sort(1) in the C locale" cmp -s "$T/t1.svg" "$T/t2.svg"
 check "sort test is not vacuous" test "$(grep -c '<title>' "$T/t1.svg")" -gt 1000
 
+# wall-clock folded stacks (ember record --wall): frames with only off-CPU
+# time below them ("[off-cpu: S]" last) in the io palette, others not;
+# the same stacks without CPU time keep the palette asked for
+printf '%s\n' 'app;main;work;compute 300' \
+	'app;main;work;read;ksys_read;schedule;[off-cpu: S] 500' \
+	'app;main;nap;clock_nanosleep;[off-cpu: S] 200' > "$T/wall.folded"
+"$EMBER" flamegraph "$T/wall.folded" > "$T/wall.svg"
+"$SVGFRAMES" "$T/wall.svg" > "$T/wall.frames"
+fill() { awk -F '\t' -v n="$1" '{ t = $1; sub(/ \([^(]*$/, "", t) } t == n { print $6; exit }' "$2"; }
+isblue() { echo "$1" | awk -F '[(),]' '{ exit !($2 == $3 && $2 >= 80 && $2 <= 140 && $4 >= 190) }'; }
+for f in '[off-cpu: S]' read ksys_read nap clock_nanosleep; do
+	check "wall graph: $f (off-CPU only) blue: $(fill "$f" "$T/wall.frames")" isblue "$(fill "$f" "$T/wall.frames")"
+done
+notblue() { ! isblue "$1"; }
+for f in main work compute app; do
+	check "wall graph: $f (on-CPU time) not blue: $(fill "$f" "$T/wall.frames")" notblue "$(fill "$f" "$T/wall.frames")"
+done
+grep '\[off-cpu' "$T/wall.folded" | "$EMBER" flamegraph > "$T/off.svg"
+"$SVGFRAMES" "$T/off.svg" > "$T/off.frames"
+check "off-CPU stacks alone: the palette asked for ($(fill nap "$T/off.frames"))" notblue "$(fill nap "$T/off.frames")"
+
+# gzip streams that inflate to more than 4 GiB (slow: EMBER_SLOW_TESTS=1)
+if [ -n "${EMBER_SLOW_TESTS:-}" ]; then
+	{ printf 'a;b 150\n'; head -c 4400000000 /dev/zero; } | gzip -1 > "$T/big.gz"
+	status 0 "gzip inflating to 4.4 GB" "$EMBER" flamegraph "$T/big.gz"
+	check "gzip over 4 GiB: not called corrupt" test ! -s "$T/err" -o -z "$(grep -i corrupt "$T/err")"
+	check "gzip over 4 GiB: the stack is drawn" has "<title>b (150 samples" "$T/out"
+	rm -f "$T/big.gz"
+fi
+
 finish
