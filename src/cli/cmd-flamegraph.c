@@ -19,7 +19,10 @@ static void help(FILE *f, const char *prog)
 	    "hover\n"
 	    "for details, click to zoom, Ctrl-F to search.  Same options and "
 	    "output\n"
-	    "as FlameGraph's flamegraph.pl.\n"
+	    "as FlameGraph's flamegraph.pl.  Any input 'ember collapse' knows "
+	    "(pprof,\n"
+	    "perf script, trace events, .cpuprofile, speedscope...) is folded "
+	    "first.\n"
 	    "\n"
 	    "  -o, --output FILE    write the SVG to FILE (default: standard "
 	    "output)\n"
@@ -69,87 +72,58 @@ static void help(FILE *f, const char *prog)
 	    "  %s out.folded > out.svg\n"
 	    "  grep ext4 out.folded | %s --title 'ext4 only' > ext4.svg\n"
 	    "  %s --colors java --minwidth 0.5%% -o java.svg java.folded.gz\n"
-	    "  ember diff before.folded after.folded | %s > diff.svg\n",
-	    prog, prog, prog, prog, prog);
+	    "  ember diff before.folded after.folded | %s > diff.svg\n"
+	    "  %s profile.pb.gz > profile.svg\n",
+	    prog, prog, prog, prog, prog, prog);
 }
 
-enum {
-	O_TITLE = 256,
-	O_SUBTITLE,
-	O_WIDTH,
-	O_HEIGHT,
-	O_MINWIDTH,
-	O_FONTTYPE,
-	O_FONTSIZE,
-	O_FONTWIDTH,
-	O_COUNTNAME,
-	O_NAMETYPE,
-	O_COLORS,
-	O_BGCOLORS,
-	O_HASH,
-	O_RANDOM,
-	O_CP,
-	O_REVERSE,
-	O_INVERTED,
-	O_FLAMECHART,
-	O_NEGATE,
-	O_NOTES,
-	O_FACTOR,
-	O_TOTAL,
-	O_ENCODING,
-	O_NAMEATTR,
-};
-
 static const struct option longopts[] = {
-    {"title", required_argument, NULL, O_TITLE},
-    {"subtitle", required_argument, NULL, O_SUBTITLE},
-    {"width", required_argument, NULL, O_WIDTH},
-    {"height", required_argument, NULL, O_HEIGHT},
-    {"minwidth", required_argument, NULL, O_MINWIDTH},
-    {"fonttype", required_argument, NULL, O_FONTTYPE},
-    {"fontsize", required_argument, NULL, O_FONTSIZE},
-    {"fontwidth", required_argument, NULL, O_FONTWIDTH},
-    {"countname", required_argument, NULL, O_COUNTNAME},
-    {"nametype", required_argument, NULL, O_NAMETYPE},
-    {"colors", required_argument, NULL, O_COLORS},
-    {"bgcolors", required_argument, NULL, O_BGCOLORS},
-    {"hash", no_argument, NULL, O_HASH},
-    {"random", no_argument, NULL, O_RANDOM},
-    {"cp", no_argument, NULL, O_CP},
-    {"reverse", no_argument, NULL, O_REVERSE},
-    {"inverted", no_argument, NULL, O_INVERTED},
-    {"flamechart", no_argument, NULL, O_FLAMECHART},
-    {"negate", no_argument, NULL, O_NEGATE},
-    {"notes", required_argument, NULL, O_NOTES},
-    {"factor", required_argument, NULL, O_FACTOR},
-    {"total", required_argument, NULL, O_TOTAL},
-    {"encoding", required_argument, NULL, O_ENCODING},
-    {"nameattr", required_argument, NULL, O_NAMEATTR},
     {"output", required_argument, NULL, 'o'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
 
-static const char *const palettes[] = {
-    "hot", "mem",   "io",   "wakeup", "chain",	"java",	  "js",	    "perl",
-    "red", "green", "blue", "aqua",   "yellow", "purple", "orange",
-};
-
-/* --minwidth: "NUM" pixels or "NUM%" of the total, as flamegraph.pl's
- * ^[0-9.]+%?$ */
-static int parse_minwidth(const char *s, struct ember_fg_options *o)
+/* An input that is not folded stacks but a format `ember collapse`
+ * knows (pprof, perf script, trace events...) is folded first, into
+ * out; 0, or 1 after saying why it cannot be read. */
+static int collapse_input(const struct ember_input *in, const char *path,
+			  struct ember_buf *out, struct ember_fg_options *o)
 {
-	size_t n = strlen(s);
-	char *tmp;
-	int pct = n && s[n - 1] == '%';
+	size_t head = in->len < 65536 ? in->len : 65536;
+	const char *fmt;
+	struct ember_collapse_options co;
+	struct ember_collapse *c;
 
-	if (!n || strspn(s, "0123456789.") != n - (size_t)pct)
-		return -1;
-	tmp = ember_xmemdup(s, n - (size_t)pct);
-	int err = cli_double(tmp, &o->minwidth);
-	free(tmp);
-	o->minwidth_pct = pct;
-	return err;
+	if (ember_collapse_is_folded(in->data, head) ||
+	    !(fmt = ember_collapse_guess(in->data, head)))
+		return 0;
+	ember_collapse_options_init(&co);
+	co.format = fmt;
+	if (ember_collapse_new(&c, &co))
+		return 0;
+	int err = ember_collapse_mem(c, path, in->data, in->len);
+	const struct ember_collapse_stats *st = ember_collapse_stats(c);
+	if (err) {
+		cli_error("cannot read '%s' as %s: %s",
+			  strcmp(path, "-") ? path : "standard input", fmt,
+			  st->error[0] ? st->error : ember_strerror(err));
+		ember_collapse_free(c);
+		return 1;
+	}
+	err = ember_collapse_write(c, cli_buf_write, out);
+	/* the weights' unit, unless --countname said */
+	static char unit[32];
+	if (!strcmp(o->countname, "samples") && st->sample_unit[0] &&
+	    strcmp(st->sample_unit, "count")) {
+		memcpy(unit, st->sample_unit, sizeof(unit));
+		o->countname = unit;
+	}
+	ember_collapse_free(c);
+	if (err) {
+		cli_error("cannot read '%s': %s", path, ember_strerror(err));
+		return 1;
+	}
+	return 0;
 }
 
 int cmd_flamegraph(int argc, char **argv, const char *preset)
@@ -158,7 +132,6 @@ int cmd_flamegraph(int argc, char **argv, const char *preset)
 	const char *prog = preset ? "flamegraph.pl" : "ember flamegraph";
 	const char *cmd = "flamegraph";
 	const char *output = NULL;
-	long lv;
 	int c, rc = 1;
 
 	ember_fg_options_init(&o);
@@ -166,145 +139,40 @@ int cmd_flamegraph(int argc, char **argv, const char *preset)
 	opterr = 0;
 	optind = 1;
 	/* single-dash long options too, as Perl's Getopt::Long takes them */
-	while ((c = getopt_long_only(argc, argv, "o:h", longopts, NULL)) !=
-	       -1) {
+	struct option opts[CLI_OPTS_MAX];
+	int stop = -1; /* the exit status when the options end the command */
+
+	cli_fg_longopts(opts, longopts, 1);
+	while (stop < 0 &&
+	       (c = getopt_long_only(argc, argv, "o:h", opts, NULL)) != -1) {
+		int fg = cli_fg_option(cmd, c, optarg, &o);
+		if (fg) {
+			stop = fg == 1 ? -1 : fg;
+			continue;
+		}
 		switch (c) {
-		case O_TITLE:
-			o.title = optarg;
-			break;
-		case O_SUBTITLE:
-			o.subtitle = optarg;
-			break;
-		case O_WIDTH:
-			if (cli_long(optarg, 1, 1000000, &lv))
-				return cli_usage(cmd,
-						 "--width must be a whole "
-						 "number of pixels, not '%s'",
-						 optarg);
-			o.width = (int)lv;
-			break;
-		case O_HEIGHT:
-			if (cli_long(optarg, 1, 10000, &lv))
-				return cli_usage(cmd,
-						 "--height must be a whole "
-						 "number of pixels, not '%s'",
-						 optarg);
-			o.height = (int)lv;
-			break;
-		case O_MINWIDTH:
-			if (parse_minwidth(optarg, &o))
-				return cli_usage(cmd,
-						 "--minwidth takes pixels "
-						 "or a percentage (0.5%%), "
-						 "not '%s'",
-						 optarg);
-			break;
-		case O_FONTTYPE:
-			o.fonttype = optarg;
-			break;
-		case O_FONTSIZE:
-			if (cli_double(optarg, &o.fontsize) || o.fontsize <= 0)
-				return cli_usage(cmd,
-						 "--fontsize must be a "
-						 "positive number, not '%s'",
-						 optarg);
-			break;
-		case O_FONTWIDTH:
-			if (cli_double(optarg, &o.fontwidth) ||
-			    o.fontwidth <= 0)
-				return cli_usage(cmd,
-						 "--fontwidth must be a "
-						 "positive number, not '%s'",
-						 optarg);
-			break;
-		case O_COUNTNAME:
-			o.countname = optarg;
-			break;
-		case O_NAMETYPE:
-			o.nametype = optarg;
-			break;
-		case O_COLORS:
-			o.colors = optarg;
-			break;
-		case O_BGCOLORS:
-			o.bgcolors = optarg;
-			break;
-		case O_HASH:
-			o.hash = 1;
-			break;
-		case O_RANDOM:
-			o.random = 1;
-			break;
-		case O_CP:
-			o.palette_file = "palette.map";
-			break;
-		case O_REVERSE:
-			o.reverse = 1;
-			break;
-		case O_INVERTED:
-			o.inverted = 1;
-			break;
-		case O_FLAMECHART:
-			o.flamechart = 1;
-			break;
-		case O_NEGATE:
-			o.negate = 1;
-			break;
-		case O_NOTES:
-			o.notes = optarg;
-			break;
-		case O_FACTOR:
-			if (cli_double(optarg, &o.factor))
-				return cli_usage(cmd,
-						 "--factor must be a number, "
-						 "not '%s'",
-						 optarg);
-			break;
-		case O_TOTAL:
-			if (cli_double(optarg, &o.total) || o.total < 0)
-				return cli_usage(cmd,
-						 "--total must be a number, "
-						 "not '%s'",
-						 optarg);
-			break;
-		case O_ENCODING:
-			o.encoding = optarg;
-			break;
-		case O_NAMEATTR:
-			o.nameattr_file = optarg;
-			break;
 		case 'o':
 			output = optarg;
 			break;
 		case 'h':
 			help(stdout, prog);
-			return 0;
+			stop = 0;
+			break;
 		default:
-			return cli_bad_option(cmd, argv, "o");
+			stop = cli_bad_option(cmd, argv, "o");
+			break;
 		}
 	}
-
-	int known = 0;
-	for (size_t i = 0; i < sizeof(palettes) / sizeof(palettes[0]); i++)
-		known |= !strcmp(o.colors, palettes[i]);
-	if (!known)
-		cli_warn("unknown palette '%s': frames will be black "
-			 "(palettes: hot mem io wakeup chain java js perl red "
-			 "green blue aqua yellow purple orange)",
-			 o.colors);
-	if (o.bgcolors) {
-		char c1[8], c2[8];
-		if (ember_fg_bgcolors(o.bgcolors, o.colors, c1, c2))
-			return cli_usage(cmd,
-					 "--bgcolors takes yellow, blue, "
-					 "green, grey or #rrggbb, not '%s'",
-					 o.bgcolors);
-	}
+	if (stop >= 0)
+		return stop;
+	if (cli_fg_check(cmd, &o))
+		return 2;
 
 	/* all inputs are read before anything is written */
 	int nin = argc - optind > 0 ? argc - optind : 1;
 	struct ember_input *in = ember_xcalloc((size_t)nin, sizeof(*in));
-	struct ember_flamegraph *fg = ember_flamegraph_new(&o);
+	struct ember_buf *folded = ember_xcalloc((size_t)nin, sizeof(*folded));
+	struct ember_flamegraph *fg = NULL;
 	struct cli_out out = {0};
 	int loaded = 0;
 	for (int i = 0; i < nin; i++) {
@@ -318,20 +186,35 @@ int cmd_flamegraph(int argc, char **argv, const char *preset)
 			goto out;
 		}
 		loaded++;
-		ember_flamegraph_add(fg, in[i].name, in[i].data, in[i].len);
+		ember_buf_init(&folded[i], 0);
+		if (!preset && collapse_input(&in[i], path, &folded[i], &o)) {
+			loaded = i + 1;
+			goto out;
+		}
+	}
+	/* made once the inputs are read: they may set the count's name */
+	fg = ember_flamegraph_new(&o);
+	for (int i = 0; i < nin; i++) {
+		if (folded[i].len)
+			ember_flamegraph_add(fg, in[i].name, folded[i].buf,
+					     folded[i].len);
+		else
+			ember_flamegraph_add(fg, in[i].name, in[i].data,
+					     in[i].len);
 	}
 
 	if (cli_out_open(&out, output))
 		goto out;
 	struct ember_fg_stats st;
 	int err = ember_flamegraph_render(fg, ember_write_stdio, out.f, &st);
-	if (st.ignored)
-		cli_warn("ignored %zu line%s with invalid format (the first "
-			 "is line %zu of %s)",
-			 st.ignored, st.ignored == 1 ? "" : "s",
-			 st.first_bad_line,
-			 strcmp(st.first_bad_name, "-") ? st.first_bad_name
-							: "standard input");
+	if (st.bad.count)
+		cli_warn("ignored %llu line%s with invalid format (the first "
+			 "is line %llu of %s)",
+			 (unsigned long long)st.bad.count,
+			 st.bad.count == 1 ? "" : "s",
+			 (unsigned long long)st.bad.first_line,
+			 st.bad.first_input ? st.bad.first_input
+					    : "standard input");
 	if (st.total_ignored)
 		cli_warn("--total %g is less than the actual total %g, so "
 			 "ignored",
@@ -359,8 +242,11 @@ int cmd_flamegraph(int argc, char **argv, const char *preset)
 	rc = cli_out_close(&out, !err || (err == EMBER_EIO && !st.bad_file));
 out:
 	ember_flamegraph_free(fg);
-	for (int i = 0; i < loaded; i++)
+	for (int i = 0; i < loaded; i++) {
 		ember_input_release(&in[i]);
+		ember_buf_release(&folded[i]);
+	}
 	free(in);
+	free(folded);
 	return rc;
 }

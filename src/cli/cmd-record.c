@@ -66,7 +66,11 @@ static void help(FILE *f)
 	    "flamegraph.svg);\n"
 	    "                       FILE.folded, FILE.txt or '-' (standard "
 	    "output):\n"
-	    "                       folded stacks.  Checked before the "
+	    "                       folded stacks; FILE.pb.gz: pprof (cpu "
+	    "nanoseconds);\n"
+	    "                       FILE.speedscope.json: speedscope (a "
+	    "profile per\n"
+	    "                       process).  Checked before the "
 	    "command starts;\n"
 	    "                       if the final write fails, the profile is "
 	    "saved in\n"
@@ -75,8 +79,9 @@ static void help(FILE *f)
 	    "                       profile on standard output, the "
 	    "command's own\n"
 	    "                       output goes to standard error\n"
-	    "  --format svg|folded  the output type, whatever FILE's name "
-	    "(/dev/stdout...)\n"
+	    "  --format FMT         the output type, whatever FILE's name "
+	    "(/dev/stdout...):\n"
+	    "                       svg, folded, pprof or speedscope\n"
 	    "  -p PID[,PID...]      profile running processes and their "
 	    "threads\n"
 	    "  -a, --all-cpus       profile the whole system (with a command: "
@@ -163,9 +168,12 @@ static void help(FILE *f)
 	    "--colors,\n"
 	    "--bgcolors, --hash, --random, --cp, --reverse, --inverted, "
 	    "--countname\n"
-	    "(default: ns for clock events), --nametype, --fonttype, "
-	    "--fontsize,\n"
-	    "--fontwidth, --notes, --factor, --total, --encoding, --nameattr.\n"
+	    "(default: ns for clock events, us with --off-cpu and --wall), "
+	    "--nametype,\n"
+	    "--fonttype, --fontsize, --fontwidth, --notes, --factor, --total, "
+	    "--encoding,\n"
+	    "--nameattr.  --off-cpu draws in the io palette unless --colors "
+	    "says otherwise.\n"
 	    "\n"
 	    "EXAMPLES\n"
 	    "  ember record ./myprogram --input data.txt\n"
@@ -202,29 +210,6 @@ enum {
 	O_OFF_CPU,
 	O_WALL,
 	O_MIN_BLOCK,
-	/* flame graph options */
-	O_TITLE,
-	O_SUBTITLE,
-	O_WIDTH,
-	O_HEIGHT,
-	O_MINWIDTH,
-	O_COLORS,
-	O_BGCOLORS,
-	O_HASH,
-	O_RANDOM,
-	O_CP,
-	O_REVERSE,
-	O_INVERTED,
-	O_COUNTNAME,
-	O_NAMETYPE,
-	O_FONTTYPE,
-	O_FONTSIZE,
-	O_FONTWIDTH,
-	O_NOTES,
-	O_FACTOR,
-	O_TOTAL,
-	O_ENCODING,
-	O_NAMEATTR,
 };
 
 static const struct option longopts[] = {
@@ -253,28 +238,6 @@ static const struct option longopts[] = {
     {"off-cpu", no_argument, NULL, O_OFF_CPU},
     {"wall", no_argument, NULL, O_WALL},
     {"min-block", required_argument, NULL, O_MIN_BLOCK},
-    {"title", required_argument, NULL, O_TITLE},
-    {"subtitle", required_argument, NULL, O_SUBTITLE},
-    {"width", required_argument, NULL, O_WIDTH},
-    {"height", required_argument, NULL, O_HEIGHT},
-    {"minwidth", required_argument, NULL, O_MINWIDTH},
-    {"colors", required_argument, NULL, O_COLORS},
-    {"bgcolors", required_argument, NULL, O_BGCOLORS},
-    {"hash", no_argument, NULL, O_HASH},
-    {"random", no_argument, NULL, O_RANDOM},
-    {"cp", no_argument, NULL, O_CP},
-    {"reverse", no_argument, NULL, O_REVERSE},
-    {"inverted", no_argument, NULL, O_INVERTED},
-    {"countname", required_argument, NULL, O_COUNTNAME},
-    {"nametype", required_argument, NULL, O_NAMETYPE},
-    {"fonttype", required_argument, NULL, O_FONTTYPE},
-    {"fontsize", required_argument, NULL, O_FONTSIZE},
-    {"fontwidth", required_argument, NULL, O_FONTWIDTH},
-    {"notes", required_argument, NULL, O_NOTES},
-    {"factor", required_argument, NULL, O_FACTOR},
-    {"total", required_argument, NULL, O_TOTAL},
-    {"encoding", required_argument, NULL, O_ENCODING},
-    {"nameattr", required_argument, NULL, O_NAMEATTR},
     {NULL, 0, NULL, 0},
 };
 
@@ -349,21 +312,6 @@ static int ends_with(const char *s, const char *suffix)
 	size_t a = strlen(s), b = strlen(suffix);
 
 	return a >= b && !strcmp(s + a - b, suffix);
-}
-
-static int parse_minwidth(const char *s, struct ember_fg_options *o)
-{
-	size_t n = strlen(s);
-	int pct = n && s[n - 1] == '%';
-	char *tmp;
-
-	if (!n || strspn(s, "0123456789.") != n - (size_t)pct)
-		return -1;
-	tmp = ember_xmemdup(s, n - (size_t)pct);
-	int err = cli_double(tmp, &o->minwidth);
-	free(tmp);
-	o->minwidth_pct = pct;
-	return err;
 }
 
 static int buf_write(void *ctx, const void *p, size_t n)
@@ -539,7 +487,8 @@ static char *default_title(const struct ember_record_options *ro)
 	return ember_buf_detach(&b, NULL);
 }
 
-enum { FMT_NONE, FMT_SVG, FMT_FOLDED };
+/* The output type: CLI_SVG, CLI_FOLDED, CLI_PPROF, CLI_SPEEDSCOPE. */
+enum { FMT_NONE = -1 };
 
 /*
  * Where the profile goes, opened before the command starts so that a bad
@@ -582,7 +531,10 @@ static int write_fd(int fd, const char *p, size_t n)
 static int save_elsewhere(const struct ember_buf *data, int fmt)
 {
 	const char *dir = getenv("TMPDIR");
-	const char *ext = fmt == FMT_SVG ? ".svg" : ".folded";
+	const char *ext = fmt == CLI_SVG	  ? ".svg"
+			  : fmt == CLI_PPROF	  ? ".pb.gz"
+			  : fmt == CLI_SPEEDSCOPE ? ".speedscope.json"
+						  : ".folded";
 	char path[PATH_MAX];
 
 	if (!dir || !*dir)
@@ -608,13 +560,26 @@ static int save_elsewhere(const struct ember_buf *data, int fmt)
  * it); 0, or 1 after printing why. */
 static int out_write(struct rec_out *o, struct ember_fg_options *fo,
 		     const struct ember_intern *names,
-		     struct ember_stacks *stacks)
+		     struct ember_stacks *stacks, const char *type,
+		     const char *unit)
 {
 	struct ember_buf data = EMBER_BUF_INIT;
 	int err, rc;
 
 	ember_stacks_sort(stacks, names);
-	if (o->fmt == FMT_SVG) {
+	if (o->fmt == CLI_PPROF || o->fmt == CLI_SPEEDSCOPE) {
+		struct ember_profile p = {
+		    .names = names,
+		    .stacks = stacks,
+		    .sample_type = type,
+		    .sample_unit = unit,
+		    .thread_roots = 1, /* comm, comm-PID or comm-PID/TID */
+		    .name = fo->title,
+		};
+		err = o->fmt == CLI_PPROF
+			  ? ember_pprof_write(&p, buf_write, &data)
+			  : ember_speedscope_write(&p, buf_write, &data);
+	} else if (o->fmt == CLI_SVG) {
 		struct ember_buf folded = EMBER_BUF_INIT;
 		struct ember_flamegraph *fg;
 		struct ember_fg_stats st;
@@ -690,37 +655,14 @@ static int bad_value(const char *cmd, int c, const char *arg)
 		snprintf(range, sizeof(range),
 			 "a number of seconds above 0 (such as 2.5)");
 		break;
-	case O_WIDTH:
-		snprintf(range, sizeof(range), "pixels, from 1 to 1000000");
-		break;
-	case O_HEIGHT:
-		snprintf(range, sizeof(range), "pixels, from 1 to 10000");
-		break;
-	case O_MINWIDTH:
-		snprintf(range, sizeof(range),
-			 "pixels, or a percentage of the total (such as "
-			 "0.5%%)");
-		break;
-	case O_BGCOLORS:
-		snprintf(range, sizeof(range),
-			 "yellow, blue, green, grey or #RRGGBB");
-		break;
 	case O_FORMAT:
-		snprintf(range, sizeof(range), "svg or folded");
+		snprintf(range, sizeof(range),
+			 "svg, folded, pprof or speedscope");
 		break;
-	case O_MIN_BLOCK:
+	default: /* --min-block */
 		snprintf(range, sizeof(range),
 			 "a whole number of microseconds, from 0 to %ld",
 			 LONG_MAX / 1000);
-		break;
-	case O_TOTAL:
-		snprintf(range, sizeof(range), "a number, 0 or more");
-		break;
-	case O_FACTOR:
-		snprintf(range, sizeof(range), "a number");
-		break;
-	default: /* --fontsize, --fontwidth */
-		snprintf(range, sizeof(range), "a number above 0");
 		break;
 	}
 	return cli_usage(cmd, "option '%s' takes %s, not '%s'", name, range,
@@ -743,11 +685,21 @@ int cmd_record(int argc, char **argv, const char *preset)
 	ember_record_options_init(&ro);
 	ember_fg_options_init(&fo);
 	fo.countname = NULL;
+	const char *default_colors = fo.colors;
 	opterr = 0;
 	optind = 1;
+	struct option opts[CLI_OPTS_MAX];
+	cli_fg_longopts(opts, longopts, 0);
 	/* '+': the command's own options are not ours */
-	while ((c = getopt_long(argc, argv, "+o:p:aF:c:e:d:m:g:qvh", longopts,
+	while ((c = getopt_long(argc, argv, "+o:p:aF:c:e:d:m:g:qvh", opts,
 				NULL)) != -1) {
+		int fg = cli_fg_option(cmd, c, optarg, &fo);
+		if (fg == 1)
+			continue;
+		if (fg) {
+			free(pids);
+			return fg;
+		}
 		switch (c) {
 		case 'o':
 			output = optarg;
@@ -829,11 +781,11 @@ int cmd_record(int argc, char **argv, const char *preset)
 			ro.keep_jit_maps = 1;
 			break;
 		case O_FORMAT:
-			if (!strcmp(optarg, "svg"))
-				out.fmt = FMT_SVG;
-			else if (!strcmp(optarg, "folded"))
-				out.fmt = FMT_FOLDED;
-			else
+			out.fmt = FMT_NONE;
+			for (int f = 0; f <= CLI_SPEEDSCOPE; f++)
+				if (!strcmp(optarg, cli_format_name(f)))
+					out.fmt = f;
+			if (out.fmt == FMT_NONE)
 				goto bad_value;
 			break;
 		case O_ROOT_PID:
@@ -869,93 +821,16 @@ int cmd_record(int argc, char **argv, const char *preset)
 				goto bad_value;
 			ro.min_block_us = (uint64_t)lv;
 			break;
-		case O_TITLE:
-			fo.title = optarg;
-			break;
-		case O_SUBTITLE:
-			fo.subtitle = optarg;
-			break;
-		case O_WIDTH:
-			if (cli_long(optarg, 1, 1000000, &lv))
-				goto bad_value;
-			fo.width = (int)lv;
-			break;
-		case O_HEIGHT:
-			if (cli_long(optarg, 1, 10000, &lv))
-				goto bad_value;
-			fo.height = (int)lv;
-			break;
-		case O_MINWIDTH:
-			if (parse_minwidth(optarg, &fo))
-				goto bad_value;
-			break;
-		case O_COLORS:
-			fo.colors = optarg;
-			colors_given = 1;
-			break;
-		case O_BGCOLORS: {
-			char c1[8], c2[8];
-			fo.bgcolors = optarg;
-			if (ember_fg_bgcolors(optarg, fo.colors, c1, c2))
-				goto bad_value;
-			break;
-		}
-		case O_HASH:
-			fo.hash = 1;
-			break;
-		case O_RANDOM:
-			fo.random = 1;
-			break;
-		case O_CP:
-			fo.palette_file = "palette.map";
-			break;
-		case O_REVERSE:
-			fo.reverse = 1;
-			break;
-		case O_INVERTED:
-			fo.inverted = 1;
-			break;
-		case O_COUNTNAME:
-			fo.countname = optarg;
-			break;
-		case O_NAMETYPE:
-			fo.nametype = optarg;
-			break;
-		case O_FONTTYPE:
-			fo.fonttype = optarg;
-			break;
-		case O_FONTSIZE:
-			if (cli_double(optarg, &fo.fontsize) ||
-			    fo.fontsize <= 0)
-				goto bad_value;
-			break;
-		case O_FONTWIDTH:
-			if (cli_double(optarg, &fo.fontwidth) ||
-			    fo.fontwidth <= 0)
-				goto bad_value;
-			break;
-		case O_NOTES:
-			fo.notes = optarg;
-			break;
-		case O_FACTOR:
-			if (cli_double(optarg, &fo.factor))
-				goto bad_value;
-			break;
-		case O_TOTAL:
-			if (cli_double(optarg, &fo.total) || fo.total < 0)
-				goto bad_value;
-			break;
-		case O_ENCODING:
-			fo.encoding = optarg;
-			break;
-		case O_NAMEATTR:
-			fo.nameattr_file = optarg;
-			break;
 		default:
 			free(pids);
 			return cli_bad_option(cmd, argv, "opFcedmg");
 		}
 	}
+	if (cli_fg_check(cmd, &fo)) {
+		free(pids);
+		return 2;
+	}
+	colors_given = fo.colors != default_colors;
 	if (optind < argc)
 		ro.argv = argv + optind;
 	ro.pids = pids;
@@ -963,17 +838,21 @@ int cmd_record(int argc, char **argv, const char *preset)
 
 	out.path = output ? output : "flamegraph.svg";
 	if (out.fmt == FMT_NONE) {
-		if (!strcmp(out.path, "-") || ends_with(out.path, ".folded") ||
-		    ends_with(out.path, ".txt"))
-			out.fmt = FMT_FOLDED;
-		else if (ends_with(out.path, ".svg"))
-			out.fmt = FMT_SVG;
-		else {
+		/* .svg .folded .pb.gz .speedscope.json, as every command */
+		if (cli_format_pick(cmd, NULL, out.path, CLI_ALL_FORMATS,
+				    FMT_NONE, &out.fmt)) {
+			free(pids);
+			return 2;
+		}
+		if (!strcmp(out.path, "-") || ends_with(out.path, ".txt"))
+			out.fmt = CLI_FOLDED;
+		else if (out.fmt == FMT_NONE) {
 			free(pids);
 			return cli_usage(cmd,
 					 "cannot tell the output type of "
-					 "'%s': name it .svg, .folded or "
-					 ".txt, or give --format svg|folded",
+					 "'%s': name it .svg, .folded, .txt, "
+					 ".pb.gz or .speedscope.json, or give "
+					 "--format svg|folded|pprof|speedscope",
 					 out.path);
 		}
 	}
@@ -1034,15 +913,37 @@ int cmd_record(int argc, char **argv, const char *preset)
 		cli_warn("user stacks were walked by frame pointers, which "
 			 "break in code built without them: %s",
 			 st->fp_fallback);
+	if (st->fp_truncated)
+		cli_warn("%llu stacks reached the kernel's limit of %ld "
+			 "frames and are cut ([truncated]): raise it with "
+			 "'sysctl kernel.perf_event_max_stack=1024', or use "
+			 "--call-graph dwarf",
+			 (unsigned long long)st->fp_truncated, st->max_stack);
 	if (st->user_stacks &&
-	    st->truncated * 20 > st->user_stacks) /* over 5% */
+	    st->truncated * 20 > st->user_stacks) { /* over 5% */
+		uint64_t other = st->truncated - st->truncated_copy;
+		struct ember_buf why = EMBER_BUF_INIT;
+		if (st->truncated_copy)
+			ember_buf_addf(
+			    &why, "%llu deeper than the %zu-byte stack copy%s",
+			    (unsigned long long)st->truncated_copy,
+			    st->stack_size,
+			    st->stack_size < EMBER_RECORD_STACK_MAX
+				? " (copy more with --call-graph dwarf,65528)"
+				: "");
+		if (other)
+			ember_buf_addf(&why,
+				       "%s%llu in code whose unwinding "
+				       "information and frame pointers did "
+				       "not lead on",
+				       st->truncated_copy ? "; " : "",
+				       (unsigned long long)other);
 		cli_warn("%.0f%% of user stacks were truncated: %s",
 			 100.0 * (double)st->truncated /
 			     (double)st->user_stacks,
-			 st->stack_size < EMBER_RECORD_STACK_MAX
-			     ? "copy more of each stack with --call-graph "
-			       "dwarf,65528"
-			     : "deeper than the largest stack copy");
+			 why.buf);
+		ember_buf_release(&why);
+	}
 	if (err == EMBER_EEMPTY) {
 		/* an idle or short command: an empty profile, not an error */
 		cli_warn("no samples were recorded: %s",
@@ -1060,7 +961,17 @@ int cmd_record(int argc, char **argv, const char *preset)
 		fo.countname = st->weight_us	 ? "us"
 			       : st->clock_event ? "ns"
 						 : ro.event;
-	rc = out_write(&out, &fo, &names, &stacks);
+	/* what pprof and speedscope call the weights */
+	const char *type =
+	    st->weight_us
+		? (ro.mode == EMBER_RECORD_OFFCPU ? "off-cpu" : "wall")
+	    : st->clock_event ? "cpu"
+	    : ro.event	      ? ro.event
+			      : "cpu-clock";
+	const char *unit = st->weight_us     ? "microseconds"
+			   : st->clock_event ? "nanoseconds"
+					     : "count";
+	rc = out_write(&out, &fo, &names, &stacks, type, unit);
 	t_post = now() - t_post;
 	if (!quiet) {
 		fprintf(stderr,

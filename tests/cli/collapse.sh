@@ -98,9 +98,14 @@ check "no boundary: same output" cmp -s "$T/out" "$T/nb1"
 # bad input: never a crash or a hang, a clear report
 head -c 200000 /dev/urandom > "$T/random"
 for f in $("$EMBER" collapse -h | sed -n "/^formats:/,/^$/s/^  \\([a-z-]*\\) .*/\\1/p" | grep -v guess); do
-	status 0 "random bytes as $f" "$EMBER" collapse "$f" -j 1 "$T/random"
+	# lines are skipped and counted; a whole JSON or protobuf input is
+	# refused, saying why
+	want=0
+	case $f in pprof|cpuprofile|chrome|chrome-tracing|speedscope) want=1 ;; esac
+	status $want "random bytes as $f" "$EMBER" collapse "$f" -j 1 "$T/random"
 	cp "$T/out" "$T/r1"
-	status 0 "random bytes as $f, threads" env EMBER_JOB_SIZE=3000 "$EMBER" collapse "$f" -j 3 "$T/random"
+	[ $want = 0 ] || check "random bytes as $f: why" has "cannot read '$T/random' as $f: " "$T/err"
+	status $want "random bytes as $f, threads" env EMBER_JOB_SIZE=3000 "$EMBER" collapse "$f" -j 3 "$T/random"
 	check "random bytes as $f: threads agree" cmp -s "$T/out" "$T/r1"
 done
 status 1 "random bytes, format guessed" "$EMBER" collapse "$T/random"
@@ -238,6 +243,19 @@ check "sample MODULES=0: no modules" cmp -s "$T/out" tests/conformance/collapse-
 status 0 "--no-include-tname" "$EMBER" collapse jstack --no-include-tname "$G/jstack-jdk17/input.txt"
 check "--no-include-tname: no thread names" test "$(grep -c '^worker;\|^sorter;' "$T/out")" = 0
 check "--include-tname (default): thread names" has "worker;" "$G/jstack-jdk17/expected"
+
+
+# perf script of a recording without -g: no call chains, and it says so
+cat > "$T/nog.txt" << 'EOF'
+            r9ct 20321  8742.257195:    1001001 cpu-clock:ppp:      5571dc4a837b spin+0x2b (/tmp/r9ct)
+            r9ct 20321  8742.258192:    1001001 cpu-clock:ppp:      5571dc4a8374 spin+0x24 (/tmp/r9ct)
+            r9ct 20321  8742.259192:    1001001 cpu-clock:ppp:      5571dc4a837b spin+0x2b (/tmp/r9ct)
+EOF
+status 0 "perf without -g" "$EMBER" collapse perf "$T/nog.txt"
+check "perf without -g: no stacks, as the script" test ! -s "$T/out"
+check "perf without -g: says there are no call chains" has "the recording has no call chains: its 3 samples" "$T/err"
+check "perf without -g: says how to make them" has "perf record -g" "$T/err"
+check "perf without -g: not 'no stacks found'" sh -c "! grep -q 'no stacks found' '$T/err'"
 
 # a count with no frames before it: an empty stack, kept as the Perl
 # scripts keep it (under UBSan this once passed NULL to memcpy)

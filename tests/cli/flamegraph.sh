@@ -98,6 +98,16 @@ check "bad lines reported with the first line number" has "ignored 4 lines with 
 status 0 "unknown palette" "$EMBER" flamegraph --colors nosuch "$IN/calltree.folded"
 check "unknown palette warned" has "unknown palette 'nosuch'" "$T/err"
 
+# ember record reads the same options with the same parser: the same
+# messages, before anything is recorded
+for bad in "--width abc" "--minwidth 5px" "--fontsize -1" "--bgcolors #zzzzzz"; do
+	"$EMBER" flamegraph $bad "$IN/calltree.folded" > /dev/null 2> "$T/fg.err"
+	status 2 "record $bad" "$EMBER" record $bad -o "$T/r.svg" -- true
+	head -1 "$T/err" > "$T/err.first"
+	check "record $bad: flamegraph's message" \
+		sh -c "head -1 '$T/fg.err' | cmp -s - '$T/err.first'"
+done
+
 # --cp keeps colours in palette.map across runs
 (cd "$T" && "$EMBER" flamegraph --cp "$top/$IN/calltree.folded" > cp1.svg)
 check "--cp writes palette.map" test -s "$T/palette.map"

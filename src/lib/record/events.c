@@ -534,9 +534,10 @@ static void on_mmap(struct rec_events *r, const struct perf_event_header *h,
  * Frame-pointer mode takes the kernel's walk from the callchain, whose
  * return addresses perf symbolizes as they are.  DWARF mode unwinds the
  * sample's copy of the user stack now, while the process and its
- * mappings are those of the sample (regs_mask 0x1c0: bp, sp, ip in that
- * order); its caller frames are keyed at out[i] - 1, the call (unwind.h).
- * *truncated is set when the walk stopped short of the stack's root.
+ * mappings are those of the sample (regs_mask 0xf001c2: bx, bp, sp, ip,
+ * r12-r15 in that order, or 0x1c0: bp, sp, ip); its caller frames are keyed at
+ * out[i] - 1, the call (unwind.h). *truncated is set when the walk stopped
+ * short of the stack's root.
  */
 static size_t user_frames(struct rec_events *r, struct rec_proc *p,
 			  const struct rec_sample *s, uint64_t *out, size_t max,
@@ -557,15 +558,26 @@ static size_t user_frames(struct rec_events *r, struct rec_proc *p,
 		}
 		if (s->abi != PERF_SAMPLE_REGS_ABI_64 || !s->regs)
 			return 0; /* a kernel thread: no user stack */
-		/* the registers come in the order of the mask's bits: bp 6,
-		 * sp 7, ip 8 (x86-64 perf_regs) */
+		/* the registers come in the order of the mask's bits
+		 * (x86-64 perf_regs: bx 1, bp 6, sp 7, ip 8, r12-r15 20-23):
+		 * ember's own mask or perf's */
 		uint64_t m = r->regs_mask;
 		if ((m & 0x1c0) != 0x1c0)
 			return 0;
-		struct ember_unwind_regs regs = {
-		    s->regs[__builtin_popcountll(m & 0xff)],
-		    s->regs[__builtin_popcountll(m & 0x7f)],
-		    s->regs[__builtin_popcountll(m & 0x3f)]};
+#define REG(bit)                                                               \
+	((m >> (bit)) & 1                                                      \
+	     ? s->regs[__builtin_popcountll(m & ((1ull << (bit)) - 1))]        \
+	     : 0)
+		struct ember_unwind_regs regs = {0, 0, 0, 0, 0, 0, 0, 0};
+		regs.ip = REG(8);
+		regs.sp = REG(7);
+		regs.bp = REG(6);
+		regs.bx = REG(1);
+		regs.r12 = REG(20);
+		regs.r13 = REG(21);
+		regs.r14 = REG(22);
+		regs.r15 = REG(23);
+#undef REG
 		struct timespec t0, t1;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		n = ember_unwind(r->unwinder, p->pid, &regs, s->stack,
@@ -577,18 +589,30 @@ static size_t user_frames(struct rec_events *r, struct rec_proc *p,
 		    (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 		r->stats->user_stacks++;
 		r->stats->truncated += *truncated != 0;
+		/* cut because the stack goes on past a full copy */
+		if (*truncated == EMBER_UNWIND_PAST_COPY &&
+		    s->dyn_size >= r->stats->stack_size)
+			r->stats->truncated_copy++;
 		for (size_t i = 1; i < n; i++)
 			out[i]--;
 		return n;
 	}
+	uint64_t depth = 0;
 	for (uint64_t i = 0; i < s->nr; i++) {
 		uint64_t ip = s->ips[i];
 		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
 			user = ip == (uint64_t)PERF_CONTEXT_USER;
 			continue;
 		}
+		depth++;
 		if (user && n < max)
 			out[n++] = ip;
+	}
+	/* the kernel stops its walk at kernel.perf_event_max_stack frames
+	 * (kernel and user together), silently: the stack is cut */
+	if (n && r->max_stack && depth >= r->max_stack) {
+		*truncated = 1;
+		r->stats->fp_truncated++;
 	}
 	return n;
 }

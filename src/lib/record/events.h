@@ -25,6 +25,7 @@ struct rec_events {
 	int replay;
 	uint64_t read_format; /* of PERF_SAMPLE_READ */
 	int branch_hw_index;  /* PERF_SAMPLE_BRANCH_STACK has hw_idx */
+	uint64_t max_stack;   /* the kernel's callchain limit (FP mode) */
 	struct ember_record_stats *stats; /* counters added to */
 	/* what the records built */
 	struct rec_world world;

@@ -64,7 +64,7 @@ struct rec_pd {
 	void *map;
 	size_t map_len;
 	uint64_t released; /* pages of the map given back, up to here */
-	char err[256];
+	char err[180];
 };
 
 void rec_pd_init(struct rec_pd *pd, rec_pd_record_fn fn, void *ctx);
