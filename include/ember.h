@@ -303,6 +303,7 @@ struct ember_fg_options {
 	const char *nameattr_file;
 	/* ember's own */
 	int perl_compat; /* the error SVG names flamegraph.pl */
+	int html;	 /* a canvas viewer page instead of the SVG */
 };
 void ember_fg_options_init(struct ember_fg_options *o);
 

@@ -43,6 +43,11 @@ int cli_out_open(struct cli_out *o, const char *path);
  * Returns 0, or 1 after printing why. */
 int cli_out_close(struct cli_out *o, int ok);
 
+/* Whether a drawing is written as the HTML viewer rather than the SVG:
+ * --format html, or no --format and an output named *.html or *.htm.
+ * Returns 1 (html), 0 (svg) or -1 for a --format this does not know. */
+int cli_output_html(const char *format, const char *path);
+
 /* Whether standard error is a terminal (for progress lines). */
 int cli_stderr_tty(void);
 

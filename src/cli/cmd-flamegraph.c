@@ -22,7 +22,14 @@ static void help(FILE *f, const char *prog)
 	    "as FlameGraph's flamegraph.pl.\n"
 	    "\n"
 	    "  -o, --output FILE    write the SVG to FILE (default: standard "
-	    "output)\n"
+	    "output);\n"
+	    "                       FILE.html: the HTML viewer\n"
+	    "  --format svg|html    svg (default), or html: one self-contained "
+	    "page that\n"
+	    "                       draws on a canvas, for any number of "
+	    "frames, with\n"
+	    "                       search, a function table, sandwich, focus "
+	    "and exclude\n"
 	    "  --title TEXT         title (default \"Flame Graph\")\n"
 	    "  --subtitle TEXT      second title line\n"
 	    "  --width NUM          image width in pixels (default 1200)\n"
@@ -69,8 +76,9 @@ static void help(FILE *f, const char *prog)
 	    "  %s out.folded > out.svg\n"
 	    "  grep ext4 out.folded | %s --title 'ext4 only' > ext4.svg\n"
 	    "  %s --colors java --minwidth 0.5%% -o java.svg java.folded.gz\n"
-	    "  ember diff before.folded after.folded | %s > diff.svg\n",
-	    prog, prog, prog, prog, prog);
+	    "  ember diff before.folded after.folded | %s > diff.svg\n"
+	    "  %s -o out.html out.folded\n",
+	    prog, prog, prog, prog, prog, prog);
 }
 
 enum {
@@ -98,6 +106,7 @@ enum {
 	O_TOTAL,
 	O_ENCODING,
 	O_NAMEATTR,
+	O_FORMAT,
 };
 
 static const struct option longopts[] = {
@@ -125,6 +134,7 @@ static const struct option longopts[] = {
     {"total", required_argument, NULL, O_TOTAL},
     {"encoding", required_argument, NULL, O_ENCODING},
     {"nameattr", required_argument, NULL, O_NAMEATTR},
+    {"format", required_argument, NULL, O_FORMAT},
     {"output", required_argument, NULL, 'o'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -157,7 +167,7 @@ int cmd_flamegraph(int argc, char **argv, const char *preset)
 	struct ember_fg_options o;
 	const char *prog = preset ? "flamegraph.pl" : "ember flamegraph";
 	const char *cmd = "flamegraph";
-	const char *output = NULL;
+	const char *output = NULL, *format = NULL;
 	long lv;
 	int c, rc = 1;
 
@@ -273,6 +283,9 @@ int cmd_flamegraph(int argc, char **argv, const char *preset)
 		case O_NAMEATTR:
 			o.nameattr_file = optarg;
 			break;
+		case O_FORMAT:
+			format = optarg;
+			break;
 		case 'o':
 			output = optarg;
 			break;
@@ -283,6 +296,12 @@ int cmd_flamegraph(int argc, char **argv, const char *preset)
 			return cli_bad_option(cmd, argv, "o");
 		}
 	}
+
+	int html = cli_output_html(format, output);
+	if (html < 0)
+		return cli_usage(cmd, "--format takes svg or html, not '%s'",
+				 format);
+	o.html = html;
 
 	int known = 0;
 	for (size_t i = 0; i < sizeof(palettes) / sizeof(palettes[0]); i++)

@@ -56,6 +56,7 @@ static void help(FILE *f)
 	    "\n"
 	    "  -o, --output FILE    FILE.svg: a flame graph (default "
 	    "flamegraph.svg);\n"
+	    "                       FILE.html: the same in the HTML viewer;\n"
 	    "                       FILE.folded, FILE.txt or '-' (standard "
 	    "output):\n"
 	    "                       folded stacks\n"
@@ -646,11 +647,13 @@ int cmd_record(int argc, char **argv, const char *preset)
 	if (!strcmp(output, "-") || ends_with(output, ".folded") ||
 	    ends_with(output, ".txt"))
 		svg = 0;
+	else if (cli_output_html(NULL, output))
+		fo.html = 1;
 	else if (!ends_with(output, ".svg")) {
 		free(pids);
 		return cli_usage(cmd,
 				 "cannot tell the output type of '%s': "
-				 "name it .svg, .folded or .txt",
+				 "name it .svg, .html, .folded or .txt",
 				 output);
 	}
 

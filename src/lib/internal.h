@@ -29,5 +29,8 @@ void ember_stacks_add_folded(struct ember_buf *b, const struct ember_stacks *s,
 /* The SVG's embedded assets (generated from src/lib/render/assets/). */
 extern const char ember_asset_flamegraph_js[];
 extern const char ember_asset_flamegraph_css[];
+/* The HTML viewer's (html.c). */
+extern const char ember_asset_viewer_js[];
+extern const char ember_asset_viewer_css[];
 
 #endif
