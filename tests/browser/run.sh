@@ -1,5 +1,6 @@
 #!/bin/sh
-# The interactive SVG in headless Chromium (tests/browser/test.js), with
+# The interactive SVG (tests/browser/test.js) and the HTML viewer
+# (tests/browser/html.js) in headless Chromium, with
 # playwright-core from the npm registry; skips, saying why, without
 # Chromium, Node.js or the registry.
 set -u
@@ -15,4 +16,7 @@ if ! node -e "require('./$dir/node_modules/playwright-core')" 2> /dev/null; then
 		skip "npm ci failed (see ${TMPDIR:-/tmp}/ember-npm.log)"
 fi
 export CHROMIUM
-exec node "$dir/test.js"
+rc=0
+node "$dir/test.js" || rc=1
+node "$dir/html.js" || rc=1
+exit $rc

@@ -205,6 +205,7 @@ Builder.prototype.tree = function () {
 	for (i = 1; i < n; i++) kids[this.parent[i]].push(i);
 	var rank = nameRank(), nm = this.name;
 	var t = newTree(n, null), todo = [0], depth = new Uint32Array(n);
+	t.named = true; // the root is the function, not "all"
 	var start = new Float64Array(n), newIdx = new Int32Array(n), k = 0;
 	while (todo.length) {
 		var v = todo.pop(), j = k++;
@@ -308,7 +309,8 @@ function decodeColors() {
 		colors.push("#" + (v | 0x1000000).toString(16).slice(1));
 	}
 }
-function displayName(t, i) { return t.depth[i] == 0 ? "all" : names[t.name[i]]; }
+function isAll(t, i) { return t.depth[i] == 0 && !t.named; }
+function displayName(t, i) { return isAll(t, i) ? "all" : names[t.name[i]]; }
 
 // ---- state and the URL ------------------------------------------------
 
@@ -395,6 +397,9 @@ Chart.prototype.set = function (t, zoom) {
 Chart.prototype.layout = function () {
 	var ch = this.contentHeight(), vh = Math.min(ch, this.pane.clientHeight || ch);
 	this.viewH = vh;
+	// the callers pane grows from its bottom edge
+	this.margin = this.bottom && ch < this.pane.clientHeight ? this.pane.clientHeight - ch : 0;
+	this.canvas.style.marginTop = this.margin + "px";
 	this.spacer.style.height = (ch - vh) + "px";
 	this.canvas.style.height = vh + "px";
 };
@@ -445,7 +450,7 @@ Chart.prototype.draw = function () {
 };
 Chart.prototype.color = function (i) {
 	var t = this.tree, nm = t.name[i];
-	if (match && match[nm] && t.depth[i] > 0) return SEARCHCOLOR;
+	if (match && match[nm] && !isAll(t, i)) return SEARCHCOLOR;
 	if (t.delta && names[nm] != "--" && names[nm] != "-") {
 		var v = E.negate ? -t.delta[i] : t.delta[i];
 		return scaleColor(v * E.unit, E.maxdelta);
@@ -502,13 +507,13 @@ Chart.prototype.outline = function (i) {
 };
 Chart.prototype.text = function (i) {
 	var t = this.tree, nm = t.name[i], a = attrs.get(nm);
-	if (a && a.title && t.depth[i] > 0) return a.title;
+	if (a && a.title && !isAll(t, i)) return a.title;
 	var w = t.width[i], total = base.width[0];
-	var s = (t.depth[i] ? E.nametype + " " : "") + displayName(t, i) + " (" +
+	var s = (!isAll(t, i) ? E.nametype + " " : "") + displayName(t, i) + " (" +
 		grouped(samples(w)) + " " + E.countname + ", " + pct(w, total);
 	if (this.zoom && t.end[this.zoom] > i && i >= this.zoom)
 		s += "; " + pct(w, t.width[this.zoom]) + " of the zoomed frame";
-	if (t.delta && t.depth[i]) {
+	if (t.delta && !isAll(t, i)) {
 		var dv = (E.negate ? -t.delta[i] : t.delta[i]);
 		s += "; " + (dv > 0 ? "+" : "") + pct(dv, total);
 	}
@@ -516,7 +521,7 @@ Chart.prototype.text = function (i) {
 };
 Chart.prototype.tip = function (i) {
 	var t = this.tree, s = this.text(i);
-	if (t.depth[i] > 0) s += "\nself: " + grouped(samples(t.self[i])) + " " + E.countname + " (" + pct(t.self[i], base.width[0]) + ")";
+	if (!isAll(t, i)) s += "\nself: " + grouped(samples(t.self[i])) + " " + E.countname + " (" + pct(t.self[i], base.width[0]) + ")";
 	var a = attrs.get(t.name[i]);
 	if (a && a.href) s += "\nCtrl-click: " + a.href;
 	return s;
@@ -528,7 +533,7 @@ Chart.prototype.hover = function (e) {
 	var b = this.box(i), hl = this.hl;
 	hl.style.display = "block";
 	hl.style.left = b.x + "px";
-	hl.style.top = b.y + "px";
+	hl.style.top = b.y + this.margin + "px";
 	hl.style.width = Math.max(b.w, 1) + "px";
 	hl.style.height = fh - 1 + "px";
 	$("details").textContent = this.text(i);
@@ -875,15 +880,15 @@ mainChart = new Chart($("main"), false);
 callersChart = new Chart($("callers"), !S.icicle);
 calleesChart = new Chart($("callees"), S.icicle);
 callersChart.icicle = function () { return false; };
+callersChart.bottom = true;
 calleesChart.icicle = function () { return true; };
 [callersChart, calleesChart].forEach(function (c) {
 	c.canvas.addEventListener("mouseenter", function () { activeChart = c; });
 });
 
 readHash();
-$("search").value = S.search;
-if (S.search) search(S.search);
 rebuild();
+if (S.search) search(S.search);
 
 $("reset").addEventListener("click", function () { mainChart.zoomTo(0); });
 $("view").addEventListener("click", function () {
@@ -923,9 +928,8 @@ document.addEventListener("click", function (e) {
 });
 window.addEventListener("hashchange", function () {
 	readHash();
-	$("search").value = S.search;
-	search(S.search);
 	rebuild();
+	search(S.search);
 });
 var redraw = function () { charts.forEach(function (c) { c.draw(); }); };
 window.addEventListener("resize", redraw);
