@@ -32,16 +32,26 @@ extern int cli_verbose; /* -1 quiet, 0 normal, 1+ verbose */
 int cli_double(const char *s, double *out);
 int cli_long(const char *s, long min, long max, long *out);
 
-/* Output to a file, written under a temporary name and renamed into place
- * on success (removed on failure or a fatal signal), or to stdout. */
+/* Where a command writes (-o), all in output.c: standard output for none
+ * or "-"; /dev/stdout, /dev/stderr and /dev/fd/N are those descriptors;
+ * a symlink is followed; devices and FIFOs are written directly; a regular
+ * file is written under a temporary name beside it (O_EXCL) and renamed
+ * over it only on success, keeping the old file's mode and owner. */
 struct cli_out {
 	FILE *f;
-	char *path, *tmp;
+	char *path;   /* as given, for messages; NULL for standard output */
+	char *target; /* the file it names once links are followed */
+	char *tmp;    /* the temporary file, NULL when written directly */
 };
+/* Opens the output; 0, or 1 after printing why. */
 int cli_out_open(struct cli_out *o, const char *path);
-/* Flushes and checks for write errors; on ok, renames into place.
- * Returns 0, or 1 after printing why. */
+/* Flushes and checks for write errors; when ok, commits (renames into
+ * place), else abandons a temporary file so that the old file stays.
+ * Returns 0, or 1 when !ok or after printing why it failed. */
 int cli_out_close(struct cli_out *o, int ok);
+/* Whether a failed command's output stays anyway (it goes to a stream,
+ * not a file that an error must not replace). */
+int cli_out_is_stream(const struct cli_out *o);
 
 /* Whether a drawing is written as the HTML viewer rather than the SVG:
  * --format html, or no --format and an output named *.html or *.htm.

@@ -357,7 +357,8 @@ int cmd_flamegraph(int argc, char **argv, const char *preset)
 			 o.total, st.total);
 	if (err == EMBER_EEMPTY) {
 		cli_error("no stack counts found in the input");
-		cli_out_close(&out, 1); /* the error SVG, as flamegraph.pl */
+		/* the error SVG, as flamegraph.pl, but never over a file */
+		cli_out_close(&out, cli_out_is_stream(&out));
 		rc = preset ? 2 : 1;
 		goto out;
 	}

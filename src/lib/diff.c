@@ -7,14 +7,14 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "collapse/collapse.h"
+#include "folded.h"
 
 /* Per key and input: the count summed in doubles, and as an integer
  * while every count is one and the sum fits (as Perl sums integers). */
 struct diff {
 	struct ember_intern keys;
 	double *count[2];
-	uint64_t *exact[2]; /* CL_INEXACT: see count */
+	uint64_t *exact[2]; /* FOLDED_INEXACT: see count */
 	size_t alloc;
 	double total[2];
 	uint64_t total_exact[2];
@@ -93,12 +93,12 @@ static int read_input(struct diff *d, int which, const char *path,
 		const char *end = p + len;
 		while (p < end) {
 			const char *s;
-			size_t n = cl_line(&p, end, &s), sl;
+			size_t n = folded_line(&p, end, &s), sl;
 			double count;
 			st->lines[which]++;
 			if (ember_folded_split(s, n, &sl, &count)) {
 				size_t i = 0;
-				while (i < n && cl_space(s[i]))
+				while (i < n && folded_space(s[i]))
 					i++;
 				if (i < n && !st->bad_lines[which]++)
 					st->first_bad_line[which] =
@@ -133,14 +133,15 @@ static int cmp_key(const void *pa, const void *pb, void *arg)
 }
 
 /* int($c1 * $total2 / $total1) as Perl computes it: in integers when the
- * numbers are (exact, x != CL_INEXACT) and the product fits, the division
+ * numbers are (exact, x != FOLDED_INEXACT) and the product fits, the division
  * exact or in doubles; else in doubles. */
 static double normalized(double c1, uint64_t x1, double t1, uint64_t xt1,
 			 double t2, uint64_t xt2)
 {
 	unsigned __int128 prod;
 
-	if (x1 != CL_INEXACT && xt1 != CL_INEXACT && xt2 != CL_INEXACT && xt1 &&
+	if (x1 != FOLDED_INEXACT && xt1 != FOLDED_INEXACT &&
+	    xt2 != FOLDED_INEXACT && xt1 &&
 	    (prod = (unsigned __int128)x1 * xt2) >> 64 == 0) {
 		uint64_t pr = (uint64_t)prod;
 		if (pr % xt1 == 0)
@@ -155,7 +156,7 @@ int ember_diff(const char *before, const char *after,
 	       struct ember_diff_stats *st)
 {
 	struct diff d;
-	struct ember_buf out = EMBER_BUF_INIT;
+	struct ember_folded_out out;
 	uint32_t *order = NULL;
 	int err;
 
@@ -184,52 +185,49 @@ int ember_diff(const char *before, const char *after,
 	qsort_r(order, n, sizeof(*order), cmp_key, &sc);
 	st->stacks = n;
 	/* Perl's $total1 != $total2: as integers when both are */
-	int scale = o->normalize && (d.total_exact[0] != CL_INEXACT &&
-					     d.total_exact[1] != CL_INEXACT
+	int scale = o->normalize && (d.total_exact[0] != FOLDED_INEXACT &&
+					     d.total_exact[1] != FOLDED_INEXACT
 					 ? d.total_exact[0] != d.total_exact[1]
 					 : d.total[0] != d.total[1]);
 	if (scale && st->total[0] == 0) {
 		scale = 0;
 		st->normalize_skipped = 1;
 	}
-	ember_buf_grow(&out, 1 << 16);
+	ember_folded_out_init(&out, w, ctx);
 	for (size_t i = 0; i < n && !err; i++) {
 		size_t len;
 		const char *s = ember_intern_str(&d.keys, order[i], &len);
 		uint32_t k = order[i];
-		ember_buf_add(&out, s, len);
+		ember_buf_add(&out.b, s, len);
 		for (int c = 0; c < 2; c++) {
-			ember_buf_addch(&out, ' ');
+			ember_buf_addch(&out.b, ' ');
 			if (!c && scale) {
 				double v =
 				    normalized(d.count[0][k], d.exact[0][k],
 					       d.total[0], d.total_exact[0],
 					       d.total[1], d.total_exact[1]);
 				/* Perl's int() is an integer below 2^64 */
-				if (v >= 0 && v < 18446744073709551616.0)
-					ember_buf_addu(&out, (uint64_t)v);
-				else
-					ember_buf_add_nv(&out, v);
-			} else if (d.exact[c][k] != CL_INEXACT)
-				ember_buf_addu(&out, d.exact[c][k]);
-			else
-				ember_buf_add_nv(&out, d.count[c][k]);
+				ember_folded_add_count(
+				    &out.b,
+				    v >= 0 && v < 18446744073709551616.0
+					? (uint64_t)v
+					: FOLDED_INEXACT,
+				    v);
+			} else {
+				ember_folded_add_count(&out.b, d.exact[c][k],
+						       d.count[c][k]);
+			}
 		}
-		ember_buf_addch(&out, '\n');
-		if (out.len >= (1 << 16) - 4096) {
-			err = w(ctx, out.buf, out.len);
-			ember_buf_reset(&out);
-		}
+		ember_buf_addch(&out.b, '\n');
+		err = ember_folded_out_line(&out);
 	}
-	if (!err && out.len)
-		err = w(ctx, out.buf, out.len);
+	err = ember_folded_out_finish(&out);
 out:
 	free(order);
 	free(d.count[0]);
 	free(d.count[1]);
 	free(d.exact[0]);
 	free(d.exact[1]);
-	ember_buf_release(&out);
 	ember_buf_release(&d.tmp);
 	ember_intern_release(&d.keys);
 	return err;

@@ -1,15 +1,16 @@
-/* Reading folded lines ("a;b;c 42") and their counts as the Perl scripts
- * read them. */
+/* The folded-stack core (folded.h): reading counts as the Perl scripts
+ * read them, splitting stacks into frames, ordering and writing stacks. */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 
-#include "collapse/collapse.h"
+#include "folded.h"
 
 #define W6(c)                                                                  \
 	[c] = 1, [c + 1] = 1, [c + 2] = 1, [c + 3] = 1, [c + 4] = 1, [c + 5] = 1
 #define W10(c) W6(c), [c + 6] = 1, [c + 7] = 1, [c + 8] = 1, [c + 9] = 1
 /* Perl's \w in byte strings: [0-9A-Za-z_] */
-const unsigned char ember_cl_word[256] = {
+const unsigned char ember_folded_word[256] = {
     W10('0'),  W10('A'), W10('K'), W6('U'),
     ['_'] = 1, W10('a'), W10('k'), W6('u'),
 };
@@ -21,7 +22,7 @@ int ember_parse_u64(const char *s, size_t n, uint64_t *v)
 	if (!n)
 		return 0;
 	for (size_t i = 0; i < n; i++) {
-		if (!cl_digit(s[i]) || __builtin_mul_overflow(x, 10, &x) ||
+		if (!folded_digit(s[i]) || __builtin_mul_overflow(x, 10, &x) ||
 		    __builtin_add_overflow(x, (uint64_t)(s[i] - '0'), &x))
 			return 0;
 	}
@@ -44,7 +45,7 @@ double ember_perl_number(const char *s, size_t n)
 	uint64_t v = 0;
 	size_t i = 0;
 
-	while (i < n && cl_digit(s[i]) && v < (UINT64_C(1) << 53) / 10)
+	while (i < n && folded_digit(s[i]) && v < (UINT64_C(1) << 53) / 10)
 		v = v * 10 + (uint64_t)(s[i++] - '0');
 	if (i == n)
 		return (double)v;
@@ -63,22 +64,181 @@ int ember_folded_split(const char *s, size_t n, size_t *stack_len,
 {
 	size_t i = n, k;
 
-	while (i && cl_digit(s[i - 1]))
+	while (i && folded_digit(s[i - 1]))
 		i--;
 	k = i;
 	if (i && s[i - 1] == '.') {
 		/* digits '.' digits*: the integer part must be there */
 		k = i - 1;
-		while (k && cl_digit(s[k - 1]))
+		while (k && folded_digit(s[k - 1]))
 			k--;
 		if (k == i - 1)
 			return -1;
 	} else if (i == n) {
 		return -1; /* no digits at the end */
 	}
-	if (!k || !cl_space(s[k - 1]))
+	if (!k || !folded_space(s[k - 1]))
 		return -1;
 	*stack_len = k - 1;
 	*count = ember_perl_number(s + k, n - k);
 	return 0;
+}
+
+size_t ember_folded_fields(const char *s, size_t len, size_t from,
+			   struct ember_slice **fr, size_t *afr)
+{
+	size_t n = from;
+	const char *p = s, *end = s + len;
+
+	for (;;) {
+		const char *f = p;
+		while (p < end && *p != ';')
+			p++;
+		EMBER_GROW(*fr, n + 1, *afr);
+		(*fr)[n].s = f;
+		(*fr)[n].len = (size_t)(p - f);
+		n++;
+		if (p == end)
+			break;
+		p++;
+	}
+	return n;
+}
+
+size_t ember_folded_frames(const char *s, size_t len, struct ember_slice **fr,
+			   size_t *afr)
+{
+	if (!len)
+		return 0;
+	size_t n = ember_folded_fields(s, len, 0, fr, afr);
+	while (n && !(*fr)[n - 1].len)
+		n--;
+	return n;
+}
+
+/*
+ * Ordering: an array of entry indices is merge-sorted (stable, top-down;
+ * in two halves on two threads when there are threads to spare), so that
+ * the table itself is left as it is.
+ */
+struct order_ctx {
+	const struct ember_stacks *s;
+	const struct ember_intern *t;
+};
+
+static inline int cmp(const struct order_ctx *x, uint32_t ia, uint32_t ib)
+{
+	return ember_stacks_cmp(x->s, x->t, &x->s->ents[ia], &x->s->ents[ib]);
+}
+
+/* Merges the sorted halves tmp[0..h) and tmp[h..n) into v. */
+static void merge(const struct order_ctx *x, uint32_t *v, const uint32_t *tmp,
+		  size_t h, size_t n)
+{
+	size_t i = 0, j = h, k = 0;
+
+	while (i < h && j < n)
+		v[k++] = cmp(x, tmp[j], tmp[i]) < 0 ? tmp[j++] : tmp[i++];
+	while (i < h)
+		v[k++] = tmp[i++];
+	while (j < n)
+		v[k++] = tmp[j++];
+}
+
+/* Sorts v[0..n) using tmp[0..n). */
+static void sort(const struct order_ctx *x, uint32_t *v, uint32_t *tmp,
+		 size_t n)
+{
+	if (n <= 16) {
+		for (size_t i = 1; i < n; i++) {
+			uint32_t e = v[i];
+			size_t j = i;
+			while (j && cmp(x, v[j - 1], e) > 0) {
+				v[j] = v[j - 1];
+				j--;
+			}
+			v[j] = e;
+		}
+		return;
+	}
+	size_t h = n / 2;
+	sort(x, v, tmp, h);
+	sort(x, v + h, tmp + h, n - h);
+	if (cmp(x, v[h - 1], v[h]) <= 0)
+		return;
+	memcpy(tmp, v, n * sizeof(*v));
+	merge(x, v, tmp, h, n);
+}
+
+struct half {
+	const struct order_ctx *x;
+	uint32_t *v, *tmp;
+	size_t n;
+};
+
+static void *sort_half(void *arg)
+{
+	struct half *h = arg;
+
+	sort(h->x, h->v, h->tmp, h->n);
+	return NULL;
+}
+
+uint32_t *ember_stacks_order(const struct ember_stacks *s,
+			     const struct ember_intern *t, int threads)
+{
+	struct order_ctx x = {s, t};
+	size_t n = s->n;
+	uint32_t *v = ember_xreallocarray(NULL, n ? n : 1, sizeof(*v));
+	uint32_t *tmp = ember_xreallocarray(NULL, n ? n : 1, sizeof(*tmp));
+	pthread_t th;
+
+	for (size_t i = 0; i < n; i++)
+		v[i] = (uint32_t)i;
+	if (threads > 1 && n >= 8192) {
+		size_t h = n / 2;
+		struct half a = {&x, v + h, tmp + h, n - h};
+		if (!pthread_create(&th, NULL, sort_half, &a)) {
+			sort(&x, v, tmp, h);
+			pthread_join(th, NULL);
+			memcpy(tmp, v, n * sizeof(*v));
+			merge(&x, v, tmp, h, n);
+			free(tmp);
+			return v;
+		}
+	}
+	sort(&x, v, tmp, n);
+	free(tmp);
+	return v;
+}
+
+void ember_stacks_add_folded(struct ember_buf *b, const struct ember_stacks *s,
+			     const struct ember_intern *t, size_t i)
+{
+	const struct ember_stack_ent *e = &s->ents[i];
+	const uint32_t *f = s->ids + e->off;
+
+	for (uint32_t j = 0; j < e->n; j++) {
+		const struct ember_intern_ent *ne = &t->ents[f[j]];
+		if (j)
+			ember_buf_addch(b, ';');
+		ember_buf_add(b, ne->s, ne->len);
+	}
+}
+
+void ember_folded_out_init(struct ember_folded_out *o, ember_write_fn w,
+			   void *ctx)
+{
+	ember_buf_init(&o->b, 1 << 16);
+	o->w = w;
+	o->ctx = ctx;
+	o->err = 0;
+}
+
+int ember_folded_out_finish(struct ember_folded_out *o)
+{
+	if (!o->err && o->b.len)
+		o->err = o->w(o->ctx, o->b.buf, o->b.len);
+	ember_buf_release(&o->b);
+	return o->err;
 }

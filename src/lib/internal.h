@@ -21,11 +21,6 @@
 		}                                                              \
 	} while (0)
 
-/* Appends entry i's stack as a folded line's stack part, "a;b;c". */
-void ember_stacks_add_folded(struct ember_buf *b, const struct ember_stacks *s,
-			     const struct ember_intern *t,
-			     size_t i) EMBER_HIDDEN;
-
 /* The SVG's embedded assets (generated from src/lib/render/assets/). */
 extern const char ember_asset_flamegraph_js[];
 extern const char ember_asset_flamegraph_css[];

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "folded.h"
 
 void ember_stacks_init(struct ember_stacks *s)
 {
@@ -84,53 +84,17 @@ void ember_stacks_merge(struct ember_stacks *dst,
 	}
 }
 
-/*
- * Byte order of the folded lines "a;b;c": at the first frame that differs,
- * the names decide, each followed by ';' when its stack goes on and by
- * nothing when it ends there.
- */
-struct sort_ctx {
-	const struct ember_stacks *stacks;
-	const struct ember_intern *names;
-};
-
-static int cmp_stack(const void *pa, const void *pb, void *arg)
-{
-	const struct sort_ctx *ctx = arg;
-	const struct ember_intern *sort_names = ctx->names;
-	const struct ember_stack_ent *a = pa, *b = pb;
-	const uint32_t *fa = ctx->stacks->ids + a->off;
-	const uint32_t *fb = ctx->stacks->ids + b->off;
-	uint32_t n = a->n < b->n ? a->n : b->n;
-
-	for (uint32_t i = 0; i < n; i++) {
-		if (fa[i] == fb[i])
-			continue;
-		size_t la, lb;
-		const unsigned char *sa =
-		    (const void *)ember_intern_str(sort_names, fa[i], &la);
-		const unsigned char *sb =
-		    (const void *)ember_intern_str(sort_names, fb[i], &lb);
-		size_t m = la < lb ? la : lb;
-		int c = memcmp(sa, sb, m);
-		if (c)
-			return c;
-		/* one name is a prefix of the other: compare what follows */
-		int ca = la > m ? sa[m] : (i + 1 < a->n ? ';' : -1);
-		int cb = lb > m ? sb[m] : (i + 1 < b->n ? ';' : -1);
-		if (ca != cb)
-			return ca < cb ? -1 : 1;
-		/* "x;..." against "x;y" can't happen: names hold no ';' */
-		return la < lb ? -1 : la > lb;
-	}
-	return a->n < b->n ? -1 : a->n > b->n;
-}
-
 void ember_stacks_sort(struct ember_stacks *s, const struct ember_intern *t)
 {
-	struct sort_ctx ctx = {s, t};
+	uint32_t *order = ember_stacks_order(s, t, 1);
+	struct ember_stack_ent *ents =
+	    ember_xreallocarray(NULL, s->alloc ? s->alloc : 1, sizeof(*ents));
 
-	qsort_r(s->ents, s->n, sizeof(*s->ents), cmp_stack, &ctx);
+	for (size_t e = 0; e < s->n; e++)
+		ents[e] = s->ents[order[e]];
+	free(order);
+	free(s->ents);
+	s->ents = ents;
 	/* entry indices moved: rebuild the hash */
 	memset(s->slots, 0, (s->mask + 1) * sizeof(*s->slots));
 	for (size_t e = 0; e < s->n; e++) {
@@ -141,45 +105,25 @@ void ember_stacks_sort(struct ember_stacks *s, const struct ember_intern *t)
 	}
 }
 
-void ember_stacks_add_folded(struct ember_buf *b, const struct ember_stacks *s,
-			     const struct ember_intern *t, size_t i)
-{
-	const struct ember_stack_ent *e = &s->ents[i];
-	const uint32_t *f = s->ids + e->off;
-
-	for (uint32_t j = 0; j < e->n; j++) {
-		const struct ember_intern_ent *ne = &t->ents[f[j]];
-		if (j)
-			ember_buf_addch(b, ';');
-		ember_buf_add(b, ne->s, ne->len);
-	}
-}
-
 int ember_stacks_write(const struct ember_stacks *s,
 		       const struct ember_intern *t, int two_counts,
 		       ember_write_fn w, void *ctx)
 {
-	struct ember_buf b = EMBER_BUF_INIT;
+	struct ember_folded_out o;
 	int err = 0;
 
-	ember_buf_grow(&b, 1 << 16);
+	ember_folded_out_init(&o, w, ctx);
 	for (size_t i = 0; i < s->n && !err; i++) {
 		const struct ember_stack_ent *e = &s->ents[i];
-		ember_stacks_add_folded(&b, s, t, i);
-		ember_buf_addch(&b, ' ');
-		ember_buf_addnum(&b, e->count);
+		ember_stacks_add_folded(&o.b, s, t, i);
+		ember_buf_addch(&o.b, ' ');
+		ember_buf_addnum(&o.b, e->count);
 		if (two_counts) {
-			ember_buf_addch(&b, ' ');
-			ember_buf_addnum(&b, e->count2);
+			ember_buf_addch(&o.b, ' ');
+			ember_buf_addnum(&o.b, e->count2);
 		}
-		ember_buf_addch(&b, '\n');
-		if (b.len >= (1 << 16) - 4096) {
-			err = w(ctx, b.buf, b.len);
-			ember_buf_reset(&b);
-		}
+		ember_buf_addch(&o.b, '\n');
+		err = ember_folded_out_line(&o);
 	}
-	if (!err && b.len)
-		err = w(ctx, b.buf, b.len);
-	ember_buf_release(&b);
-	return err;
+	return ember_folded_out_finish(&o);
 }

@@ -735,7 +735,7 @@ static void merge(struct ember_collapse *c)
 	free(map);
 	free(ids);
 	free(c->order);
-	c->order = ember_collapse_order(dst, c->nthreads);
+	c->order = ember_stacks_order(&dst->stacks, &dst->names, c->nthreads);
 }
 
 int ember_collapse_write(struct ember_collapse *c, ember_write_fn w, void *ctx)

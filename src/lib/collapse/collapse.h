@@ -18,7 +18,7 @@
 
 #include <string.h>
 
-#include "internal.h"
+#include "folded.h"
 
 /* Counters of one job (or one input when not split), merged in input
  * order by the driver.  Line numbers are relative to the job. */
@@ -86,22 +86,27 @@ extern const struct ember_collapser ember_collapser_stap;
 extern const struct ember_collapser ember_collapser_dtrace;
 extern const struct ember_collapser ember_collapser_recursive;
 
-/* Perl's \s (without \n, which never is inside a line) and \d, \w. */
+/* The folded core's character and line rules (folded.h), under the names
+ * the formats use. */
 static inline int cl_space(unsigned char c)
 {
-	return c == ' ' || (c >= '\t' && c <= '\r');
+	return folded_space(c);
 }
 static inline int cl_digit(unsigned char c)
 {
-	return c >= '0' && c <= '9';
+	return folded_digit(c);
 }
-/* A line of blanks only. */
+static inline int cl_word(unsigned char c)
+{
+	return folded_word(c);
+}
 static inline int cl_blank(const char *s, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
-		if (!cl_space((unsigned char)s[i]))
-			return 0;
-	return 1;
+	return folded_blank(s, n);
+}
+static inline size_t cl_line(const char **p, const char *end, const char **line)
+{
+	return folded_line(p, end, line);
 }
 /* /^\s*(\d+)$/, the count line that ends a DTrace or SystemTap stack;
  * *digits is where the digits start. */
@@ -119,7 +124,6 @@ static inline int cl_count_line(const char *s, size_t n, size_t *digits)
 			return 0;
 	return 1;
 }
-extern const unsigned char ember_cl_word[256] EMBER_HIDDEN;
 
 /* perf-names.c: a perf frame line's names, as ember_perf_frame_names()
  * gives them, each passed to emit, innermost inlined frame first; returns
@@ -137,32 +141,6 @@ void cl_clean_part(const char *s, size_t n, const struct ember_perf_frame *f,
 		   size_t *outn) EMBER_HIDDEN;
 int cl_has(const char *s, size_t n, const char *lit) EMBER_HIDDEN;
 int cl_starts(const char *s, size_t n, const char *lit) EMBER_HIDDEN;
-static inline int cl_word(unsigned char c)
-{
-	return ember_cl_word[c];
-}
-
-/* The next line of [*p, end): its length without the newline (and
- * without a '\r' before it), *p moved past it.  The caller checks
- * *p < end first. */
-static inline size_t cl_line(const char **p, const char *end, const char **line)
-{
-	const char *s = *p;
-	const char *nl = memchr(s, '\n', (size_t)(end - s));
-	size_t n;
-
-	if (nl) {
-		n = (size_t)(nl - s);
-		*p = nl + 1;
-	} else {
-		n = (size_t)(end - s);
-		*p = end;
-	}
-	if (n && s[n - 1] == '\r')
-		n--;
-	*line = s;
-	return n;
-}
 
 /* A line in no shape the format knows. */
 static inline void cl_bad(struct collapse_sink *k, const char *s, size_t n)
@@ -177,30 +155,7 @@ static inline void cl_bad(struct collapse_sink *k, const char *s, size_t n)
 	}
 }
 
-/* A count as Perl reads the digits (and fraction) of a number. */
-double ember_perl_number(const char *s, size_t n) EMBER_HIDDEN;
-
-#define CL_INEXACT UINT64_MAX
-
-/* Perl's $sum += $n: *x the sum as an integer (CL_INEXACT: a float), *d
- * as a float; n is count, or the integer v when `integer`. */
-static inline void ember_perl_add(uint64_t *x, double *d, double count,
-				  uint64_t v, int integer)
-{
-	if (integer && *x == CL_INEXACT && *d >= 0 &&
-	    *d < 18446744073709551616.0 && *d == (double)(uint64_t)*d)
-		*x = (uint64_t)*d; /* an integral float: an integer again */
-	if (integer && *x != CL_INEXACT) {
-		uint64_t sum;
-		if (!__builtin_add_overflow(*x, v, &sum) && sum != CL_INEXACT) {
-			*x = sum;
-			*d = (double)sum;
-			return;
-		}
-	}
-	*d = (*x != CL_INEXACT ? (double)*x : *d) + count;
-	*x = CL_INEXACT;
-}
+#define CL_INEXACT FOLDED_INEXACT
 
 /*
  * Perl's $count{$stack} += $n, for entry e: the sum stays an integer
@@ -232,12 +187,8 @@ static inline void cl_add_nv(struct collapse_sink *k, const uint32_t *ids,
 	k->n.records++;
 }
 
-/* Appends a floating-point count as Perl prints one (%.15g). */
-void ember_buf_add_nv(struct ember_buf *b, double x) EMBER_HIDDEN;
-
 /* The same with a count written in digits: an integer when it fits in 64
  * bits (else a float, as for Perl). */
-int ember_parse_u64(const char *s, size_t n, uint64_t *v) EMBER_HIDDEN;
 static inline void cl_add_digits(struct collapse_sink *k, const uint32_t *ids,
 				 size_t n, const char *digits, size_t nd)
 {
@@ -263,17 +214,7 @@ static inline void cl_add_leaf_first(struct collapse_sink *k, uint32_t *f,
 	cl_add_digits(k, f, n, digits, nd);
 }
 
-/* "a;b 12" lines as the Perl scripts read them, /^(.*)\s+?(\d+(?:\.\d*)?)$/:
- * the count is the number after the last whitespace; the stack is what
- * comes before that one whitespace character.  Returns 0 (and the stack's
- * length and the count) or -1. */
-int ember_folded_split(const char *s, size_t n, size_t *stack_len,
-		       double *count) EMBER_HIDDEN;
-
-/* The output (output.c): the stacks' indices in the order of their
- * folded lines, and the lines written in a given order. */
-uint32_t *ember_collapse_order(const struct collapse_sink *k,
-			       int threads) EMBER_HIDDEN;
+/* The output (output.c): the lines written in a given order. */
 int ember_collapse_write_order(const struct collapse_sink *k,
 			       const uint32_t *order, ember_write_fn w,
 			       void *ctx) EMBER_HIDDEN;

@@ -46,68 +46,13 @@ void ember_flamegraph_free(struct ember_flamegraph *fg)
 	free(fg);
 }
 
-static int is_space(unsigned char c)
-{
-	return c == ' ' || c == '\t' || c == '\f' || c == '\v' || c == '\r';
-}
-
-/*
- * `^(.*)\s+?(\d+(?:\.\d*)?)$`: the count is what follows the last
- * whitespace character, if it is digits with an optional fraction; the
- * stack is everything before that character.  Returns the stack's length,
- * or -1 when the line does not match.
- */
-static long split_count(const char *s, size_t len, double *count)
-{
-	size_t i = len, dot = 0;
-	uint64_t v = 0, scale = 1;
-	int overflow = 0;
-
-	/* the count's characters, from the end: digits and at most one '.' */
-	while (i > 0) {
-		unsigned char c = (unsigned char)s[i - 1];
-		if (c >= '0' && c <= '9') {
-			if (scale <= 100000000000000ull)
-				v += (uint64_t)(c - '0') * scale, scale *= 10;
-			else
-				overflow = 1;
-		} else if (c == '.' && !dot) {
-			dot = i; /* position of the fraction's first digit */
-			v = 0, scale = 1;
-		} else {
-			break;
-		}
-		i--;
-	}
-	/* the count starts with a digit, right after a whitespace character */
-	if (i == 0 || i == len || !is_space((unsigned char)s[i - 1]) ||
-	    s[i] == '.')
-		return -1;
-	if (!dot && !overflow) {
-		*count = (double)v;
-	} else {
-		char tmp[64];
-		size_t n = len - i;
-		if (n < sizeof(tmp)) {
-			memcpy(tmp, s + i, n);
-			tmp[n] = '\0';
-			*count = strtod(tmp, NULL);
-		} else {
-			char *big = ember_xmemdup(s + i, n);
-			*count = strtod(big, NULL);
-			free(big);
-		}
-	}
-	return (long)(i - 1);
-}
-
 /* Parses one line into l; returns 0, or -1 for an invalid line. */
 static int parse_line(const char *s, size_t len, struct fg_line *l)
 {
 	double c1, c2;
-	long st = split_count(s, len, &c1);
+	size_t st, st2;
 
-	if (st < 0)
+	if (ember_folded_split(s, len, &st, &c1))
 		return -1;
 	l->s = s;
 	l->len = (uint32_t)len;
@@ -116,8 +61,7 @@ static int parse_line(const char *s, size_t len, struct fg_line *l)
 	l->c2 = 0;
 	l->two = 0;
 	/* a second count column makes a differential line */
-	long st2 = split_count(s, (size_t)st, &c2);
-	if (st2 >= 0) {
+	if (!ember_folded_split(s, st, &st2, &c2)) {
 		l->stack_len = (uint32_t)st2;
 		l->c1 = c2;
 		l->c2 = c1;
@@ -153,41 +97,6 @@ void ember_flamegraph_add(struct ember_flamegraph *fg, const char *name,
 		}
 		p = nl ? nl + 1 : end;
 	}
-}
-
-/* Splits s into its ';'-separated fields, appending to *fr from index
- * `from`; returns the number of fields (all of them, empty ones too). */
-static size_t split_fields(const char *s, size_t len, size_t from,
-			   struct ember_slice **fr, size_t *afr)
-{
-	size_t n = from;
-	const char *p = s, *end = s + len;
-
-	for (;;) {
-		const char *f = p;
-		while (p < end && *p != ';')
-			p++;
-		EMBER_GROW(*fr, n + 1, *afr);
-		(*fr)[n].s = f;
-		(*fr)[n].len = (size_t)(p - f);
-		n++;
-		if (p == end)
-			break;
-		p++;
-	}
-	return n;
-}
-
-/* Perl's split(";", $stack): the fields, without trailing empty ones. */
-static size_t split_frames(const char *s, size_t len, struct ember_slice **fr,
-			   size_t *afr)
-{
-	if (!len)
-		return 0;
-	size_t n = split_fields(s, len, 0, fr, afr);
-	while (n && !(*fr)[n - 1].len)
-		n--;
-	return n;
 }
 
 /* The index of the first byte where a and b differ (or the shorter's
@@ -331,7 +240,7 @@ static void reverse_lines(struct ember_flamegraph *fg)
 
 	for (size_t i = 0; i < fg->nlines; i++) {
 		struct fg_line *l = &fg->lines[i];
-		size_t n = split_frames(l->s, l->stack_len, &fr, &afr);
+		size_t n = ember_folded_frames(l->s, l->stack_len, &fr, &afr);
 		size_t tail = l->len - l->stack_len; /* " count[ count2]" */
 		char *out = ember_arena_alloc(&fg->arena, l->len + 1);
 		size_t pos = 0;
@@ -462,13 +371,13 @@ int ember_flamegraph_render(struct ember_flamegraph *fg, ember_write_fn w,
 		else if (k && fr[k - 1].s + fr[k - 1].len == cur + clen)
 			nraw = k; /* cur ends with the last shared field */
 		else if (k)
-			nraw = split_fields(
+			nraw = ember_folded_fields(
 			    fr[k - 1].s + fr[k - 1].len + 1,
 			    (size_t)(cur + clen -
 				     (fr[k - 1].s + fr[k - 1].len + 1)),
 			    k, &fr, &afr);
 		else
-			nraw = split_fields(cur, clen, 0, &fr, &afr);
+			nraw = ember_folded_fields(cur, clen, 0, &fr, &afr);
 		size_t n = nraw;
 		while (n && !fr[n - 1].len)
 			n--; /* Perl's split drops trailing empty fields */

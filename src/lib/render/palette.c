@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -446,29 +447,45 @@ struct ember_rgb ember_palette_map_color(struct ember_palette *p, const char *s,
 	return c;
 }
 
+/* Written under a new temporary name (O_EXCL: never a file planted
+ * there) and renamed over the old map, keeping its mode. */
 int ember_palette_save_map(struct ember_palette *p, const char *path)
 {
 	struct ember_buf tmp = EMBER_BUF_INIT;
-	FILE *f;
-	int err = 0;
+	struct stat st;
+	FILE *f = NULL;
+	int err = EMBER_EIO, fd;
 
 	map_find(p, "", 0); /* sorts */
-	ember_buf_addf(&tmp, "%s.tmp.%ld", path, (long)getpid());
-	f = fopen(tmp.buf, "w");
+	ember_buf_addf(&tmp, "%s.tmp.XXXXXX", path);
+	fd = mkstemp(tmp.buf);
+	if (fd < 0)
+		goto out;
+	if (!stat(path, &st)) {
+		fchmod(fd, st.st_mode & 0777);
+	} else {
+		mode_t mask = umask(0);
+		umask(mask);
+		fchmod(fd, 0666 & ~mask);
+	}
+	f = fdopen(fd, "w");
 	if (!f) {
-		ember_buf_release(&tmp);
-		return EMBER_EIO;
+		close(fd);
+		goto fail;
 	}
 	for (size_t i = 0; i < p->nmap; i++) {
 		fwrite(p->map[i].name, 1, p->map[i].len, f);
 		fprintf(f, "->%s\n", p->map[i].text);
 	}
-	if (ferror(f) | fclose(f) || rename(tmp.buf, path)) {
-		int saved = errno;
-		unlink(tmp.buf);
-		errno = saved;
-		err = EMBER_EIO;
-	}
+	if (ferror(f) | fclose(f) || rename(tmp.buf, path))
+		goto fail;
+	err = 0;
+	goto out;
+fail:;
+	int saved = errno;
+	unlink(tmp.buf);
+	errno = saved;
+out:
 	ember_buf_release(&tmp);
 	return err;
 }

@@ -2,7 +2,7 @@
 #ifndef EMBER_RENDER_H
 #define EMBER_RENDER_H
 
-#include "internal.h"
+#include "folded.h"
 
 /* ---- utf8.c ---- */
 /* Decodes the code point at s (n > 0 bytes left) and stores its length in
