@@ -221,6 +221,7 @@ struct ember_tree_node {
 	double start, end;
 	double delta; /* self delta of a differential stack */
 	int has_delta;
+	int on_cpu; /* holds time of a stack that is not off-CPU */
 };
 struct ember_tree {
 	struct ember_tree_node *nodes; /* closed boxes, children first */
@@ -228,6 +229,8 @@ struct ember_tree {
 	double min_width;  /* boxes narrower than this are dropped */
 	uint32_t maxdepth; /* of the boxes kept */
 	double time;	   /* sum of counts so far */
+	/* stacks seen with and without an "[off-cpu...]" end frame */
+	int offcpu_seen, oncpu_seen;
 	/* the boxes open now, one per depth */
 	struct ember_tree_node *open;
 	size_t nopen, aopen;
@@ -502,6 +505,15 @@ struct ember_record_options {
 	int root_pid, root_tid;		   /* --pid, --tid */
 	int annotate_kernel, annotate_jit; /* --kernel, --jit */
 	const char *perfmap_dir;	   /* NULL: /tmp */
+	/* time off CPU: EMBER_RECORD_OFFCPU alone (weights in us), or with
+	 * cpu-clock samples (EMBER_RECORD_WALL) */
+	int mode;
+	uint64_t min_block_us; /* off-CPU waits shorter are left out */
+};
+enum {
+	EMBER_RECORD_CPU,
+	EMBER_RECORD_OFFCPU,
+	EMBER_RECORD_WALL,
 };
 void ember_record_options_init(struct ember_record_options *o);
 /* The event names -e takes. */
@@ -531,6 +543,12 @@ struct ember_record_stats {
 	uint64_t unwind_by_src[4]; /* frames stepped by file CFI, jitdump
 				    * CFI, JIT trampolines, frame pointers */
 	uint64_t unwind_cache_hits, unwind_cache_misses; /* rule cache */
+	/* off-CPU and wall: weights are microseconds */
+	int weight_us;
+	uint64_t switches;    /* switch-outs recorded with a stack */
+	uint64_t waits;	      /* of them, waits counted */
+	uint64_t short_waits; /* waits under min_block_us, left out */
+	uint64_t offcpu_ns;   /* time off CPU counted */
 };
 
 struct ember_record;

@@ -95,6 +95,25 @@ static void help(FILE *f)
 	    "  -m, --mmap-pages N   ring buffer pages per CPU, a power of 2 "
 	    "(2048 with\n"
 	    "                       dwarf, 128 with fp)\n"
+	    "  --off-cpu            record where threads wait instead: the "
+	    "time "
+	    "each\n"
+	    "                       thread spends off CPU, in microseconds, "
+	    "charged to\n"
+	    "                       the stack where it blocked, whose last "
+	    "frame names\n"
+	    "                       the state: [off-cpu: S] sleeping, D "
+	    "uninterruptible\n"
+	    "                       (usually disk I/O), R preempted (waiting "
+	    "for a CPU)\n"
+	    "  --wall               on-CPU samples and off-CPU time together, "
+	    "both in\n"
+	    "                       microseconds: each thread's whole life; "
+	    "frames with\n"
+	    "                       only off-CPU time are drawn blue\n"
+	    "  --min-block USECS    with --off-cpu or --wall: leave out waits "
+	    "shorter\n"
+	    "                       than USECS microseconds\n"
 	    "  --no-kernel          user stacks only\n"
 	    "  --idle               with -a: keep the idle task's samples\n"
 	    "  --no-jit-env         do not set PYTHONPERFSUPPORT=1 and "
@@ -129,6 +148,9 @@ static void help(FILE *f)
 	    "  ember record -F 4999 -o build.svg -- make -j2\n"
 	    "  ember record -p 1234 -d 10 -o server.folded\n"
 	    "  ember record -a -d 5 --all -o system.svg\n"
+	    "  ember record --off-cpu --min-block 1000 -o waits.svg -- "
+	    "./server\n"
+	    "  ember record --wall -p 1234 -d 10 -o wall.svg\n"
 	    "  ember record -o js.svg -- node app.js\n"
 	    "  ember record -o py.svg -- python3.12 -X perf app.py\n"
 	    "  ember record -o py.svg -- python3.13 -X perf_jit app.py\n"
@@ -150,6 +172,9 @@ enum {
 	O_KERNEL,
 	O_JIT,
 	O_ALL,
+	O_OFF_CPU,
+	O_WALL,
+	O_MIN_BLOCK,
 	/* flame graph options */
 	O_TITLE,
 	O_SUBTITLE,
@@ -196,6 +221,9 @@ static const struct option longopts[] = {
     {"kernel", no_argument, NULL, O_KERNEL},
     {"jit", no_argument, NULL, O_JIT},
     {"all", no_argument, NULL, O_ALL},
+    {"off-cpu", no_argument, NULL, O_OFF_CPU},
+    {"wall", no_argument, NULL, O_WALL},
+    {"min-block", required_argument, NULL, O_MIN_BLOCK},
     {"title", required_argument, NULL, O_TITLE},
     {"subtitle", required_argument, NULL, O_SUBTITLE},
     {"width", required_argument, NULL, O_WIDTH},
@@ -384,6 +412,17 @@ static void print_unwind(const struct ember_record_stats *st)
 			(unsigned long long)st->jitdumps);
 }
 
+/* The off-CPU side: what it cost (switches recorded) and what it found. */
+static void print_offcpu(const struct ember_record_stats *st)
+{
+	fprintf(stderr,
+		"ember: off-CPU: %llu switches recorded, %llu waits counted "
+		"(%.3f s), %llu shorter than --min-block left out\n",
+		(unsigned long long)st->switches, (unsigned long long)st->waits,
+		(double)st->offcpu_ns / 1e9,
+		(unsigned long long)st->short_waits);
+}
+
 static char *default_title(const struct ember_record_options *ro)
 {
 	struct ember_buf b = EMBER_BUF_INIT;
@@ -443,7 +482,7 @@ int cmd_record(int argc, char **argv, const char *preset)
 	struct ember_record_options ro;
 	struct ember_fg_options fo;
 	const char *cmd = "record", *output = NULL;
-	int *pids = NULL, quiet = 0, c, rc = 1;
+	int *pids = NULL, quiet = 0, c, rc = 1, colors_given = 0;
 	size_t npids = 0;
 	char *title = NULL;
 	double dv;
@@ -550,6 +589,24 @@ int cmd_record(int argc, char **argv, const char *preset)
 		case O_ALL:
 			ro.annotate_kernel = ro.annotate_jit = 1;
 			break;
+		case O_OFF_CPU:
+		case O_WALL:
+			if (ro.mode &&
+			    ro.mode != (c == O_WALL ? EMBER_RECORD_WALL
+						    : EMBER_RECORD_OFFCPU)) {
+				free(pids);
+				return cli_usage(cmd, "give --off-cpu or "
+						      "--wall, not both");
+			}
+			ro.mode = c == O_WALL ? EMBER_RECORD_WALL
+					      : EMBER_RECORD_OFFCPU;
+			break;
+		case O_MIN_BLOCK:
+			if (cli_long(optarg, 0, 0x7fffffffffffffffL / 1000,
+				     &lv))
+				goto bad_value;
+			ro.min_block_us = (uint64_t)lv;
+			break;
 		case O_TITLE:
 			fo.title = optarg;
 			break;
@@ -572,6 +629,7 @@ int cmd_record(int argc, char **argv, const char *preset)
 			break;
 		case O_COLORS:
 			fo.colors = optarg;
+			colors_given = 1;
 			break;
 		case O_BGCOLORS: {
 			char c1[8], c2[8];
@@ -719,8 +777,13 @@ int cmd_record(int argc, char **argv, const char *preset)
 	} else {
 		if (!fo.title)
 			fo.title = title = default_title(&ro);
+		/* off-CPU graphs are blue, as Gregg draws them */
+		if (!colors_given && ro.mode == EMBER_RECORD_OFFCPU)
+			fo.colors = "io";
 		if (!fo.countname)
-			fo.countname = st->clock_event ? "ns" : ro.event;
+			fo.countname = st->weight_us	 ? "us"
+				       : st->clock_event ? "ns"
+							 : ro.event;
 		rc = write_output(output, svg, &fo, &names, &stacks);
 	}
 	t_post = now() - t_post;
@@ -732,6 +795,8 @@ int cmd_record(int argc, char **argv, const char *preset)
 			st->seconds, (unsigned long long)st->samples,
 			(unsigned long long)st->lost, st->stacks, st->frames,
 			t_post);
+		if (st->weight_us)
+			print_offcpu(st);
 		print_unwind(st);
 		if (!rc)
 			fprintf(stderr, "ember: wrote %s\n",

@@ -53,7 +53,18 @@ static void open_box(struct ember_tree *t, const char *name, size_t len,
 	o->end = t->time;
 	o->has_delta = delta != NULL;
 	o->delta = delta ? *delta : 0;
+	o->on_cpu = 0;
 	t->nopen++;
+}
+
+/* Whether a stack is off-CPU time: ember record's last frame (or first,
+ * reversed) names the state, "[off-cpu: S]". */
+static int is_offcpu(const struct ember_slice *frames, size_t n)
+{
+	return n &&
+	       ((frames[n - 1].len >= 9 &&
+		 !memcmp(frames[n - 1].s, "[off-cpu", 8)) ||
+		(frames[0].len >= 9 && !memcmp(frames[0].s, "[off-cpu", 8)));
 }
 
 void ember_tree_flow(struct ember_tree *t, const struct ember_slice *frames,
@@ -89,6 +100,14 @@ void ember_tree_flow_keep(struct ember_tree *t,
 		open_box(t, frames[i].s, frames[i].len,
 			 delta ? (i == n - 1 ? delta : &zero) : NULL);
 	t->time += count;
+	if (is_offcpu(frames, n)) {
+		t->offcpu_seen = 1;
+		return;
+	}
+	t->oncpu_seen = 1;
+	/* a marked box's ancestors are marked: stop at the first */
+	for (size_t i = t->nopen; i-- > 0 && !t->open[i].on_cpu;)
+		t->open[i].on_cpu = 1;
 }
 
 void ember_tree_finish(struct ember_tree *t)

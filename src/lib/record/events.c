@@ -96,6 +96,8 @@ struct rec_sample {
 	uint32_t pid, tid, cpu;
 	uint64_t nr;
 	const uint64_t *ips;
+	const void *raw; /* tracepoint data (RAW) */
+	uint32_t raw_size;
 	/* REGS_USER and STACK_USER, for a DWARF unwinder */
 	uint64_t abi;
 	const uint64_t *regs;
@@ -176,7 +178,8 @@ static int parse_sample(const struct ember_record *r, const void *rec,
 		const void *p = take(&c, 4);
 		if (p)
 			memcpy(&n, p, 4);
-		take(&c, n);
+		s->raw = take(&c, n);
+		s->raw_size = s->raw ? n : 0;
 	}
 	if (t & PERF_SAMPLE_REGS_USER) {
 		s->abi = take64(&c);
@@ -240,6 +243,19 @@ uint64_t rec_time(const struct ember_record *r, const void *rec, size_t size)
 		return 0;
 	memcpy(&v, (const char *)rec + off, 8);
 	return v;
+}
+
+/* The thread id of a side-band record's sample_id (0 when it has none). */
+static int rec_tid(const struct ember_record *r, const void *rec, size_t size)
+{
+	uint64_t t = r->sample_type;
+	size_t back = trailer_after_time(t) + 8 * !!(t & PERF_SAMPLE_TIME) + 8;
+	uint32_t v[2];
+
+	if (!(t & PERF_SAMPLE_TID) || size < 8 + back)
+		return 0;
+	memcpy(v, (const char *)rec + size - back, 8);
+	return (int)v[1];
 }
 
 /* ---- processes -------------------------------------------------------- */
@@ -654,6 +670,11 @@ static void on_sample(struct ember_record *r, const void *rec, size_t size)
 	for (size_t i = nk; i-- > 0;)
 		ids[n++] =
 		    rec_frames_id(&r->frames, REC_FRAME_KERNEL, 0, ub[i]);
+	if (rec_offcpu_is_switch(r->off, s.raw, s.raw_size)) {
+		rec_offcpu_out(r, (int)s.tid, s.time, s.raw, s.raw_size, ids,
+			       n);
+		return;
+	}
 	ember_stacks_add(&r->stacks, ids, n, (double)s.period, 0);
 	r->stats.samples++;
 	r->stats.weight += (double)s.period;
@@ -703,6 +724,13 @@ void rec_handle(struct ember_record *r, const void *rec, size_t size)
 			memcpy(&v, body, 8);
 			r->stats.lost += v;
 		}
+		break;
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		/* in a CPU-wide record, the sample_id is the incoming task's
+		 * on a switch-in */
+		if (r->off && !(h->misc & PERF_RECORD_MISC_SWITCH_OUT))
+			rec_offcpu_in(r, rec_tid(r, rec, size), time);
 		break;
 	case PERF_RECORD_THROTTLE:
 		r->stats.throttled++;

@@ -83,6 +83,40 @@ ember_record_stats(const struct ember_record *r)
 	return &r->stats;
 }
 
+/* The events of each target and CPU: the sampling event, the switch
+ * tracepoint, or both; the first carries the side-band records. */
+static int setup_modes(struct ember_record *r)
+{
+	struct ember_buf why = EMBER_BUF_INIT;
+	int err;
+
+	r->kinds[0] = REC_EV_SAMPLE;
+	r->nkinds = 1;
+	if (r->o.mode == EMBER_RECORD_CPU)
+		return 0;
+	if (r->o.mode != EMBER_RECORD_OFFCPU && r->o.mode != EMBER_RECORD_WALL)
+		return fail(r, EMBER_EINVAL, "unknown recording mode %d",
+			    r->o.mode);
+	if (r->o.mode == EMBER_RECORD_WALL && !r->ev->clock)
+		return fail(r, EMBER_EINVAL,
+			    "--wall weighs on-CPU samples in time: it "
+			    "takes cpu-clock or task-clock, not '%s'",
+			    r->ev->name);
+	err = rec_offcpu_new(&r->off, r->o.min_block_us, &why);
+	if (err) {
+		fail(r, err, "%s", why.buf);
+		ember_buf_release(&why);
+		return err;
+	}
+	ember_buf_release(&why);
+	r->stats.weight_us = 1;
+	if (r->o.mode == EMBER_RECORD_OFFCPU)
+		r->kinds[0] = REC_EV_SWITCH;
+	else
+		r->kinds[r->nkinds++] = REC_EV_SWITCH;
+	return 0;
+}
+
 int ember_record_new(struct ember_record **out,
 		     const struct ember_record_options *o)
 {
@@ -97,7 +131,8 @@ int ember_record_new(struct ember_record **out,
 	ember_intern_init(&r->roots);
 	ember_stacks_init(&r->stacks);
 	r->ubuf = ember_xcalloc(MAX_FRAMES, sizeof(*r->ubuf));
-	r->ibuf = ember_xcalloc(2 * MAX_FRAMES + 2, sizeof(*r->ibuf));
+	/* root, [truncated], user and kernel frames, an off-CPU state */
+	r->ibuf = ember_xcalloc(2 * MAX_FRAMES + 3, sizeof(*r->ibuf));
 	if (o->argv && o->argv[0]) {
 		size_t n = 0;
 		while (o->argv[n])
@@ -187,7 +222,7 @@ int ember_record_new(struct ember_record **out,
 			    "this kernel has no perf events "
 			    "(/proc/sys/kernel/perf_event_paranoid is "
 			    "missing): profiling needs CONFIG_PERF_EVENTS");
-	return 0;
+	return setup_modes(r);
 }
 
 static void close_all(struct ember_record *r)
@@ -227,6 +262,7 @@ void ember_record_free(struct ember_record *r)
 	free(r->ubuf);
 	free(r->ibuf);
 	ember_unwinder_free(r->unwinder);
+	rec_offcpu_free(r->off);
 	if (r->argv)
 		for (char **a = r->argv; *a; a++)
 			free(*a);
@@ -243,8 +279,10 @@ void ember_record_stop(struct ember_record *r)
 /* ---- opening events --------------------------------------------------- */
 
 static void make_attr(struct ember_record *r, struct perf_event_attr *a,
-		      int exclude_kernel)
+		      int exclude_kernel, int kind)
 {
+	int sideband = kind == r->kinds[0];
+
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
 	a->type = r->ev->type;
@@ -258,6 +296,8 @@ static void make_attr(struct ember_record *r, struct perf_event_attr *a,
 	r->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 			 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
 			 PERF_SAMPLE_CALLCHAIN;
+	if (r->off)
+		r->sample_type |= PERF_SAMPLE_RAW; /* tells the events apart */
 	r->regs_mask = 0;
 	if (r->dwarf) {
 		/* kernel frames from the kernel, user frames from a copy of
@@ -273,17 +313,19 @@ static void make_attr(struct ember_record *r, struct perf_event_attr *a,
 	a->disabled = 1;
 	a->inherit = !r->o.system_wide;
 	a->enable_on_exec = r->have_child && !r->o.system_wide;
-	a->mmap = 1;
-	a->mmap2 = 1;
-	a->comm = 1;
-	a->comm_exec = 1;
-	a->task = 1;
+	a->mmap = sideband;
+	a->mmap2 = sideband;
+	a->comm = sideband;
+	a->comm_exec = sideband;
+	a->task = sideband;
 	a->sample_id_all = 1;
 	a->exclude_kernel = exclude_kernel;
 	a->exclude_callchain_kernel = exclude_kernel || r->o.no_kernel;
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
 	a->watermark = 1;
+	if (kind == REC_EV_SWITCH)
+		rec_offcpu_attr(r->off, a);
 }
 
 static long perf_open(struct perf_event_attr *a, int pid, int cpu)
@@ -400,18 +442,18 @@ static size_t ring_pages(const struct ember_record *r)
 	return n;
 }
 
-static long open_one(struct ember_record *r, int pid, int cpu)
+static long open_one(struct ember_record *r, int pid, int cpu, int kind)
 {
 	struct perf_event_attr a;
 
-	make_attr(r, &a, r->stats.kernel_excluded);
+	make_attr(r, &a, r->stats.kernel_excluded, kind);
 	a.wakeup_watermark =
 	    (uint32_t)(ring_pages(r) * (size_t)sysconf(_SC_PAGESIZE) / 4);
 	long fd = perf_open(&a, pid, cpu);
 	if (fd < 0 && (errno == EACCES || errno == EPERM) &&
-	    !r->stats.kernel_excluded && geteuid() != 0) {
+	    !r->stats.kernel_excluded && geteuid() != 0 && !r->off) {
 		/* perf_event_paranoid 2: user space only */
-		make_attr(r, &a, 1);
+		make_attr(r, &a, 1, kind);
 		a.wakeup_watermark =
 		    (uint32_t)(ring_pages(r) * (size_t)sysconf(_SC_PAGESIZE) /
 			       4);
@@ -432,14 +474,14 @@ static long open_one(struct ember_record *r, int pid, int cpu)
  */
 static long open_first(struct ember_record *r, int pid, int cpu, int *err)
 {
-	long fd = open_one(r, pid, cpu);
+	long fd = open_one(r, pid, cpu, r->kinds[0]);
 	int e = errno;
 
 	*err = 0;
 	if (fd >= 0 || !r->dwarf || (e != EINVAL && e != EOPNOTSUPP))
 		return fd;
 	r->dwarf = 0;
-	fd = open_one(r, pid, cpu);
+	fd = open_one(r, pid, cpu, r->kinds[0]);
 	if (fd < 0) {
 		/* not the stack copies' fault */
 		r->dwarf = 1;
@@ -466,9 +508,10 @@ static long open_first(struct ember_record *r, int pid, int cpu, int *err)
  * Returns 0, 1 if the target is gone (ESRCH), or an EMBER_E* code. */
 static int open_target(struct ember_record *r, int pid, int main_target)
 {
-	for (size_t c = 0; c < r->ncpus; c++) {
-		int err = 0;
-		long fd = r->nfds ? open_one(r, pid, r->cpus[c])
+	for (size_t i = 0; i < r->ncpus * (size_t)r->nkinds; i++) {
+		size_t c = i / (size_t)r->nkinds;
+		int kind = r->kinds[i % (size_t)r->nkinds], err = 0;
+		long fd = r->nfds ? open_one(r, pid, r->cpus[c], kind)
 				  : open_first(r, pid, r->cpus[c], &err);
 		if (err)
 			return err;
@@ -717,6 +760,23 @@ static int targets_gone(struct ember_record *r)
 	return 1;
 }
 
+/* Off-CPU and wall modes: waits still going on end now, and every weight
+ * (ns of waiting, cpu-clock periods) becomes microseconds. */
+static void to_microseconds(struct ember_record *r)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	rec_offcpu_finish(r, (uint64_t)ts.tv_sec * 1000000000u +
+				 (uint64_t)ts.tv_nsec);
+	r->stats.weight = 0;
+	for (size_t i = 0; i < r->stacks.n; i++) {
+		double *c = &r->stacks.ents[i].count;
+		*c = floor(*c / 1000 + 0.5);
+		r->stats.weight += *c;
+	}
+}
+
 int ember_record_run(struct ember_record *r)
 {
 	size_t n = r->ncpus + 1 + r->o.npids;
@@ -757,6 +817,8 @@ int ember_record_run(struct ember_record *r)
 	disable_all(r);
 	drain(r);
 	flush(r, UINT64_MAX);
+	if (r->off)
+		to_microseconds(r);
 	free(pf);
 	if (r->have_child) {
 		/* stopped early: end the command, as perf does */
@@ -811,6 +873,8 @@ int ember_record_result(struct ember_record *r, struct ember_intern *names,
 	for (size_t i = 0; i < r->stacks.n; i++) {
 		size_t n, m = 0;
 		const uint32_t *f = ember_stacks_frames(&r->stacks, i, &n);
+		if (r->stacks.ents[i].count <= 0)
+			continue; /* waits all shorter than --min-block */
 		for (size_t j = 0; j < n; j++) {
 			size_t a = off[f[j]], b = off[f[j] + 1];
 			EMBER_GROW(tmp, m + (b - a), atmp);

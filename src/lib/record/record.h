@@ -352,6 +352,20 @@ uint32_t rec_frames_id(struct rec_frames *f, uint32_t kind, uint32_t obj,
 uint32_t rec_frames_id_at(struct rec_frames *f, uint32_t kind, uint32_t obj,
 			  uint64_t addr, uint64_t stamp, uint64_t seen);
 
+/* ---- off-CPU time (offcpu.c) ------------------------------------------- */
+
+struct perf_event_attr;
+struct rec_offcpu;
+/* Finds the sched:sched_switch tracepoint (mounting tracefs if need be);
+ * 0, or an EMBER_E* code with the reason in why. */
+int rec_offcpu_new(struct rec_offcpu **o, uint64_t min_block_us,
+		   struct ember_buf *why) EMBER_WUR;
+void rec_offcpu_free(struct rec_offcpu *o);
+/* Makes a's event the switch tracepoint, with switch records. */
+void rec_offcpu_attr(const struct rec_offcpu *o, struct perf_event_attr *a);
+/* Whether a sample's raw data is the tracepoint's (not a CPU sample's). */
+int rec_offcpu_is_switch(const struct rec_offcpu *o, const void *raw, size_t n);
+
 /* One queued perf record, for the time-ordered merge of the rings. */
 struct rec_qent {
 	uint64_t time, seq;
@@ -364,8 +378,11 @@ struct ember_record {
 	int *pids;
 	const struct rec_event_desc *ev;
 	uint64_t sample_type, regs_mask;
-	int dwarf; /* user stacks from copies: sample_type has
-		    * REGS_USER and STACK_USER */
+	struct rec_offcpu *off; /* --off-cpu, --wall */
+	int kinds[2];		/* the events per target and CPU: */
+	int nkinds;		/* REC_EV_*, the first carries side-band */
+	int dwarf;		/* user stacks from copies: sample_type has
+				 * REGS_USER and STACK_USER */
 	struct ember_unwinder *unwinder; /* when dwarf */
 	char fallback[160]; /* why AUTO fell back to frame pointers */
 	int *cpus;
@@ -391,6 +408,17 @@ struct ember_record {
 	double t_start, t_stop; /* monotonic seconds */
 	char err[768];
 };
+
+enum { REC_EV_SAMPLE, REC_EV_SWITCH };
+
+/* A thread left the CPU at time: ids (room for one more) is its stack,
+ * raw the tracepoint's data (offcpu.c). */
+void rec_offcpu_out(struct ember_record *r, int tid, uint64_t time,
+		    const void *raw, size_t rawlen, uint32_t *ids, size_t n);
+/* A thread runs again at time: its wait is charged. */
+void rec_offcpu_in(struct ember_record *r, int tid, uint64_t time);
+/* Charges the waits still going on at end. */
+void rec_offcpu_finish(struct ember_record *r, uint64_t end);
 
 /* Handles one perf record, in time order (events.c). */
 void rec_handle(struct ember_record *r, const void *rec, size_t size);

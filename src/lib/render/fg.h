@@ -28,6 +28,8 @@ struct ember_flamegraph {
 
 struct fg_layout {
 	double time, timemax, wpt, maxdelta;
+	/* on- and off-CPU stacks: frames with only off-CPU time are blue */
+	int mixed;
 };
 
 int ember_fg_write_svg(struct ember_flamegraph *fg, struct ember_tree *tree,

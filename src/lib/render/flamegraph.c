@@ -401,6 +401,7 @@ int ember_flamegraph_render(struct ember_flamegraph *fg, ember_write_fn w,
 	    .timemax = timemax,
 	    .wpt = wpt,
 	    .maxdelta = maxdelta,
+	    .mixed = tree.offcpu_seen && tree.oncpu_seen,
 	};
 	if (o->html)
 		err = ember_fg_write_html(fg, &tree, &lay, w, ctx,

@@ -225,7 +225,8 @@ static void style_and_script(struct out *out, const struct ember_fg_options *o,
 static const struct ember_nameattr_ent *
 frame(struct ember_flamegraph *fg, struct out *out,
       const struct ember_tree_node *nd, const struct fg_layout *lay, double h,
-      struct ember_palette *pal, const struct ember_nameattr *na)
+      struct ember_palette *pal, struct ember_palette *io,
+      const struct ember_nameattr *na)
 {
 	const struct ember_fg_options *o = &fg->o;
 	struct ember_buf *b = &out->b;
@@ -304,6 +305,8 @@ frame(struct ember_flamegraph *fg, struct out *out,
 	else if (nd->has_delta)
 		c = ember_color_scale(o->negate ? -nd->delta : nd->delta,
 				      lay->maxdelta);
+	else if (io && !nd->on_cpu)
+		c = ember_palette_color(io, name, len); /* off-CPU only */
 	else if (o->palette_file)
 		c = ember_palette_map_color(pal, name, len);
 	else
@@ -369,7 +372,8 @@ struct open_frame {
 static void frames(struct ember_flamegraph *fg, struct out *out,
 		   struct ember_tree *tree, const struct fg_layout *lay,
 		   double h, struct ember_palette *pal,
-		   const struct ember_nameattr *na, struct ember_buf *data)
+		   struct ember_palette *io, const struct ember_nameattr *na,
+		   struct ember_buf *data)
 {
 	struct open_frame *st = ember_xcalloc(tree->maxdepth + 2, sizeof(*st));
 	size_t nst = 0, line = 0;
@@ -398,7 +402,7 @@ static void frames(struct ember_flamegraph *fg, struct out *out,
 			line = data->len;
 		}
 		const struct ember_nameattr_ent *attr =
-		    frame(fg, out, nd, lay, h, pal, na);
+		    frame(fg, out, nd, lay, h, pal, io, na);
 		if (nst <= tree->maxdepth) /* always, for depths from a tree */
 			st[nst++] = (struct open_frame){nd->depth, attr, end};
 		else
@@ -430,10 +434,13 @@ int ember_fg_write_svg(struct ember_flamegraph *fg, struct ember_tree *tree,
 			return err;
 		}
 	}
-	struct ember_palette *pal =
-	    ember_palette_new(o->colors, o->hash     ? EMBER_COLOR_HASH
-					 : o->random ? EMBER_COLOR_RANDOM
-						     : EMBER_COLOR_NAME);
+	int mode = o->hash     ? EMBER_COLOR_HASH
+		   : o->random ? EMBER_COLOR_RANDOM
+			       : EMBER_COLOR_NAME;
+	struct ember_palette *pal = ember_palette_new(o->colors, mode);
+	/* Gregg's wall-clock graphs: off-CPU time in the io palette */
+	struct ember_palette *io =
+	    lay->mixed ? ember_palette_new("io", mode) : NULL;
 	if (o->palette_file) {
 		err = ember_palette_load_map(pal, o->palette_file);
 		if (err) {
@@ -472,7 +479,7 @@ int ember_fg_write_svg(struct ember_flamegraph *fg, struct ember_tree *tree,
 		NULL, " ");
 	ember_buf_adds(b, "<g id=\"frames\">\n");
 	struct ember_buf data = EMBER_BUF_INIT;
-	frames(fg, &out, tree, lay, h, pal, na, &data);
+	frames(fg, &out, tree, lay, h, pal, io, na, &data);
 	ember_buf_adds(b, "\n</g>\n<script type=\"text/ecmascript\"><![CDATA[\n"
 			  "fg.data = [");
 	ember_buf_add(b, data.buf, data.len);
@@ -488,6 +495,7 @@ int ember_fg_write_svg(struct ember_flamegraph *fg, struct ember_tree *tree,
 out:
 	ember_buf_release(b);
 	ember_palette_free(pal);
+	ember_palette_free(io);
 	ember_nameattr_free(na);
 	return err;
 }

@@ -1,0 +1,164 @@
+#!/bin/sh
+# ember record --off-cpu and --wall end to end, with a program whose
+# threads spin, sleep, wait on a mutex, block reading a pipe and wait for a
+# vfork child for known times (tests/record/offcpu.c, unit 0.3 s): the shares of each
+# wait against the truth, the stacks through libc into the program's own
+# functions (DWARF, no frame pointers), the states, --min-block, -p, -a,
+# Python's JIT frames, and the blue off-CPU frames of a wall graph.
+# Skips, saying why, where the switch tracepoint cannot be recorded.
+. tests/cli/lib.sh
+suite=offcpu
+R="$T/bin"
+mkdir -p "$R"
+CC=${CC:-cc}
+U=0.3
+
+skip_all() {
+	echo "offcpu: skipped: $*"
+	echo "offcpu: 0 passed, 0 failed"
+	exit 0
+}
+
+$CC -O2 -g -fomit-frame-pointer -pthread -o "$R/offcpu" tests/record/offcpu.c 2> "$T/cc.err" ||
+	skip_all "cannot compile the test program: $(head -1 "$T/cc.err")"
+"$EMBER" record -q --off-cpu -o "$T/probe.folded" -- sleep 0.01 > /dev/null 2> "$T/probe.err" ||
+	skip_all "off-CPU recording is not possible here: $(head -1 "$T/probe.err")"
+
+# weight of the lines of FILE matching the awk regex RE
+weight() { awk -v re="$2" '$0 ~ re { s += $NF } END { printf "%.0f\n", s }' "$1"; }
+# percentage of A in B, rounded; -1 when B is 0
+pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f\n", 100 * a / b; else print -1 }'; }
+# |A - B| <= TOL
+near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'; }
+folded_ok() { awk 'NF < 2 || $NF !~ /^[0-9]+$/ { bad = 1 } END { exit bad || NR == 0 }' "$1"; }
+
+THREAD='^offcpu;clone3;start_thread;'
+K='(;[^;]+)*;__schedule;'
+# the waits, as the program's functions through libc into the kernel
+SLEEP="${THREAD}sleeper;nap;[^;]*nanosleep;[^;]*nanosleep[^;]*${K}\[off-cpu: S\] "
+LOCK="${THREAD}lock_waiter;[^;]*pthread_mutex_lock[^;]*;[^;]*lll_lock_wait${K}\[off-cpu: S\] "
+PIPE="${THREAD}pipe_reader;[^;]*read${K}\[off-cpu: S\] "
+VFORK=";[^;]*vfork${K}\[off-cpu: D\] "
+
+# FILE LABEL: sleep 1U, lock 2U, pipe 3U, vfork 1U: 1/7, 2/7, 3/7, 1/7
+check_waits() {
+	s=$(weight "$1" "$SLEEP") l=$(weight "$1" "$LOCK")
+	p=$(weight "$1" "$PIPE") v=$(weight "$1" "$VFORK")
+	all=$((s + l + p + v))
+	set -- "$2" "$(pct "$s" "$all")" "$(pct "$l" "$all")" "$(pct "$p" "$all")" "$(pct "$v" "$all")"
+	echo "offcpu: $1: sleep/lock/pipe/vfork shares $2/$3/$4/$5% (truth 14.3/28.6/42.9/14.3%)"
+	check "$1: sleep share $2% within 5 points of 14.3%" near "$2" 14.3 5
+	check "$1: lock share $3% within 5 points of 28.6%" near "$3" 28.6 5
+	check "$1: pipe share $4% within 5 points of 42.9%" near "$4" 42.9 5
+	check "$1: vfork (D) share $5% within 5 points of 14.3%" near "$5" 14.3 5
+}
+
+# --- --off-cpu: a command ------------------------------------------------
+status 0 "--off-cpu" "$EMBER" record --off-cpu -o "$T/off.folded" -- "$R/offcpu" $U
+check "--off-cpu: folded" folded_ok "$T/off.folded"
+check_waits "$T/off.folded" "--off-cpu"
+check "--off-cpu: the sleep reaches sleeper through libc" grep -Eq "$SLEEP" "$T/off.folded"
+check "--off-cpu: the lock wait reaches lock_waiter through libc" grep -Eq "$LOCK" "$T/off.folded"
+check "--off-cpu: the pipe read reaches pipe_reader through libc" grep -Eq "$PIPE" "$T/off.folded"
+check "--off-cpu: every stack ends in an [off-cpu: STATE] frame" \
+	sh -c "! grep -Ev ';\[off-cpu: [RSDTtXZPI]\] [0-9]+\$' '$T/off.folded' | grep -q ."
+has "off-CPU: " "$T/err" && ok || bad "--off-cpu: no off-CPU line in the summary: $(cat "$T/err")"
+sw=$(sed -n 's/.*off-CPU: \([0-9]*\) switches recorded.*/\1/p' "$T/err")
+check "--off-cpu: switches counted in the summary (${sw:-none})" test "${sw:-0}" -ge 10
+# the main thread joins for about 3U: microseconds of about that much
+j=$(weight "$T/off.folded" '^offcpu;.*;main;[^;]*join')
+check "--off-cpu: weights in microseconds (main joins ${j} us, about 900000)" near "$j" 900000 200000
+
+# --- --wall: the same program, on- and off-CPU together ------------------
+status 0 "--wall" "$EMBER" record --wall -o "$T/wall.folded" -- "$R/offcpu" $U
+check "--wall: folded" folded_ok "$T/wall.folded"
+check_waits "$T/wall.folded" "--wall"
+on=$(weight "$T/wall.folded" "${THREAD}spinner;burn( |;[^[]*$)")
+check "--wall: the spinner's on-CPU samples are there ($on us)" test "$on" -gt 0
+# whole thread lives: spinner 3U, sleeper 1U, mixed's compute 1U and rest 2U
+sp=$(weight "$T/wall.folded" "${THREAD}spinner;") sl=$(weight "$T/wall.folded" "${THREAD}sleeper;")
+co=$(weight "$T/wall.folded" "${THREAD}mixed;compute;") re=$(weight "$T/wall.folded" "${THREAD}mixed;rest;")
+all=$((sp + sl + co + re))
+set -- "$(pct "$sp" "$all")" "$(pct "$sl" "$all")" "$(pct "$co" "$all")" "$(pct "$re" "$all")" "$(pct "$co" $((co + re)))"
+echo "offcpu: --wall: spinner/sleeper/compute/rest shares $1/$2/$3/$4% (truth 42.9/14.3/14.3/28.6%); mixed computes $5% (truth 33.3%)"
+check "--wall: spinner share $1% within 5 points of 42.9%" near "$1" 42.9 5
+check "--wall: sleeper share $2% within 5 points of 14.3%" near "$2" 14.3 5
+check "--wall: compute share $3% within 5 points of 14.3%" near "$3" 14.3 5
+check "--wall: rest share $4% within 5 points of 28.6%" near "$4" 28.6 5
+check "--wall: mixed computes $5% of its life, within 5 points of 33.3%" near "$5" 33.3 5
+
+# --- --min-block: short waits left out -----------------------------------
+status 0 "--min-block" "$EMBER" record --off-cpu --min-block 50000 -o "$T/min.folded" -- "$R/offcpu" $U
+short=$(sed -n 's/.*, \([0-9]*\) shorter than --min-block.*/\1/p' "$T/err")
+check "--min-block: short waits counted (${short:-none})" test "${short:-0}" -gt 0
+check "--min-block: no barrier waits left" sh -c "! grep -q 'pthread_barrier_wait' '$T/min.folded'"
+check_waits "$T/min.folded" "--min-block 50000"
+status 1 "--min-block above every wait" "$EMBER" record --off-cpu --min-block 100000000 -o "$T/none.folded" -- "$R/offcpu" 0.05
+status 2 "--min-block takes a number" "$EMBER" record --off-cpu --min-block x -- true
+status 2 "--off-cpu and --wall" "$EMBER" record --off-cpu --wall -- true
+status 2 "--wall with a non-clock event" "$EMBER" record --wall -e page-faults -- true
+has "cpu-clock or task-clock" "$T/err" && ok || bad "--wall -e: $(cat "$T/err")"
+
+# --- -p: attached to the running program ---------------------------------
+"$R/offcpu" $U 0.4 & bg=$!
+sleep 0.2
+status 0 "--off-cpu -p" "$EMBER" record --off-cpu -o "$T/p.folded" -p "$bg"
+wait "$bg"
+check_waits "$T/p.folded" "--off-cpu -p"
+
+# --- -a: the whole system while the command runs --------------------------
+status 0 "--off-cpu -a" "$EMBER" record --off-cpu -a -o "$T/a.folded" -- "$R/offcpu" $U
+check_waits "$T/a.folded" "--off-cpu -a"
+check "--off-cpu -a: other processes too" sh -c "grep -v '^offcpu;' '$T/a.folded' | grep -q ."
+
+# --- the SVG: off-CPU frames blue in a wall graph --------------------------
+status 0 "--wall to SVG" "$EMBER" record --wall -o "$T/wall.svg" -- "$R/offcpu" 0.05
+check "--wall SVG: well-formed" wellformed "$T/wall.svg"
+has "us, " "$T/wall.svg" && ok || bad "--wall SVG: counts named us"
+# the marker and the frames only under it are in the io palette
+# (r = g in 80..140, b in 190..245); burn (on-CPU) is not
+"$SVGFRAMES" "$T/wall.svg" > "$T/frames"
+# NAME: 1 when some frame NAME is blue, 0 when none is
+blue() {
+	awk -F '\t' -v n="$1" '{ t = $1; sub(/ \([^(]*$/, "", t) }
+		t == n { f = $6; gsub(/[^0-9,]/, "", f); split(f, c, ",")
+			if (c[1] == c[2] && c[1] >= 80 && c[1] <= 140 && c[3] >= 190) b = 1 }
+		END { print b + 0 }' "$T/frames"
+}
+check "--wall SVG: [off-cpu: S] in blue" test "$(blue '[off-cpu: S]')" = 1
+check "--wall SVG: nap (off-CPU only) in blue" test "$(blue nap)" = 1
+check "--wall SVG: burn (on-CPU) not blue" test "$(blue burn)" = 0
+check "--wall SVG: mixed (on- and off-CPU) not blue" test "$(blue mixed)" = 0
+# the same folded stacks, only off-CPU: the palette asked for
+grep -F '[off-cpu' "$T/wall.folded" | "$EMBER" flamegraph > "$T/offonly.svg"
+"$SVGFRAMES" "$T/offonly.svg" > "$T/frames"
+check "off-CPU only, default palette: not blue" test "$(blue nap)" = 0
+
+# --- JIT frames: Python 3.12's perf map ------------------------------------
+pyenv_root=${PYENV_ROOT:-$HOME/.pyenv}
+py12=
+for c in python3.12 "$pyenv_root"/versions/3.12*/bin/python3; do
+	if command -v "$c" > /dev/null 2>&1 &&
+		"$c" -c "import sys; sys.exit(sys.version_info[:2] != (3, 12))" 2> /dev/null; then
+		py12=$(command -v "$c")
+		break
+	fi
+done
+if [ -n "$py12" ]; then
+	cat > "$T/wait.py" <<'EOF'
+import time
+def waiter():
+    time.sleep(0.3)
+def main():
+    waiter()
+main()
+EOF
+	status 0 "--off-cpu Python 3.12" "$EMBER" record --off-cpu --pid -o "$T/py.folded" -- "$py12" -X perf "$T/wait.py"
+	rm -f "/tmp/perf-$(sed -n 's/^[^;]*-\([0-9]*\);.*/\1/p' "$T/py.folded" | head -1).map"
+	w=$(weight "$T/py.folded" ';py::main:[^;]*;(.*;)?py::waiter:[^;]*;.*\[off-cpu: S\] ')
+	check "--off-cpu Python: the sleep under py::main and py::waiter ($w us)" near "$w" 300000 60000
+else
+	echo "offcpu: Python 3.12 not found: its JIT frames not tested"
+fi
+
+finish
