@@ -106,12 +106,17 @@ async function test_load() {
 			st.canvas > 0, [st, want]);
 		await close(page);
 	}
+	// no input: exit status 1, and on standard output the error page
+	const errpage = path.join(tmp, "empty.html");
 	try {
-		draw("empty.folded");
+		execFileSync(ember, ["flamegraph", "--format", "html", path.join(inputs, "empty.folded")],
+			{ stdio: ["ignore", "pipe", "ignore"] });
+		check("empty input: exit status 1", false);
 	} catch (e) {
 		check("empty input: exit status 1", e.status == 1, e.status);
+		fs.writeFileSync(errpage, e.stdout);
 	}
-	const page = await open(path.join(tmp, `g${n - 1}.html`));
+	const page = await open(errpage);
 	check("empty input: an error page", /No valid input/.test(await text(page, "main")));
 	await close(page);
 }

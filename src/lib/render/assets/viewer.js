@@ -397,8 +397,8 @@ Chart.prototype.set = function (t, zoom) {
 Chart.prototype.layout = function () {
 	var ch = this.contentHeight(), vh = Math.min(ch, this.pane.clientHeight || ch);
 	this.viewH = vh;
-	// the callers pane grows from its bottom edge
-	this.margin = this.bottom && ch < this.pane.clientHeight ? this.pane.clientHeight - ch : 0;
+	// a flame graph shorter than its pane grows from the pane's bottom edge
+	this.margin = !this.icicle() && ch < this.pane.clientHeight ? this.pane.clientHeight - ch : 0;
 	this.canvas.style.marginTop = this.margin + "px";
 	this.spacer.style.height = (ch - vh) + "px";
 	this.canvas.style.height = vh + "px";
@@ -880,7 +880,6 @@ mainChart = new Chart($("main"), false);
 callersChart = new Chart($("callers"), !S.icicle);
 calleesChart = new Chart($("callees"), S.icicle);
 callersChart.icicle = function () { return false; };
-callersChart.bottom = true;
 calleesChart.icicle = function () { return true; };
 [callersChart, calleesChart].forEach(function (c) {
 	c.canvas.addEventListener("mouseenter", function () { activeChart = c; });
