@@ -65,4 +65,4 @@ done
 	skip "ember flamegraph failed on the generated profile"
 set -- "$@" "generated/all=$W/gen-1m.html,$W/gen-1m.svg"
 CHROMIUM=$CHROMIUM node bench/html.js --runs "${BROWSER_RUNS:-3}" \
-	--term "${BROWSER_TERM:-malloc}" "$@"
+	--term "${BROWSER_TERM:-malloc|push_back}" "$@"
