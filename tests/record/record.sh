@@ -66,6 +66,13 @@ has "work_a" "$T/svg/flamegraph.svg" && ok || bad "SVG has the frames"
 check "no temporary file left" sh -c "! ls '$T/svg' | grep -q tmp"
 status 0 "--title passed through" "$EMBER" record -q --title 'my title' --colors blue -o "$T/t.svg" -- "$CT" 0.2
 has "my title" "$T/t.svg" && ok || bad "--title in the SVG"
+# -o FILE.html: the HTML viewer, with the same title and frames
+status 0 "-o FILE.html" "$EMBER" record -q --title 'html title' -o "$T/t.html" -- "$CT" 0.2
+check "-o FILE.html: an HTML page" sh -c "head -1 '$T/t.html' | grep -qx '<!DOCTYPE html>'"
+has "html title" "$T/t.html" && ok || bad "--title in the HTML"
+grep '^EMBER.names' "$T/t.html" | grep -q 'work_a' && ok || bad "HTML has the frames"
+status 2 "-o with an unknown extension" "$EMBER" record -q -o "$T/t.pdf" -- "$CT" 0.2
+has "name it .svg, .html, .folded or .txt" "$T/err" && ok || bad "unknown extension message: $(cat "$T/err")"
 
 # --- exit status of the command ------------------------------------------
 status 3 "command's exit status" "$EMBER" record -q -o "$T/x.folded" -- sh -c "'$CT' 0.2; exit 3"
