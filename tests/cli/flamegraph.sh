@@ -162,6 +162,9 @@ check "hostile names cannot close the script" test "$(grep -c '</script>' "$T/ou
 check "hostile names: no <!-- in the data" sh -c "! grep -q '^EMBER.names.*<!--' '$T/out'"
 check "hostile names: invalid UTF-8 as U+FFFD" sh -c "grep '^EMBER.names' '$T/out' | grep -qF '\\ufffd\\ufffd\\u003c!--'"
 check "hostile names: valid UTF-8 as U+2028 escaped" sh -c "grep '^EMBER.names' '$T/out' | grep -qF '\\u2028'"
+# counts past a double's range: an error, not a page of NaN
+awk 'BEGIN { s = "a;b 1"; for (i = 0; i < 400; i++) s = s "0"; print s }' > "$T/inf"
+status 1 "--format html, infinite total" "$EMBER" flamegraph --format html "$T/inf"
 # the same boxes as the SVG: frame counts agree
 "$EMBER" flamegraph --minwidth 0 "$IN/example-perf.folded" > "$T/p.svg" 2> /dev/null
 "$EMBER" flamegraph --minwidth 0 --format html "$IN/example-perf.folded" > "$T/p.html" 2> /dev/null

@@ -285,8 +285,12 @@ static void encode(const struct ember_tree *tree, const struct fg_layout *lay,
 		varint(frames, e - s);
 		varint(frames, gap);
 		if (differential) {
-			double dv = nd->has_delta ? nd->delta : 0;
-			int64_t q = (int64_t)nearbyint(dv / unit);
+			/* a delta can outgrow the total (c1 is not in it):
+			 * clamped to what a JavaScript number holds exactly */
+			double dv =
+			    nd->has_delta ? nearbyint(nd->delta / unit) : 0;
+			dv = dv > 0x1p53 ? 0x1p53 : dv < -0x1p53 ? -0x1p53 : dv;
+			int64_t q = (int64_t)dv;
 			varint(frames, q < 0 ? ((uint64_t)(-(q + 1)) << 1) | 1
 					     : (uint64_t)q << 1);
 		}
@@ -312,6 +316,10 @@ int ember_fg_write_html(struct ember_flamegraph *fg, struct ember_tree *tree,
 
 	if (ember_fg_bgcolors(o->bgcolors, o->colors, c1, c2))
 		return EMBER_EINVAL;
+	/* counts beyond a double's range sum to infinity: nothing to draw */
+	if (!isfinite(lay->timemax) || !isfinite(lay->maxdelta) ||
+	    !isfinite(o->factor))
+		return EMBER_EFORMAT;
 	if (o->nameattr_file) {
 		err = ember_nameattr_load(&na, o->nameattr_file);
 		if (err) {

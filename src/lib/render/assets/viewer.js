@@ -291,7 +291,10 @@ function functionStats(t) {
 
 function samples(w) { return w * E.unit * E.factor; }
 function grouped(v) {
-	return Math.round(v).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+	v = Math.round(v);
+	if (!isFinite(v)) return String(v);
+	var s = Math.abs(v) < 1e21 ? String(v) : BigInt(v).toString();
+	return s.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 }
 function pct(a, b) { return b > 0 ? (100 * a / b).toFixed(2) + "%" : "-"; }
 function scaleColor(v, max) {
