@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record/record.h"
+#include "record/symbolize.h"
 
 static void lookups(struct rec_symtab *st, const unsigned char *d, size_t n)
 {

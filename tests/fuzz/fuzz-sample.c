@@ -8,22 +8,21 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "record/record.h"
+#include "record/events.h"
+#include "record/symbolize.h"
 
 #define COPY 4096
 
-static struct ember_record *rec;
+static struct ember_record_stats stats;
+static struct rec_events ev, *rec;
 static uint64_t code[64][2]; /* executable mappings: start, length */
 static size_t ncode;
 
 static void setup(void)
 {
-	struct ember_record_options o;
-
-	ember_record_options_init(&o);
-	o.system_wide = 1;
-	if (ember_record_new(&rec, &o))
-		abort();
+	rec = &ev;
+	rec_events_init(rec, &stats);
+	rec->system_wide = 1;
 	rec->dwarf = 1;
 	rec->unwinder = ember_unwinder_new();
 	rec->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
@@ -31,7 +30,7 @@ static void setup(void)
 			   PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
 			   PERF_SAMPLE_STACK_USER;
 	rec->regs_mask = 0x1c0;
-	rec_synthesize_pid(rec, getpid());
+	rec_events_synthesize_pid(rec, getpid());
 	struct rec_proc *p = rec_world_find_proc(&rec->world, getpid());
 	for (size_t i = 0; p && i < p->nmaps && ncode < 64; i++) {
 		code[ncode][0] = p->maps[i].m.start;
@@ -99,13 +98,13 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	size_t len = n * 8;
 	if (w[2] & 8)
 		len = 8 + ((size_t)(w[2] >> 8) % (n * 8 - 7) & ~(size_t)7);
-	rec_handle(rec, r, len);
+	rec_events_handle(rec, r, len);
 	if (++calls % 2000 == 0) {
 		struct ember_intern names;
 		struct ember_stacks stacks;
 		ember_intern_init(&names);
 		ember_stacks_init(&stacks);
-		int err = ember_record_result(rec, &names, &stacks);
+		int err = rec_symbolize(rec, 0, NULL, &names, &stacks);
 		(void)err; /* EMBER_EEMPTY before the first kept sample */
 		ember_stacks_release(&stacks);
 		ember_intern_release(&names);

@@ -13,7 +13,13 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "record/record.h"
+#include "record/elf.h"
+#include "record/events.h"
+#include "record/procmap.h"
+#include "record/ring.h"
+#include "record/symbolize.h"
+#include "record/symtab.h"
+#include "record/target.h"
 
 static void test_symtab_aliases(void)
 {
@@ -618,32 +624,29 @@ static size_t dwarf_sample(uint64_t *rec, size_t dyn, uint64_t abi)
 /* Records one sample, returns its folded stack (malloc'd). */
 static char *record_one(size_t dyn, uint64_t abi)
 {
-	struct ember_record_options o;
-	struct ember_record *r;
+	struct ember_record_stats stats;
+	struct rec_events ev;
 	struct ember_intern names;
 	struct ember_stacks stacks;
 	struct ember_buf b = EMBER_BUF_INIT;
 	static uint64_t rec[COPY / 8 + 32];
 
-	ember_record_options_init(&o);
-	o.system_wide = 1;
-	if (ember_record_new(&r, &o)) {
-		ember_record_free(r);
-		return NULL;
-	}
-	r->dwarf = 1;
-	r->unwinder = ember_unwinder_new();
-	r->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+	memset(&stats, 0, sizeof(stats));
+	rec_events_init(&ev, &stats);
+	ev.system_wide = 1;
+	ev.dwarf = 1;
+	ev.unwinder = ember_unwinder_new();
+	ev.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 			 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
 			 PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
 			 PERF_SAMPLE_STACK_USER;
-	r->regs_mask = 0x1c0;
-	rec_synthesize_pid(r, getpid());
+	ev.regs_mask = 0x1c0;
+	rec_events_synthesize_pid(&ev, getpid());
 	size_t size = dwarf_sample(rec, dyn, abi);
-	rec_handle(r, rec, size);
+	rec_events_handle(&ev, rec, size);
 	ember_intern_init(&names);
 	ember_stacks_init(&stacks);
-	if (!ember_record_result(r, &names, &stacks) && stacks.n == 1) {
+	if (!rec_symbolize(&ev, 0, NULL, &names, &stacks) && stacks.n == 1) {
 		size_t n;
 		const uint32_t *f = ember_stacks_frames(&stacks, 0, &n);
 		for (size_t i = 0; i < n; i++) {
@@ -656,8 +659,8 @@ static char *record_one(size_t dyn, uint64_t abi)
 	}
 	ember_stacks_release(&stacks);
 	ember_intern_release(&names);
-	CHECK(ember_record_stats(r)->samples == 1);
-	ember_record_free(r);
+	CHECK(stats.samples == 1);
+	rec_events_release(&ev);
 	return ember_buf_detach(&b, NULL);
 }
 

@@ -33,14 +33,14 @@ static struct lc_rec *rec(const struct ember_linecache *c, uint32_t ref)
 	return (struct lc_rec *)(c->mem + (size_t)(ref - 1) * 8);
 }
 
-static const uint32_t *rec_ids(const struct lc_rec *r)
+static const uint32_t *lc_rec_ids(const struct lc_rec *r)
 {
 	return (const uint32_t *)(r + 1);
 }
 
-static const char *rec_key(const struct lc_rec *r)
+static const char *lc_rec_key(const struct lc_rec *r)
 {
-	return (const char *)(rec_ids(r) + r->nids);
+	return (const char *)(lc_rec_ids(r) + r->nids);
 }
 
 void ember_linecache_init(struct ember_linecache *c)
@@ -73,7 +73,7 @@ static void grow(struct ember_linecache *c)
 
 	for (size_t off = 0; off < c->len;) {
 		struct lc_rec *r = (struct lc_rec *)(c->mem + off);
-		uint64_t h = ember_hash(rec_key(r), r->klen) ^
+		uint64_t h = ember_hash(lc_rec_key(r), r->klen) ^
 			     ((r->flags & LC_JAVA) ? 0x9e3779b97f4a7c15ull : 0);
 		size_t j = h & mask;
 		while (slots[j])
@@ -121,7 +121,7 @@ int ember_linecache_find(struct ember_linecache *c, const char *k, size_t kn,
 		if (nx) {
 			struct lc_rec *p = rec(c, nx);
 			if (p->klen == kn && (p->flags & LC_JAVA) == java &&
-			    same(rec_key(p), k, kn)) {
+			    same(lc_rec_key(p), k, kn)) {
 				r = p;
 				ref = nx;
 			}
@@ -137,7 +137,7 @@ int ember_linecache_find(struct ember_linecache *c, const char *k, size_t kn,
 				continue;
 			struct lc_rec *p = rec(c, (uint32_t)s);
 			if (p->klen == kn && (p->flags & LC_JAVA) == java &&
-			    same(rec_key(p), k, kn)) {
+			    same(lc_rec_key(p), k, kn)) {
 				r = p;
 				ref = (uint32_t)s;
 				break;
@@ -152,7 +152,7 @@ int ember_linecache_find(struct ember_linecache *c, const char *k, size_t kn,
 	if (c->prev)
 		rec(c, c->prev)->next = ref;
 	c->prev = ref;
-	hit->ids = rec_ids(r);
+	hit->ids = lc_rec_ids(r);
 	hit->nids = r->nids;
 	hit->flags = r->flags;
 	return 1;

@@ -7,15 +7,15 @@
 
 #include "collapse.h"
 
-struct rec_state {
+struct recursive_state {
 	struct collapse_sink *k;
 	uint32_t *frames;
 	size_t alloc;
 };
 
-static void rec_parse(void *arg, const char *p, size_t len)
+static void recursive_parse(void *arg, const char *p, size_t len)
 {
-	struct rec_state *st = arg;
+	struct recursive_state *st = arg;
 	const char *end = p + len;
 
 	while (p < end) {
@@ -62,32 +62,32 @@ static void rec_parse(void *arg, const char *p, size_t len)
 	}
 }
 
-static void rec_end(void *arg)
+static void recursive_end(void *arg)
 {
 	(void)arg;
 }
 
-static void rec_begin(void *arg, const struct collapse_shared *sh,
-		      int file_start)
+static void recursive_begin(void *arg, const struct collapse_shared *sh,
+			    int file_start)
 {
 	(void)arg;
 	(void)sh;
 	(void)file_start;
 }
 
-static void *rec_new(const struct ember_collapse_options *o,
-		     struct collapse_sink *k)
+static void *recursive_new(const struct ember_collapse_options *o,
+			   struct collapse_sink *k)
 {
-	struct rec_state *st = ember_xcalloc(1, sizeof(*st));
+	struct recursive_state *st = ember_xcalloc(1, sizeof(*st));
 
 	(void)o;
 	st->k = k;
 	return st;
 }
 
-static void rec_free(void *arg)
+static void recursive_free(void *arg)
 {
-	struct rec_state *st = arg;
+	struct recursive_state *st = arg;
 
 	if (st)
 		free(st->frames);
@@ -95,7 +95,7 @@ static void rec_free(void *arg)
 }
 
 /* Any line boundary: after the last newline. */
-static size_t rec_split(const char *p, size_t len, int file_start)
+static size_t recursive_split(const char *p, size_t len, int file_start)
 {
 	const char *nl = memrchr(p, '\n', len);
 
@@ -106,7 +106,7 @@ static size_t rec_split(const char *p, size_t len, int file_start)
 /* Counts may have fractions, whose sum in doubles depends on the order
  * of the additions: one thread keeps the input's order (folded input is
  * small and fast to read anyway). */
-static int rec_parallel(const struct ember_collapse_options *o)
+static int recursive_parallel(const struct ember_collapse_options *o)
 {
 	(void)o;
 	return 0;
@@ -117,11 +117,11 @@ const struct ember_collapser ember_collapser_recursive = {
     .summary = "folded stacks, direct recursion collapsed "
 	       "(stackcollapse-recursive.pl)",
     .detect = NULL, /* folded input is not profiler output */
-    .parallel = rec_parallel,
-    .state_new = rec_new,
-    .state_free = rec_free,
-    .begin = rec_begin,
-    .parse = rec_parse,
-    .end = rec_end,
-    .split = rec_split,
+    .parallel = recursive_parallel,
+    .state_new = recursive_new,
+    .state_free = recursive_free,
+    .begin = recursive_begin,
+    .parse = recursive_parse,
+    .end = recursive_end,
+    .split = recursive_split,
 };

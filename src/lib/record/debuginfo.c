@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "record/record.h"
+#include "record/elf.h"
 
 #define DEBUG_ROOT "/usr/lib/debug"
 

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "record/record.h"
+#include "record/elf.h"
 
 static int libelf_ready(void)
 {

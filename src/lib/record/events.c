@@ -17,76 +17,37 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "record/events.h"
+#include "record/target.h"
 #include "record/jitdump.h"
-#include "record/record.h"
+#include "record/offcpu.h"
 
 #define MAX_FRAMES 1024
 
-/* ---- unique frames ---------------------------------------------------- */
-
-void rec_frames_init(struct rec_frames *f)
+void rec_events_init(struct rec_events *r, struct ember_record_stats *stats)
 {
-	memset(f, 0, sizeof(*f));
-	f->mask = 1023;
-	f->slots = ember_xcalloc(f->mask + 1, sizeof(*f->slots));
+	memset(r, 0, sizeof(*r));
+	r->stats = stats;
+	rec_world_init(&r->world);
+	rec_frames_init(&r->frames);
+	ember_intern_init(&r->roots);
+	ember_stacks_init(&r->stacks);
+	r->ubuf = ember_xcalloc(MAX_FRAMES, sizeof(*r->ubuf));
+	/* root, [truncated], user and kernel frames, an off-CPU state */
+	r->ibuf = ember_xcalloc(2 * MAX_FRAMES + 3, sizeof(*r->ibuf));
 }
 
-void rec_frames_release(struct rec_frames *f)
+void rec_events_release(struct rec_events *r)
 {
-	free(f->v);
-	free(f->slots);
-	memset(f, 0, sizeof(*f));
-}
-
-static size_t frame_hash(uint32_t kind, uint32_t obj, uint64_t addr,
-			 uint64_t stamp)
-{
-	uint64_t h = (addr ^ ((uint64_t)obj << 32 | kind) ^
-		      (stamp * 0xff51afd7ed558ccdull)) *
-		     0x9e3779b97f4a7c15ull;
-
-	return (size_t)(h ^ (h >> 29));
-}
-
-uint32_t rec_frames_id_at(struct rec_frames *f, uint32_t kind, uint32_t obj,
-			  uint64_t addr, uint64_t stamp, uint64_t seen)
-{
-	size_t i = frame_hash(kind, obj, addr, stamp) & f->mask;
-
-	for (; f->slots[i]; i = (i + 1) & f->mask) {
-		const struct rec_frame *e = &f->v[f->slots[i] - 1];
-		if (e->addr == addr && e->obj == obj && e->kind == kind &&
-		    e->stamp == stamp)
-			return f->slots[i] - 1;
-	}
-	EMBER_GROW(f->v, f->n + 1, f->alloc);
-	f->v[f->n].addr = addr;
-	f->v[f->n].stamp = stamp;
-	f->v[f->n].seen = seen;
-	f->v[f->n].obj = obj;
-	f->v[f->n].kind = kind;
-	f->slots[i] = (uint32_t)++f->n;
-	if (f->n * 2 > f->mask) {
-		free(f->slots);
-		f->mask = f->mask * 2 + 1;
-		f->slots = ember_xcalloc(f->mask + 1, sizeof(*f->slots));
-		for (size_t k = 0; k < f->n; k++) {
-			const struct rec_frame *e = &f->v[k];
-			size_t j =
-			    frame_hash(e->kind, e->obj, e->addr, e->stamp) &
-			    f->mask;
-			while (f->slots[j])
-				j = (j + 1) & f->mask;
-			f->slots[j] = (uint32_t)k + 1;
-		}
-	}
-	return (uint32_t)f->n - 1;
-}
-
-uint32_t rec_frames_id(struct rec_frames *f, uint32_t kind, uint32_t obj,
-		       uint64_t addr)
-{
-	return rec_frames_id_at(f, kind, obj, addr, 0, 0);
+	rec_world_release(&r->world);
+	rec_frames_release(&r->frames);
+	ember_intern_release(&r->roots);
+	ember_stacks_release(&r->stacks);
+	free(r->ubuf);
+	free(r->ibuf);
+	ember_unwinder_free(r->unwinder);
+	rec_offcpu_free(r->off);
+	memset(r, 0, sizeof(*r));
 }
 
 /* ---- decoding --------------------------------------------------------- */
@@ -137,7 +98,7 @@ static const void *take(struct cursor *c, uint64_t n)
 	return p;
 }
 
-static int parse_sample(const struct ember_record *r, const void *rec,
+static int parse_sample(const struct rec_events *r, const void *rec,
 			size_t size, struct rec_sample *s)
 {
 	uint64_t t = r->sample_type;
@@ -217,7 +178,8 @@ static size_t trailer_after_time(uint64_t t)
 	return n;
 }
 
-uint64_t rec_time(const struct ember_record *r, const void *rec, size_t size)
+uint64_t rec_events_time(const struct rec_events *r, const void *rec,
+			 size_t size)
 {
 	const struct perf_event_header *h = rec;
 	uint64_t t = r->sample_type, v = 0;
@@ -246,7 +208,7 @@ uint64_t rec_time(const struct ember_record *r, const void *rec, size_t size)
 }
 
 /* The thread id of a side-band record's sample_id (0 when it has none). */
-static int rec_tid(const struct ember_record *r, const void *rec, size_t size)
+static int rec_tid(const struct rec_events *r, const void *rec, size_t size)
 {
 	uint64_t t = r->sample_type;
 	size_t back = trailer_after_time(t) + 8 * !!(t & PERF_SAMPLE_TIME) + 8;
@@ -260,7 +222,7 @@ static int rec_tid(const struct ember_record *r, const void *rec, size_t size)
 
 /* ---- processes -------------------------------------------------------- */
 
-static double realtime_of(const struct ember_record *r, uint64_t ns)
+static double realtime_of(const struct rec_events *r, uint64_t ns)
 {
 	return (double)ns / 1e9 + r->world.clock_offset;
 }
@@ -312,7 +274,7 @@ struct ember_jitdump *rec_proc_jitdump(const struct rec_proc *p)
 /* Opens the jitdump p mapped at [start, end): through /proc (the very
  * file mapped, in the process's mount namespace) while it runs, else by
  * its name if it is the process owner's file. */
-static void open_jitdump(struct ember_record *r, struct rec_proc *p,
+static void open_jitdump(struct rec_events *r, struct rec_proc *p,
 			 const char *path, uint64_t start, uint64_t end)
 {
 	char alt[4200];
@@ -334,13 +296,13 @@ static void open_jitdump(struct ember_record *r, struct rec_proc *p,
 		}
 	}
 	p->jd = jd;
-	r->stats.jitdumps++;
+	r->stats->jitdumps++;
 	if (r->unwinder)
 		ember_unwinder_set_jitdump(r->unwinder, p->pid, jd);
 }
 
 /* The jitdumps among the mappings of a process found running. */
-static void find_jitdumps(struct ember_record *r, struct rec_proc *p)
+static void find_jitdumps(struct rec_events *r, struct rec_proc *p)
 {
 	for (size_t i = 0; i < p->nmaps && !p->jd; i++) {
 		const struct rec_map *m = &p->maps[i];
@@ -350,7 +312,7 @@ static void find_jitdumps(struct ember_record *r, struct rec_proc *p)
 	}
 }
 
-void rec_synthesize_pid(struct ember_record *r, int pid)
+void rec_events_synthesize_pid(struct rec_events *r, int pid)
 {
 	struct rec_world *w = &r->world;
 	struct rec_proc *p = rec_world_find_proc(w, pid);
@@ -370,7 +332,7 @@ void rec_synthesize_pid(struct ember_record *r, int pid)
 	free(tids);
 }
 
-static void on_comm(struct ember_record *r, const struct perf_event_header *h,
+static void on_comm(struct rec_events *r, const struct perf_event_header *h,
 		    const char *body, size_t n, uint64_t time)
 {
 	struct rec_world *w = &r->world;
@@ -380,7 +342,7 @@ static void on_comm(struct ember_record *r, const struct perf_event_header *h,
 		return;
 	memcpy(&pid, body, 4);
 	memcpy(&tid, body + 4, 4);
-	if ((int)pid <= 0 && !r->o.system_wide)
+	if ((int)pid <= 0 && !r->system_wide)
 		return;
 	if (h->misc & PERF_RECORD_MISC_COMM_EXEC) {
 		/* a new image: new mappings, perf map and identity */
@@ -401,7 +363,7 @@ static void on_comm(struct ember_record *r, const struct perf_event_header *h,
 	rec_world_set_comm(w, t, body + 8, n - 8);
 }
 
-static void on_fork(struct ember_record *r, const char *body, size_t n,
+static void on_fork(struct rec_events *r, const char *body, size_t n,
 		    uint64_t time)
 {
 	struct rec_world *w = &r->world;
@@ -432,7 +394,7 @@ static void on_fork(struct ember_record *r, const char *body, size_t n,
 		t->proc->comm = t->comm;
 }
 
-static void on_exit_rec(struct ember_record *r, const char *body, size_t n,
+static void on_exit_rec(struct rec_events *r, const char *body, size_t n,
 			uint64_t time)
 {
 	uint32_t v[4];
@@ -451,7 +413,7 @@ static void on_exit_rec(struct ember_record *r, const char *body, size_t n,
 	}
 }
 
-static void on_mmap(struct ember_record *r, const struct perf_event_header *h,
+static void on_mmap(struct rec_events *r, const struct perf_event_header *h,
 		    const char *body, size_t n)
 {
 	uint32_t pid, maj = 0, min = 0, prot = PROT_EXEC;
@@ -507,7 +469,7 @@ static void on_mmap(struct ember_record *r, const struct perf_event_header *h,
  * order); its caller frames are keyed at out[i] - 1, the call (unwind.h).
  * *truncated is set when the walk stopped short of the stack's root.
  */
-static size_t user_frames(struct ember_record *r, struct rec_proc *p,
+static size_t user_frames(struct rec_events *r, struct rec_proc *p,
 			  const struct rec_sample *s, uint64_t *out, size_t max,
 			  int *truncated)
 {
@@ -520,8 +482,8 @@ static size_t user_frames(struct ember_record *r, struct rec_proc *p,
 			/* a 32-bit program: its ip, no unwinding */
 			out[0] = s->ip;
 			*truncated = 1;
-			r->stats.user_stacks++;
-			r->stats.truncated++;
+			r->stats->user_stacks++;
+			r->stats->truncated++;
 			return max ? 1 : 0;
 		}
 		if (s->abi != PERF_SAMPLE_REGS_ABI_64 || !s->regs)
@@ -534,11 +496,11 @@ static size_t user_frames(struct ember_record *r, struct rec_proc *p,
 				 (size_t)s->dyn_size, rec_proc_unwind_find, p,
 				 out, max, truncated);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
-		r->stats.unwind_seconds +=
+		r->stats->unwind_seconds +=
 		    (double)(t1.tv_sec - t0.tv_sec) +
 		    (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-		r->stats.user_stacks++;
-		r->stats.truncated += *truncated != 0;
+		r->stats->user_stacks++;
+		r->stats->truncated += *truncated != 0;
 		for (size_t i = 1; i < n; i++)
 			out[i]--;
 		return n;
@@ -573,7 +535,7 @@ static size_t kernel_frames(const struct rec_sample *s, uint64_t *out,
 	return n;
 }
 
-static uint32_t root_frame(struct ember_record *r, struct rec_thread *t)
+static uint32_t root_frame(struct rec_events *r, struct rec_thread *t)
 {
 	char small[128];
 
@@ -597,10 +559,10 @@ static uint32_t root_frame(struct ember_record *r, struct rec_thread *t)
 				small[i] = ':';
 	}
 	size_t l = strlen(small);
-	if (r->o.root_tid)
+	if (r->root_tid)
 		snprintf(small + l, sizeof(small) - l, "-%d/%d", t->proc->pid,
 			 t->tid);
-	else if (r->o.root_pid)
+	else if (r->root_pid)
 		snprintf(small + l, sizeof(small) - l, "-%d", t->proc->pid);
 	uint32_t id = ember_intern(&r->roots, small, strlen(small));
 	return rec_frames_id(&r->frames, REC_FRAME_ROOT, id, 0);
@@ -626,7 +588,7 @@ static uint64_t jit_stamp(struct rec_proc *p, uint64_t addr, uint64_t t)
 	return c && c->time <= t && c->end_time > t ? c->time : 0;
 }
 
-static uint32_t user_frame(struct ember_record *r, struct rec_proc *p,
+static uint32_t user_frame(struct rec_events *r, struct rec_proc *p,
 			   uint64_t addr, uint64_t t)
 {
 	const struct rec_map *m = rec_proc_find_map(p, addr);
@@ -640,7 +602,7 @@ static uint32_t user_frame(struct ember_record *r, struct rec_proc *p,
 			     addr - m->m.start + m->m.pgoff);
 }
 
-static void on_sample(struct ember_record *r, const void *rec, size_t size)
+static void on_sample(struct rec_events *r, const void *rec, size_t size)
 {
 	struct rec_sample s;
 
@@ -648,8 +610,8 @@ static void on_sample(struct ember_record *r, const void *rec, size_t size)
 		r->corrupt++;
 		return;
 	}
-	if (s.pid == 0 && s.tid == 0 && !r->o.idle) {
-		r->stats.idle++;
+	if (s.pid == 0 && s.tid == 0 && !r->idle) {
+		r->stats->idle++;
 		return;
 	}
 	struct rec_thread *t =
@@ -676,16 +638,16 @@ static void on_sample(struct ember_record *r, const void *rec, size_t size)
 		return;
 	}
 	ember_stacks_add(&r->stacks, ids, n, (double)s.period, 0);
-	r->stats.samples++;
-	r->stats.weight += (double)s.period;
+	r->stats->samples++;
+	r->stats->weight += (double)s.period;
 }
 
-void rec_handle(struct ember_record *r, const void *rec, size_t size)
+void rec_events_handle(struct rec_events *r, const void *rec, size_t size)
 {
 	const struct perf_event_header *h = rec;
 	const char *body = (const char *)rec + sizeof(*h);
 	size_t n = size - sizeof(*h);
-	uint64_t time = rec_time(r, rec, size);
+	uint64_t time = rec_events_time(r, rec, size);
 	uint64_t v;
 
 	/* side-band bodies end with the sample_id trailer */
@@ -716,13 +678,13 @@ void rec_handle(struct ember_record *r, const void *rec, size_t size)
 	case PERF_RECORD_LOST:
 		if (n >= 16) {
 			memcpy(&v, body + 8, 8);
-			r->stats.lost += v;
+			r->stats->lost += v;
 		}
 		break;
 	case PERF_RECORD_LOST_SAMPLES:
 		if (n >= 8) {
 			memcpy(&v, body, 8);
-			r->stats.lost += v;
+			r->stats->lost += v;
 		}
 		break;
 	case PERF_RECORD_SWITCH:
@@ -733,7 +695,7 @@ void rec_handle(struct ember_record *r, const void *rec, size_t size)
 			rec_offcpu_in(r, rec_tid(r, rec, size), time);
 		break;
 	case PERF_RECORD_THROTTLE:
-		r->stats.throttled++;
+		r->stats->throttled++;
 		break;
 	default:
 		break;

@@ -121,8 +121,8 @@ static void place_eh(struct ember_jit_code *c)
 	c->eh_frame_hdr_addr = c->eh_frame_addr + c->eh_frame_len;
 }
 
-static void rec_load(struct ember_jitdump *jd, const uint8_t *p, size_t n,
-		     uint64_t ts, uint64_t file_off)
+static void on_code_load(struct ember_jitdump *jd, const uint8_t *p, size_t n,
+			 uint64_t ts, uint64_t file_off)
 {
 	struct ember_jit_code *c;
 	size_t namelen;
@@ -161,8 +161,8 @@ static void rec_load(struct ember_jitdump *jd, const uint8_t *p, size_t n,
 	jd->pend_eh_len = jd->pend_hdr_len = 0;
 }
 
-static void rec_move(struct ember_jitdump *jd, const uint8_t *p, size_t n,
-		     uint64_t ts)
+static void on_code_move(struct ember_jitdump *jd, const uint8_t *p, size_t n,
+			 uint64_t ts)
 {
 	struct ember_jit_code *old = NULL, *c;
 	uint64_t index;
@@ -203,7 +203,7 @@ static void rec_move(struct ember_jitdump *jd, const uint8_t *p, size_t n,
 	place_eh(c);
 }
 
-static void rec_debug(struct ember_jitdump *jd, const uint8_t *p, size_t n)
+static void on_debug_info(struct ember_jitdump *jd, const uint8_t *p, size_t n)
 {
 	uint64_t nr;
 	size_t off = 16, k = 0;
@@ -237,7 +237,7 @@ static void rec_debug(struct ember_jitdump *jd, const uint8_t *p, size_t n)
 	jd->pend_nlines = k;
 }
 
-static void rec_unwind(struct ember_jitdump *jd, const uint8_t *p, size_t n)
+static void on_unwind_info(struct ember_jitdump *jd, const uint8_t *p, size_t n)
 {
 	uint64_t usize, hsize;
 
@@ -306,19 +306,19 @@ static size_t parse_records(struct ember_jitdump *jd, const uint8_t *p,
 		size_t qn = size - REC_SIZE;
 		switch (id) {
 		case JIT_LOAD:
-			rec_load(jd, q, qn, ts, base + off);
+			on_code_load(jd, q, qn, ts, base + off);
 			break;
 		case JIT_MOVE:
-			rec_move(jd, q, qn, ts);
+			on_code_move(jd, q, qn, ts);
 			break;
 		case JIT_DEBUG:
-			rec_debug(jd, q, qn);
+			on_debug_info(jd, q, qn);
 			break;
 		case JIT_CLOSE:
 			jd->info.closed = 1;
 			break;
 		case JIT_UNWIND:
-			rec_unwind(jd, q, qn);
+			on_unwind_info(jd, q, qn);
 			break;
 		default:
 			break; /* unknown: skipped by its size */

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "record/record.h"
+#include "record/symtab.h"
 
 static int hexval(int c)
 {

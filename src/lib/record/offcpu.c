@@ -27,7 +27,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "record/record.h"
+#include "record/events.h"
+#include "record/offcpu.h"
 
 struct pending {
 	int tid; /* 0: empty slot */
@@ -228,7 +229,7 @@ static int state_index(uint64_t state)
 	return 0;
 }
 
-static uint32_t marker(struct ember_record *r, int idx)
+static uint32_t marker(struct rec_events *r, int idx)
 {
 	static const char *const names[] = {
 	    "[off-cpu: R]", "[off-cpu: S]", "[off-cpu: D]",
@@ -245,7 +246,7 @@ static uint32_t marker(struct ember_record *r, int idx)
 	return o->marker[idx] - 1;
 }
 
-void rec_offcpu_out(struct ember_record *r, int tid, uint64_t time,
+void rec_offcpu_out(struct rec_events *r, int tid, uint64_t time,
 		    const void *raw, size_t rawlen, uint32_t *ids, size_t n)
 {
 	struct rec_offcpu *o = r->off;
@@ -268,24 +269,24 @@ void rec_offcpu_out(struct ember_record *r, int tid, uint64_t time,
 	p->active = 1;
 	p->time = time;
 	p->stack = ember_stacks_add(&r->stacks, ids, n, 0, 0);
-	r->stats.switches++;
+	r->stats->switches++;
 }
 
-static void charge(struct ember_record *r, struct pending *p, uint64_t time)
+static void charge(struct rec_events *r, struct pending *p, uint64_t time)
 {
 	uint64_t d = time > p->time ? time - p->time : 0;
 
 	p->active = 0;
 	if (d < r->off->min_block_ns || !d) {
-		r->stats.short_waits++;
+		r->stats->short_waits++;
 		return;
 	}
 	r->stacks.ents[p->stack].count += (double)d;
-	r->stats.waits++;
-	r->stats.offcpu_ns += d;
+	r->stats->waits++;
+	r->stats->offcpu_ns += d;
 }
 
-void rec_offcpu_in(struct ember_record *r, int tid, uint64_t time)
+void rec_offcpu_in(struct rec_events *r, int tid, uint64_t time)
 {
 	struct rec_offcpu *o = r->off;
 	size_t i = ((uint32_t)tid * 0x9e3779b1u) & o->mask;
@@ -298,7 +299,7 @@ void rec_offcpu_in(struct ember_record *r, int tid, uint64_t time)
 		charge(r, &o->slots[i], time);
 }
 
-void rec_offcpu_finish(struct ember_record *r, uint64_t end)
+void rec_offcpu_finish(struct rec_events *r, uint64_t end)
 {
 	struct rec_offcpu *o = r->off;
 

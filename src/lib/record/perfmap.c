@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "record/record.h"
+#include "record/symtab.h"
 
 #define MAP_MAX_BYTES (1ull << 30)
 #define CLOCK_SLACK   1.0 /* seconds: file times are coarse */

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "record/jitdump.h"
-#include "record/record.h"
+#include "record/procmap.h"
 
 void rec_world_init(struct rec_world *w)
 {

@@ -2,10 +2,10 @@
  * A recording session: checks the options, opens one sampling event per
  * CPU and target (a command held before exec, the threads of running
  * processes, or every CPU), maps one ring buffer per CPU (the other events
- * of that CPU write into it), polls, and merges the rings in time order:
- * records read in one round are handled once the next round has been read,
- * up to the newest time the earlier round saw (perf's FINISHED_ROUND rule),
- * so a sample never precedes the MMAP2 or COMM it depends on.
+ * of that CPU write into it), polls, and hands the rings' records in time
+ * order (order.c) to the consumer of records (events.c); names come once
+ * recording stops (symbolize.c).  The session's state is private to this
+ * file: the other modules get only what they use.
  */
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -20,14 +20,44 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "record/events.h"
 #include "record/jitdump.h"
-#include "record/record.h"
+#include "record/offcpu.h"
+#include "record/order.h"
+#include "record/ring.h"
+#include "record/symbolize.h"
+#include "record/target.h"
 
 #define DEFAULT_PAGES 128      /* 512 KiB per CPU: frame-pointer samples */
 #define DWARF_PAGES   2048     /* 8 MiB per CPU: 250 ms of 32 KiB samples */
 #define REGS_MASK     0x1c0ull /* bp, sp, ip (x86-64 perf_regs) */
 #define POLL_MS	      100
-#define MAX_FRAMES    1024
+
+/* The session. */
+struct ember_record {
+	struct ember_record_options o;
+	char **argv;
+	int *pids;
+	const struct rec_event_desc *ev;
+	int kinds[2];	    /* the events per target and CPU: */
+	int nkinds;	    /* REC_EV_*, the first carries side-band */
+	char fallback[160]; /* why AUTO fell back to frame pointers */
+	int *cpus;
+	size_t ncpus;
+	int *fds;
+	size_t nfds, afds;
+	struct rec_ring *rings; /* one per CPU */
+	struct rec_child child;
+	int have_child;
+	int *pidfds;		  /* of the attached processes, -1 unknown */
+	struct rec_events events; /* what the records build */
+	struct rec_order order;	  /* the rings' records in time order */
+	struct ember_record_stats stats;
+	volatile int stop;
+	int started, ran;
+	double t_start, t_stop; /* monotonic seconds */
+	char err[768];
+};
 
 static double now_mono(void)
 {
@@ -102,7 +132,7 @@ static int setup_modes(struct ember_record *r)
 			    "--wall weighs on-CPU samples in time: it "
 			    "takes cpu-clock or task-clock, not '%s'",
 			    r->ev->name);
-	err = rec_offcpu_new(&r->off, r->o.min_block_us, &why);
+	err = rec_offcpu_new(&r->events.off, r->o.min_block_us, &why);
 	if (err) {
 		fail(r, err, "%s", why.buf);
 		ember_buf_release(&why);
@@ -126,13 +156,12 @@ int ember_record_new(struct ember_record **out,
 	*out = r;
 	r->o = *o;
 	r->stats.exit_status = -1;
-	rec_world_init(&r->world);
-	rec_frames_init(&r->frames);
-	ember_intern_init(&r->roots);
-	ember_stacks_init(&r->stacks);
-	r->ubuf = ember_xcalloc(MAX_FRAMES, sizeof(*r->ubuf));
-	/* root, [truncated], user and kernel frames, an off-CPU state */
-	r->ibuf = ember_xcalloc(2 * MAX_FRAMES + 3, sizeof(*r->ibuf));
+	rec_events_init(&r->events, &r->stats);
+	r->events.system_wide = o->system_wide;
+	r->events.idle = o->idle;
+	r->events.root_pid = o->root_pid;
+	r->events.root_tid = o->root_tid;
+	rec_order_init(&r->order);
 	if (o->argv && o->argv[0]) {
 		size_t n = 0;
 		while (o->argv[n])
@@ -203,9 +232,9 @@ int ember_record_new(struct ember_record **out,
 	snprintf(r->fallback, sizeof(r->fallback),
 		 "DWARF unwinding is only implemented for x86-64");
 #endif
-	r->dwarf = r->o.call_graph != EMBER_CALLGRAPH_FP;
+	r->events.dwarf = r->o.call_graph != EMBER_CALLGRAPH_FP;
 	long page = sysconf(_SC_PAGESIZE);
-	if (r->dwarf && o->mmap_pages &&
+	if (r->events.dwarf && o->mmap_pages &&
 	    o->mmap_pages * (size_t)page < r->o.stack_size + 4096) {
 		size_t need = 1;
 		while (need * (size_t)page < r->o.stack_size + 4096)
@@ -249,20 +278,11 @@ void ember_record_free(struct ember_record *r)
 		rec_child_kill(&r->child, SIGKILL);
 		rec_child_reap(&r->child, 1);
 	}
-	for (size_t i = 0; i < r->nq; i++)
-		free(r->q[i].rec);
-	free(r->q);
+	rec_order_release(&r->order);
 	free(r->rings);
 	free(r->cpus);
 	free(r->fds);
-	rec_world_release(&r->world);
-	rec_frames_release(&r->frames);
-	ember_intern_release(&r->roots);
-	ember_stacks_release(&r->stacks);
-	free(r->ubuf);
-	free(r->ibuf);
-	ember_unwinder_free(r->unwinder);
-	rec_offcpu_free(r->off);
+	rec_events_release(&r->events);
 	if (r->argv)
 		for (char **a = r->argv; *a; a++)
 			free(*a);
@@ -293,23 +313,23 @@ static void make_attr(struct ember_record *r, struct perf_event_attr *a,
 		a->freq = 1;
 		a->sample_freq = (uint64_t)r->o.freq;
 	}
-	r->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-			 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
-			 PERF_SAMPLE_CALLCHAIN;
-	if (r->off)
-		r->sample_type |= PERF_SAMPLE_RAW; /* tells the events apart */
-	r->regs_mask = 0;
-	if (r->dwarf) {
+	r->events.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+				PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+				PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
+	if (r->events.off) /* tells the events apart */
+		r->events.sample_type |= PERF_SAMPLE_RAW;
+	r->events.regs_mask = 0;
+	if (r->events.dwarf) {
 		/* kernel frames from the kernel, user frames from a copy of
 		 * the stack and the registers that start the walk */
-		r->sample_type |=
+		r->events.sample_type |=
 		    PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-		r->regs_mask = REGS_MASK;
+		r->events.regs_mask = REGS_MASK;
 		a->sample_regs_user = REGS_MASK;
 		a->sample_stack_user = (uint32_t)r->o.stack_size;
 		a->exclude_callchain_user = 1;
 	}
-	a->sample_type = r->sample_type;
+	a->sample_type = r->events.sample_type;
 	a->disabled = 1;
 	a->inherit = !r->o.system_wide;
 	a->enable_on_exec = r->have_child && !r->o.system_wide;
@@ -325,7 +345,7 @@ static void make_attr(struct ember_record *r, struct perf_event_attr *a,
 	a->clockid = CLOCK_MONOTONIC;
 	a->watermark = 1;
 	if (kind == REC_EV_SWITCH)
-		rec_offcpu_attr(r->off, a);
+		rec_offcpu_attr(r->events.off, a);
 }
 
 static long perf_open(struct perf_event_attr *a, int pid, int cpu)
@@ -424,7 +444,7 @@ static size_t ring_pages(const struct ember_record *r)
 {
 	if (r->o.mmap_pages)
 		return r->o.mmap_pages;
-	if (!r->dwarf)
+	if (!r->events.dwarf)
 		return DEFAULT_PAGES;
 	size_t n = DWARF_PAGES;
 	/* at most 256 MiB in all on machines with many CPUs */
@@ -451,7 +471,7 @@ static long open_one(struct ember_record *r, int pid, int cpu, int kind)
 	    (uint32_t)(ring_pages(r) * (size_t)sysconf(_SC_PAGESIZE) / 4);
 	long fd = perf_open(&a, pid, cpu);
 	if (fd < 0 && (errno == EACCES || errno == EPERM) &&
-	    !r->stats.kernel_excluded && geteuid() != 0 && !r->off) {
+	    !r->stats.kernel_excluded && geteuid() != 0 && !r->events.off) {
 		/* perf_event_paranoid 2: user space only */
 		make_attr(r, &a, 1, kind);
 		a.wakeup_watermark =
@@ -478,19 +498,19 @@ static long open_first(struct ember_record *r, int pid, int cpu, int *err)
 	int e = errno;
 
 	*err = 0;
-	if (fd >= 0 || !r->dwarf || (e != EINVAL && e != EOPNOTSUPP))
+	if (fd >= 0 || !r->events.dwarf || (e != EINVAL && e != EOPNOTSUPP))
 		return fd;
-	r->dwarf = 0;
+	r->events.dwarf = 0;
 	fd = open_one(r, pid, cpu, r->kinds[0]);
 	if (fd < 0) {
 		/* not the stack copies' fault */
-		r->dwarf = 1;
+		r->events.dwarf = 1;
 		errno = e;
 		return fd;
 	}
 	if (r->o.call_graph == EMBER_CALLGRAPH_DWARF) {
 		close((int)fd);
-		r->dwarf = 1;
+		r->events.dwarf = 1;
 		*err = fail(r, EMBER_ENOTSUP,
 			    "perf_event_open refused copies of user stacks "
 			    "(%s): this kernel cannot unwind by DWARF here; "
@@ -616,7 +636,7 @@ int ember_record_start(struct ember_record *r)
 	if (r->started)
 		return fail(r, EMBER_EINVAL, "already started");
 	r->started = 1;
-	r->world.clock_offset = now_real() - now_mono();
+	r->events.world.clock_offset = now_real() - now_mono();
 	r->ncpus = rec_online_cpus(&r->cpus);
 	r->rings = ember_xcalloc(r->ncpus, sizeof(*r->rings));
 	for (size_t i = 0; i < r->ncpus; i++)
@@ -642,10 +662,10 @@ int ember_record_start(struct ember_record *r)
 		}
 	if (err)
 		goto fail;
-	if (r->dwarf)
-		r->unwinder = ember_unwinder_new();
-	r->stats.dwarf = r->dwarf;
-	r->stats.stack_size = r->dwarf ? r->o.stack_size : 0;
+	if (r->events.dwarf)
+		r->events.unwinder = ember_unwinder_new();
+	r->stats.dwarf = r->events.dwarf;
+	r->stats.stack_size = r->events.dwarf ? r->o.stack_size : 0;
 	r->stats.fp_fallback = r->fallback[0] ? r->fallback : NULL;
 
 	/* what runs already: its mappings and thread names */
@@ -653,7 +673,7 @@ int ember_record_start(struct ember_record *r)
 		int *pids;
 		size_t n = rec_list_pids(&pids);
 		for (size_t i = 0; i < n; i++)
-			rec_synthesize_pid(r, pids[i]);
+			rec_events_synthesize_pid(&r->events, pids[i]);
 		free(pids);
 	}
 	if (r->o.npids) {
@@ -661,7 +681,8 @@ int ember_record_start(struct ember_record *r)
 		for (size_t i = 0; i < r->o.npids; i++) {
 			r->pidfds[i] = rec_pidfd_open(r->o.pids[i]);
 			if (!r->o.system_wide)
-				rec_synthesize_pid(r, r->o.pids[i]);
+				rec_events_synthesize_pid(&r->events,
+							  r->o.pids[i]);
 		}
 	}
 	r->t_start = now_mono();
@@ -694,52 +715,25 @@ fail:
 static void enqueue(void *ctx, const void *rec, size_t size)
 {
 	struct ember_record *r = ctx;
-	uint64_t t = rec_time(r, rec, size);
-	struct rec_qent *e;
 
-	EMBER_GROW(r->q, r->nq + 1, r->aq);
-	e = &r->q[r->nq++];
-	e->time = t;
-	e->seq = r->seq++;
-	e->rec = ember_xmalloc(size);
-	memcpy(e->rec, rec, size);
-	if (t > r->round_max)
-		r->round_max = t;
+	rec_order_add(&r->order, rec_events_time(&r->events, rec, size), rec,
+		      size);
 }
 
-static int cmp_qent(const void *pa, const void *pb)
+static void handle(void *ctx, const void *rec, size_t size)
 {
-	const struct rec_qent *a = pa, *b = pb;
+	struct ember_record *r = ctx;
 
-	if (a->time != b->time)
-		return a->time < b->time ? -1 : 1;
-	return a->seq < b->seq ? -1 : a->seq > b->seq;
-}
-
-/* Handles the queued records up to time limit (all with UINT64_MAX). */
-static void flush(struct ember_record *r, uint64_t limit)
-{
-	size_t i;
-
-	if (!r->nq)
-		return;
-	qsort(r->q, r->nq, sizeof(*r->q), cmp_qent);
-	for (i = 0; i < r->nq && r->q[i].time <= limit; i++) {
-		const struct perf_event_header *h = r->q[i].rec;
-		rec_handle(r, h, h->size);
-		free(r->q[i].rec);
-	}
-	memmove(r->q, r->q + i, (r->nq - i) * sizeof(*r->q));
-	r->nq -= i;
+	rec_events_handle(&r->events, rec, size);
 }
 
 static void drain(struct ember_record *r)
 {
 	for (size_t i = 0; i < r->ncpus; i++)
 		if (r->rings[i].base)
-			r->corrupt += rec_ring_drain(&r->rings[i], enqueue, r);
-	flush(r, r->prev_round_max);
-	r->prev_round_max = r->round_max;
+			r->events.corrupt +=
+			    rec_ring_drain(&r->rings[i], enqueue, r);
+	rec_order_round(&r->order, handle, r);
 }
 
 static int targets_gone(struct ember_record *r)
@@ -767,11 +761,11 @@ static void to_microseconds(struct ember_record *r)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	rec_offcpu_finish(r, (uint64_t)ts.tv_sec * 1000000000u +
-				 (uint64_t)ts.tv_nsec);
+	rec_offcpu_finish(&r->events, (uint64_t)ts.tv_sec * 1000000000u +
+					  (uint64_t)ts.tv_nsec);
 	r->stats.weight = 0;
-	for (size_t i = 0; i < r->stacks.n; i++) {
-		double *c = &r->stacks.ents[i].count;
+	for (size_t i = 0; i < r->events.stacks.n; i++) {
+		double *c = &r->events.stacks.ents[i].count;
 		*c = floor(*c / 1000 + 0.5);
 		r->stats.weight += *c;
 	}
@@ -816,8 +810,8 @@ int ember_record_run(struct ember_record *r)
 	r->t_stop = now_mono();
 	disable_all(r);
 	drain(r);
-	flush(r, UINT64_MAX);
-	if (r->off)
+	rec_order_flush(&r->order, UINT64_MAX, handle, r);
+	if (r->events.off)
 		to_microseconds(r);
 	free(pf);
 	if (r->have_child) {
@@ -839,17 +833,18 @@ int ember_record_run(struct ember_record *r)
 	}
 	close_all(r);
 	r->stats.seconds = r->t_stop - r->t_start;
-	if (r->unwinder) {
+	if (r->events.unwinder) {
 		const struct ember_unwind_stats *us =
-		    ember_unwinder_stats(r->unwinder);
+		    ember_unwinder_stats(r->events.unwinder);
 		for (int i = 0; i < EMBER_SRC_COUNT && i < 4; i++)
 			r->stats.unwind_by_src[i] = us->by_src[i];
 		r->stats.unwind_cache_hits = us->cache_hits;
 		r->stats.unwind_cache_misses = us->cache_misses;
 	}
-	if (r->corrupt)
+	if (r->events.corrupt)
 		ember_log(EMBER_LOG_WARN,
-			  "%d malformed perf records were skipped", r->corrupt);
+			  "%d malformed perf records were skipped",
+			  r->events.corrupt);
 	return 0;
 }
 
@@ -857,39 +852,15 @@ int ember_record_result(struct ember_record *r, struct ember_intern *names,
 			struct ember_stacks *stacks)
 {
 	double t0 = now_mono();
-	size_t *off = ember_xcalloc(r->frames.n + 1, sizeof(*off));
-	uint32_t *ids = NULL, *tmp = NULL;
-	size_t atmp = 0;
+	int flags = (r->o.annotate_kernel ? REC_FOLD_KERNEL : 0) |
+		    (r->o.annotate_jit ? REC_FOLD_JIT : 0);
+	int err =
+	    rec_symbolize(&r->events, flags, r->o.perfmap_dir, names, stacks);
 
-	/* what the runtimes wrote since, or at exit (CPython buffers) */
-	for (size_t i = 0; i < r->world.nprocs; i++)
-		if (r->world.procs[i]->jd &&
-		    ember_jitdump_update(r->world.procs[i]->jd) < 0)
-			ember_log(EMBER_LOG_INFO,
-				  "cannot read the jitdump of "
-				  "process %d",
-				  r->world.procs[i]->pid);
-	rec_symbolize(r, names, &ids, off);
-	for (size_t i = 0; i < r->stacks.n; i++) {
-		size_t n, m = 0;
-		const uint32_t *f = ember_stacks_frames(&r->stacks, i, &n);
-		if (r->stacks.ents[i].count <= 0)
-			continue; /* waits all shorter than --min-block */
-		for (size_t j = 0; j < n; j++) {
-			size_t a = off[f[j]], b = off[f[j] + 1];
-			EMBER_GROW(tmp, m + (b - a), atmp);
-			for (size_t k = a; k < b; k++)
-				tmp[m++] = ids[k];
-		}
-		ember_stacks_add(stacks, tmp, m, r->stacks.ents[i].count, 0);
-	}
-	free(off);
-	free(tmp);
-	free(ids);
 	r->stats.stacks = stacks->n;
-	r->stats.frames = r->frames.n;
-	r->stats.processes = r->world.nprocs;
-	r->stats.threads = r->world.tid_used;
+	r->stats.frames = r->events.frames.n;
+	r->stats.processes = r->events.world.nprocs;
+	r->stats.threads = r->events.world.tid_used;
 	r->stats.post_seconds = now_mono() - t0;
-	return stacks->n ? 0 : EMBER_EEMPTY;
+	return err;
 }

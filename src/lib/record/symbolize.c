@@ -13,10 +13,12 @@
 #include <sys/auxv.h>
 
 #include "record/jitdump.h"
-#include "record/record.h"
+#include "record/symbolize.h"
 
 struct symctx {
-	struct ember_record *r;
+	struct rec_events *r;
+	int flags;		 /* REC_FOLD_KERNEL, REC_FOLD_JIT */
+	const char *perfmap_dir; /* NULL: /tmp */
 	struct rec_symtab kernel;
 	int kernel_state; /* 0 untried, 1 loaded, -1 unavailable */
 	struct ember_buf raw, out;
@@ -132,13 +134,12 @@ static const char *dso_sym(struct rec_dso *d, uint64_t off)
 	return s ? rec_symtab_name(&d->syms, s) : NULL;
 }
 
-static void load_perfmap(struct ember_record *r, struct rec_proc *p)
+static void load_perfmap(const char *dir, struct rec_proc *p)
 {
 	struct ember_buf why = EMBER_BUF_INIT;
 
 	rec_symtab_init(&p->perfmap, REC_SYMTAB_PERFMAP);
-	int v =
-	    rec_perfmap_load(&p->perfmap, r->o.perfmap_dir, &p->owner, &why);
+	int v = rec_perfmap_load(&p->perfmap, dir, &p->owner, &why);
 	p->perfmap_state = v + 1;
 	if (why.len)
 		ember_log(EMBER_LOG_WARN, "%s", why.buf);
@@ -148,7 +149,7 @@ static void load_perfmap(struct ember_record *r, struct rec_proc *p)
 
 /* JIT code's name: from the jitdump, for the code that was at addr when
  * the frame was first sampled, else from the perf map. */
-static const char *jit_sym(struct ember_record *r, struct rec_proc *p,
+static const char *jit_sym(struct symctx *c, struct rec_proc *p,
 			   const struct rec_frame *f)
 {
 	struct ember_jitdump *jd = rec_proc_jitdump(p);
@@ -158,15 +159,15 @@ static const char *jit_sym(struct ember_record *r, struct rec_proc *p,
 		uint64_t t = f->stamp ? f->stamp : f->seen;
 		if (ember_jitdump_info(jd)->flags & 1)
 			t = UINT64_MAX; /* TSC times: the latest */
-		const struct ember_jit_code *c =
+		const struct ember_jit_code *code =
 		    ember_jitdump_find(jd, addr, t);
-		if (c && c->name && c->name[0])
-			return c->name;
+		if (code && code->name && code->name[0])
+			return code->name;
 	}
 	/* a forked child runs its parent's JIT code too */
 	for (int depth = 0; p && depth < 16; p = p->parent, depth++) {
 		if (!p->perfmap_state)
-			load_perfmap(r, p);
+			load_perfmap(c->perfmap_dir, p);
 		const struct rec_sym *s = rec_symtab_find(&p->perfmap, addr);
 		if (s)
 			return s->name;
@@ -179,11 +180,10 @@ static const char *jit_sym(struct ember_record *r, struct rec_proc *p,
 /* Appends the folded names of frame f (';'-joined); returns how many. */
 static int name_frame(struct symctx *c, const struct rec_frame *f)
 {
-	struct ember_record *r = c->r;
+	struct rec_events *r = c->r;
 	struct ember_buf *dso = &c->raw;
 	const char *sym = NULL;
-	int flags = (r->o.annotate_kernel ? REC_FOLD_KERNEL : 0) |
-		    (r->o.annotate_jit ? REC_FOLD_JIT : 0);
+	int flags = c->flags;
 
 	/* the symbol and module as perf script prints them */
 	ember_buf_reset(dso);
@@ -200,7 +200,7 @@ static int name_frame(struct symctx *c, const struct rec_frame *f)
 	}
 	case REC_FRAME_JIT: {
 		struct rec_proc *p = r->world.procs[f->obj];
-		sym = jit_sym(r, p, f);
+		sym = jit_sym(c, p, f);
 		ember_buf_addf(dso, "/tmp/perf-%d.map", p->pid);
 		if (p->comm != UINT32_MAX &&
 		    !strncmp(ember_intern_str(&r->world.comms, p->comm, NULL),
@@ -221,17 +221,17 @@ static int name_frame(struct symctx *c, const struct rec_frame *f)
 			      flags);
 }
 
-void rec_symbolize(struct ember_record *r, struct ember_intern *names,
-		   uint32_t **ids, size_t *off)
+/* Frame i becomes the folded frames (*ids)[off[i] .. off[i + 1])
+ * (malloc'd; off has frames.n + 1 slots). */
+static void name_frames(struct symctx *c, struct ember_intern *names,
+			uint32_t **ids, size_t *off)
 {
-	struct symctx c;
+	struct rec_events *r = c->r;
 	size_t n = 0, alloc = 0;
 	uint32_t *v = NULL;
 
-	memset(&c, 0, sizeof(c));
-	c.r = r;
-	ember_buf_init(&c.raw, 256);
-	ember_buf_init(&c.out, 256);
+	ember_buf_init(&c->raw, 256);
+	ember_buf_init(&c->out, 256);
 	for (size_t i = 0; i < r->frames.n; i++) {
 		const struct rec_frame *f = &r->frames.v[i];
 		off[i] = n;
@@ -243,10 +243,10 @@ void rec_symbolize(struct ember_record *r, struct ember_intern *names,
 			v[n++] = ember_intern(names, s, len);
 			continue;
 		}
-		ember_buf_reset(&c.out);
-		int k = name_frame(&c, f);
+		ember_buf_reset(&c->out);
+		int k = name_frame(c, f);
 		/* one name per folded frame: inlined parts are frames too */
-		const char *p = c.out.buf, *end = p + c.out.len;
+		const char *p = c->out.buf, *end = p + c->out.len;
 		for (int j = 0; j < k; j++) {
 			const char *semi = memchr(p, ';', (size_t)(end - p));
 			const char *e = semi ? semi : end;
@@ -257,8 +257,44 @@ void rec_symbolize(struct ember_record *r, struct ember_intern *names,
 	}
 	off[r->frames.n] = n;
 	*ids = v;
-	if (c.kernel_state)
-		rec_symtab_release(&c.kernel);
-	ember_buf_release(&c.raw);
-	ember_buf_release(&c.out);
+	if (c->kernel_state)
+		rec_symtab_release(&c->kernel);
+	ember_buf_release(&c->raw);
+	ember_buf_release(&c->out);
+}
+
+int rec_symbolize(struct rec_events *r, int flags, const char *perfmap_dir,
+		  struct ember_intern *names, struct ember_stacks *stacks)
+{
+	struct symctx c = {.r = r, .flags = flags, .perfmap_dir = perfmap_dir};
+	size_t *off = ember_xcalloc(r->frames.n + 1, sizeof(*off));
+	uint32_t *ids = NULL, *tmp = NULL;
+	size_t atmp = 0;
+
+	/* what the runtimes wrote since, or at exit (CPython buffers) */
+	for (size_t i = 0; i < r->world.nprocs; i++)
+		if (r->world.procs[i]->jd &&
+		    ember_jitdump_update(r->world.procs[i]->jd) < 0)
+			ember_log(EMBER_LOG_INFO,
+				  "cannot read the jitdump of "
+				  "process %d",
+				  r->world.procs[i]->pid);
+	name_frames(&c, names, &ids, off);
+	for (size_t i = 0; i < r->stacks.n; i++) {
+		size_t n, m = 0;
+		const uint32_t *f = ember_stacks_frames(&r->stacks, i, &n);
+		if (r->stacks.ents[i].count <= 0)
+			continue; /* waits all shorter than --min-block */
+		for (size_t j = 0; j < n; j++) {
+			size_t a = off[f[j]], b = off[f[j] + 1];
+			EMBER_GROW(tmp, m + (b - a), atmp);
+			for (size_t k = a; k < b; k++)
+				tmp[m++] = ids[k];
+		}
+		ember_stacks_add(stacks, tmp, m, r->stacks.ents[i].count, 0);
+	}
+	free(off);
+	free(tmp);
+	free(ids);
+	return stacks->n ? 0 : EMBER_EEMPTY;
 }

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record/record.h"
+#include "record/symtab.h"
 
 /* libiberty's header defines ARRAY_SIZE too */
 #undef ARRAY_SIZE

@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "record/record.h"
+#include "record/target.h"
 
 /* -only-functions: plain --perf-basic-prof also makes V8 write an
  * isolate-*.log into the working directory */

@@ -12,7 +12,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "record/record.h"
+#include "record/ring.h"
 
 static const struct rec_event_desc events[] = {
     {"cpu-clock", NULL, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, 1},

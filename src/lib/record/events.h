@@ -1,0 +1,48 @@
+/*
+ * The consumer of perf_event records (events.c), whatever their source
+ * (the ring buffers of a recording): side-band records keep the world of
+ * processes current, samples become stacks of frame ids with a weight.
+ */
+#ifndef EMBER_RECORD_EVENTS_H
+#define EMBER_RECORD_EVENTS_H
+
+#include "record/frames.h"
+#include "record/procmap.h"
+
+struct rec_events {
+	/* how the records are laid out and what to keep: set before the
+	 * first record */
+	uint64_t sample_type, regs_mask;
+	int dwarf; /* samples carry REGS_USER and STACK_USER ... */
+	struct ember_unwinder *unwinder; /* ... unwound by this (owned) */
+	struct rec_offcpu *off; /* --off-cpu, --wall: switches (owned) */
+	int system_wide, idle;	/* -a; keep the idle task's samples */
+	int root_pid, root_tid; /* root frame comm-PID[/TID] */
+	struct ember_record_stats *stats; /* counters added to */
+	/* what the records built */
+	struct rec_world world;
+	struct rec_frames frames;
+	struct ember_intern roots;  /* root frames' names */
+	struct ember_stacks stacks; /* of frame ids, root first */
+	int corrupt;		    /* malformed records skipped */
+	uint64_t *ubuf;		    /* scratch */
+	uint32_t *ibuf;
+};
+
+void rec_events_init(struct rec_events *ev, struct ember_record_stats *stats);
+void rec_events_release(struct rec_events *ev);
+/* Handles one perf record, in time order. */
+void rec_events_handle(struct rec_events *ev, const void *rec, size_t size);
+/* The record's time from its sample_id (0 when it has none). */
+uint64_t rec_events_time(const struct rec_events *ev, const void *rec,
+			 size_t size);
+/* Fills what /proc tells of a running process (-p and -a). */
+void rec_events_synthesize_pid(struct rec_events *ev, int pid);
+
+/* The jitdump of p's JIT code: its own, or a forked parent's. */
+struct ember_jitdump *rec_proc_jitdump(const struct rec_proc *p);
+/* Whether a mapped file's name is a jitdump's: "jit-PID.dump" in any
+ * directory. */
+int rec_is_jitdump_name(const char *path, size_t len);
+
+#endif

@@ -1,0 +1,34 @@
+/*
+ * Off-CPU time (offcpu.c): the sched_switch tracepoint and switch records
+ * turned into waits, charged to the stack at which a thread stopped.
+ */
+#ifndef EMBER_RECORD_OFFCPU_H
+#define EMBER_RECORD_OFFCPU_H
+
+#include "internal.h"
+
+struct rec_events;
+struct perf_event_attr;
+struct rec_offcpu;
+/* Finds the sched:sched_switch tracepoint (mounting tracefs if need be);
+ * 0, or an EMBER_E* code with the reason in why. */
+int rec_offcpu_new(struct rec_offcpu **o, uint64_t min_block_us,
+		   struct ember_buf *why) EMBER_WUR;
+void rec_offcpu_free(struct rec_offcpu *o);
+/* Makes a's event the switch tracepoint, with switch records. */
+void rec_offcpu_attr(const struct rec_offcpu *o, struct perf_event_attr *a);
+/* Whether a sample's raw data is the tracepoint's (not a CPU sample's). */
+int rec_offcpu_is_switch(const struct rec_offcpu *o, const void *raw, size_t n);
+
+enum { REC_EV_SAMPLE, REC_EV_SWITCH };
+
+/* A thread left the CPU at time: ids (room for one more) is its stack,
+ * raw the tracepoint's data (offcpu.c). */
+void rec_offcpu_out(struct rec_events *r, int tid, uint64_t time,
+		    const void *raw, size_t rawlen, uint32_t *ids, size_t n);
+/* A thread runs again at time: its wait is charged. */
+void rec_offcpu_in(struct rec_events *r, int tid, uint64_t time);
+/* Charges the waits still going on at end. */
+void rec_offcpu_finish(struct rec_events *r, uint64_t end);
+
+#endif

@@ -1,0 +1,28 @@
+/*
+ * Names for the frames of recorded stacks (symbolize.c), once recording
+ * stops: symbols of ELF files, the kernel, perf maps and jitdumps, folded
+ * as `perf script | ember collapse perf` names them.
+ */
+#ifndef EMBER_RECORD_SYMBOLIZE_H
+#define EMBER_RECORD_SYMBOLIZE_H
+
+#include "record/events.h"
+
+enum {
+	REC_FOLD_JAVA = 1,   /* a java process: Lcom/x/Y;.m -> com/x/Y:.m */
+	REC_FOLD_KERNEL = 2, /* --kernel: _[k] */
+	REC_FOLD_JIT = 4,    /* --jit: _[j] */
+};
+/* What `ember collapse perf` makes of a perf script frame line "ADDR SYM
+ * (DSO)": frame names appended to out, callers first, joined by ';'.
+ * Returns how many (0: perf's "(...)" pseudo-frames are left out). */
+int rec_fold_frame(struct ember_buf *out, const char *sym, size_t n,
+		   const char *dso, size_t dn, int flags);
+/* Names every frame of ev (flags: REC_FOLD_KERNEL, REC_FOLD_JIT; perf maps
+ * in perfmap_dir, NULL: /tmp) and adds each stack of ev, as folded frame
+ * names, to stacks (initialized by the caller).  EMBER_EEMPTY when there
+ * is none. */
+int rec_symbolize(struct rec_events *ev, int flags, const char *perfmap_dir,
+		  struct ember_intern *names, struct ember_stacks *stacks);
+
+#endif

@@ -1,0 +1,42 @@
+/*
+ * What a recording profiles (target.c): a command forked and held until
+ * its events are open, the tasks of running processes, every pid.
+ */
+#ifndef EMBER_RECORD_TARGET_H
+#define EMBER_RECORD_TARGET_H
+
+#include <sys/types.h>
+
+#include "internal.h"
+
+struct rec_child {
+	pid_t pid;
+	int go_fd;  /* write a byte to let it exec */
+	int err_fd; /* exec's errno, or EOF on success */
+	int pidfd;
+	int reaped;
+	int status; /* waitpid status */
+};
+
+/* Forks argv[0]; the child waits until rec_child_go.  jit_env sets the
+ * variables that make Python and Node write perf maps. */
+int rec_child_fork(struct rec_child *c, char *const *argv, int jit_env,
+		   int *err) EMBER_WUR;
+/* Lets the child exec; returns 0, or the errno of a failed exec. */
+int rec_child_go(struct rec_child *c);
+/* Non-blocking (block=0) or blocking reap; 1 once reaped. */
+int rec_child_reap(struct rec_child *c, int block);
+void rec_child_kill(struct rec_child *c, int sig);
+/* The environment additions jit_env makes, for a given old value. */
+char *rec_jit_node_options(const char *old);
+
+/* The tids of a process (from /proc/PID/task); returns how many. */
+size_t rec_list_tasks(int pid, int **tids);
+/* The process (thread group) a thread id belongs to; pid if unknown. */
+int rec_tgid(int pid);
+/* Every pid in /proc. */
+size_t rec_list_pids(int **pids);
+/* A pidfd for pid, or -1. */
+int rec_pidfd_open(int pid);
+
+#endif
