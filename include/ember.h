@@ -408,6 +408,8 @@ int ember_collapse_mem(struct ember_collapse *c, const char *name,
 /* Writes the folded stacks, sorted by bytes as the Perl scripts sort. */
 int ember_collapse_write(struct ember_collapse *c, ember_write_fn w,
 			 void *ctx) EMBER_WUR;
+/* What the run met: complete after ember_collapse_write, and after an
+ * input that failed (up to that input). */
 const struct ember_collapse_stats *
 ember_collapse_stats(const struct ember_collapse *c);
 void ember_collapse_free(struct ember_collapse *c);

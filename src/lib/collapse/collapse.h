@@ -55,6 +55,10 @@ struct collapse_shared {
 	int event_defaulted; /* it is the first seen, not --event-filter */
 };
 
+struct collapse_input;
+
+/* A format: one file that defines one of these, and one row in the table
+ * of formats (collapse.c). */
 struct ember_collapser {
 	const char *name;
 	const char *summary;
@@ -79,7 +83,25 @@ struct ember_collapser {
 	 * NULL when nothing crosses records */
 	void (*settle)(struct collapse_shared *sh, const char *p, size_t len,
 		       int file_start);
+	/* A format not made of lines (a binary perf.data, JSON, protobuf)
+	 * reads each input whole itself, with cl_input_next or
+	 * cl_input_all, into its state's sink; it has no parse, split or
+	 * settle (begin and end, if any, frame each input).  0 or an
+	 * EMBER_E* code.  NULL for a line format. */
+	int (*read)(void *st, struct collapse_input *in);
 };
+
+/* An input handed to a format's `read`: its pieces (the first holds at
+ * least the bytes the format was guessed from) as they come, 1 and a
+ * piece valid until the next call, 0 at the end or an EMBER_E* code; or
+ * all of it at once in memory (mapped when it is a plain file), valid
+ * until `read` returns: 0 or an EMBER_E* code.  Take one or the other. */
+int cl_input_next(struct collapse_input *in, const char **p, size_t *n);
+int cl_input_all(struct collapse_input *in, const char **p, size_t *n);
+/* The input's file descriptor when it is a plain file (to map or seek),
+ * else -1; its name for messages (NULL: standard input). */
+int cl_input_fd(const struct collapse_input *in);
+const char *cl_input_name(const struct collapse_input *in);
 
 extern const struct ember_collapser ember_collapser_perf;
 extern const struct ember_collapser ember_collapser_stap;
@@ -141,6 +163,29 @@ void cl_clean_part(const char *s, size_t n, const struct ember_perf_frame *f,
 		   size_t *outn) EMBER_HIDDEN;
 int cl_has(const char *s, size_t n, const char *lit) EMBER_HIDDEN;
 int cl_starts(const char *s, size_t n, const char *lit) EMBER_HIDDEN;
+
+/* A `split` for a format whose records end at a line that `boundary`
+ * recognizes (the line without its newline and '\r'): the offset just
+ * past the last such line in p[start, len), or 0 when there is none. */
+static inline size_t cl_split_after(const char *p, size_t start, size_t len,
+				    int (*boundary)(const char *s, size_t n))
+{
+	const char *lo = p + start;
+	const char *nl = len > start ? memrchr(lo, '\n', len - start) : NULL;
+
+	while (nl) {
+		const char *prev =
+		    nl > lo ? memrchr(lo, '\n', (size_t)(nl - lo)) : NULL;
+		const char *s = prev ? prev + 1 : lo;
+		size_t n = (size_t)(nl - s);
+		if (n && s[n - 1] == '\r')
+			n--;
+		if (boundary(s, n))
+			return (size_t)(nl - p) + 1;
+		nl = prev;
+	}
+	return 0;
+}
 
 /* A line in no shape the format knows. */
 static inline void cl_bad(struct collapse_sink *k, const char *s, size_t n)

@@ -158,29 +158,24 @@ static void dtrace_free(void *arg)
 }
 
 /* After the last count line of p that is not in the header. */
+/* A stack ends at its count line. */
+static int dtrace_boundary(const char *s, size_t n)
+{
+	size_t d;
+
+	return cl_count_line(s, n, &d);
+}
+
 static size_t dtrace_split(const char *p, size_t len, int file_start)
 {
-	size_t start = 0, end = len;
+	size_t start = 0;
 
+	/* not in the header lines */
 	for (int i = 0; file_start && i < HEADER_LINES && start < len; i++) {
 		const char *nl = memchr(p + start, '\n', len - start);
 		start = nl ? (size_t)(nl - p) + 1 : len;
 	}
-	while (end > start) {
-		const char *nl = memrchr(p + start, '\n', end - start);
-		if (!nl)
-			return 0;
-		size_t q = (size_t)(nl - p);
-		const char *nl0 =
-		    q > start ? memrchr(p + start, '\n', q - start) : NULL;
-		size_t b = nl0 ? (size_t)(nl0 - p) + 1 : start, n = q - b, d;
-		if (n && p[b + n - 1] == '\r')
-			n--;
-		if (cl_count_line(p + b, n, &d))
-			return q + 1;
-		end = q;
-	}
-	return 0;
+	return cl_split_after(p, start, len, dtrace_boundary);
 }
 
 static int dtrace_parallel(const struct ember_collapse_options *o)

@@ -674,24 +674,17 @@ static void perf_free(void *arg)
 }
 
 /* After the last blank line of p. */
+/* A record ends at an empty line. */
+static int perf_boundary(const char *s, size_t n)
+{
+	(void)s;
+	return !n;
+}
+
 static size_t perf_split(const char *p, size_t len, int file_start)
 {
-	size_t end = len;
-
 	(void)file_start;
-	while (end) {
-		const char *nl = memrchr(p, '\n', end);
-		if (!nl)
-			return 0;
-		size_t q = (size_t)(nl - p);
-		size_t b = q; /* the line ending at q starts at b */
-		if (b && p[b - 1] == '\r')
-			b--;
-		if (!b || p[b - 1] == '\n')
-			return q + 1;
-		end = q;
-	}
-	return 0;
+	return cl_split_after(p, 0, len, perf_boundary);
 }
 
 /* The first event type a run would see in p, if none is known yet. */

@@ -95,12 +95,18 @@ static void recursive_free(void *arg)
 }
 
 /* Any line boundary: after the last newline. */
+/* Each line is a stack. */
+static int recursive_boundary(const char *s, size_t n)
+{
+	(void)s;
+	(void)n;
+	return 1;
+}
+
 static size_t recursive_split(const char *p, size_t len, int file_start)
 {
-	const char *nl = memrchr(p, '\n', len);
-
 	(void)file_start;
-	return nl ? (size_t)(nl - p) + 1 : 0;
+	return cl_split_after(p, 0, len, recursive_boundary);
 }
 
 /* Counts may have fractions, whose sum in doubles depends on the order

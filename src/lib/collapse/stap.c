@@ -105,27 +105,18 @@ static void stap_free(void *arg)
 }
 
 /* After the last count line of p. */
+/* A stack ends at its count line. */
+static int stap_boundary(const char *s, size_t n)
+{
+	size_t d;
+
+	return cl_count_line(s, n, &d);
+}
+
 static size_t stap_split(const char *p, size_t len, int file_start)
 {
-	size_t end = len;
-
 	(void)file_start;
-	while (end) {
-		const char *nl = memrchr(p, '\n', end);
-		if (!nl)
-			return 0;
-		const char *nl0 = (size_t)(nl - p)
-				      ? memrchr(p, '\n', (size_t)(nl - p))
-				      : NULL;
-		const char *s = nl0 ? nl0 + 1 : p;
-		size_t n = (size_t)(nl - s), d;
-		if (n && s[n - 1] == '\r')
-			n--;
-		if (cl_count_line(s, n, &d))
-			return (size_t)(nl - p) + 1;
-		end = (size_t)(nl - p);
-	}
-	return 0;
+	return cl_split_after(p, 0, len, stap_boundary);
 }
 
 static int stap_parallel(const struct ember_collapse_options *o)

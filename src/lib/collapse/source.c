@@ -1,0 +1,271 @@
+/*
+ * Where input comes from: a reader (gzip, pipes), a plain file read
+ * directly (so that threads' jobs are filled without another copy), or a
+ * buffer.  src_next hands out pieces that end at line boundaries (but the
+ * input's last); src_fill appends to a job whatever comes next; a format
+ * not made of lines takes the input whole (collapse_input).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "driver.h"
+
+/* Reads up to n bytes: how many (0 at the end), or EMBER_EIO. */
+static ssize_t fd_read(struct source *s, char *p, size_t n)
+{
+	for (;;) {
+		ssize_t got = read(s->fd, p, n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return EMBER_EIO;
+		if (!got)
+			s->eof = 1;
+		s->pos += (size_t)got;
+		return got;
+	}
+}
+
+int src_next(struct source *s, const char **p, size_t *n)
+{
+	if (s->r)
+		return ember_reader_next(s->r, p, n);
+	if (s->fd < 0) {
+		if (s->pos >= s->len)
+			return 0;
+		size_t take = s->len - s->pos;
+		if (take > PIECE) {
+			const char *nl = memrchr(s->data + s->pos, '\n', PIECE);
+			take =
+			    nl ? (size_t)(nl - (s->data + s->pos)) + 1 : PIECE;
+		}
+		*p = s->data + s->pos;
+		*n = take;
+		s->pos += take;
+		return 1;
+	}
+	if (s->keep) {
+		memmove(s->buf, s->buf + s->keep, s->blen - s->keep);
+		s->blen -= s->keep;
+		s->keep = 0;
+	}
+	for (;;) {
+		const char *nl =
+		    s->blen ? memrchr(s->buf, '\n', s->blen) : NULL;
+		if (nl && (s->blen >= PIECE || s->eof))
+			s->keep = (size_t)(nl - s->buf) + 1;
+		else if (s->eof || s->blen >= MAX_LINE)
+			s->keep =
+			    s->blen; /* the end, or an absurd line: as is */
+		if (s->keep) {
+			*p = s->buf;
+			*n = s->keep;
+			return 1;
+		}
+		if (s->eof)
+			return 0;
+		if (s->balloc - s->blen < PIECE) {
+			s->balloc = s->balloc ? s->balloc * 2 : 2 * PIECE;
+			s->buf = ember_xrealloc(s->buf, s->balloc);
+		}
+		ssize_t got = fd_read(s, s->buf + s->blen, s->balloc - s->blen);
+		if (got < 0)
+			return (int)got;
+		s->blen += (size_t)got;
+	}
+}
+
+static void job_reserve(struct job *j, size_t n, size_t job_size)
+{
+	if (j->len + n + 1 > j->alloc) {
+		size_t a = j->alloc ? j->alloc : job_size + PIECE + 4096;
+		while (a < j->len + n + 1)
+			a *= 2;
+		j->buf = ember_xrealloc(j->buf, a);
+		j->alloc = a;
+	}
+}
+
+void job_append(struct job *j, const char *p, size_t n, size_t job_size)
+{
+	job_reserve(j, n, job_size);
+	memcpy(j->buf + j->len, p, n);
+	j->len += n;
+}
+
+int src_fill(struct source *s, struct job *j, size_t job_size)
+{
+	const char *p;
+	size_t n;
+
+	if (s->fd >= 0) {
+		if (s->blen > s->keep) {
+			/* bytes read before (to guess the format) */
+			job_append(j, s->buf + s->keep, s->blen - s->keep,
+				   job_size);
+			s->blen = s->keep = 0;
+			return 1;
+		}
+		if (s->eof)
+			return 0;
+		/* into the room there is, which job_size + PIECE leaves */
+		job_reserve(j, 4096, job_size);
+		size_t room = j->alloc - j->len - 1;
+		ssize_t got =
+		    fd_read(s, j->buf + j->len, room < PIECE ? room : PIECE);
+		if (got < 0)
+			return (int)got;
+		j->len += (size_t)got;
+		return got > 0;
+	}
+	int rc = src_next(s, &p, &n);
+	if (rc == 1)
+		job_append(j, p, n, job_size);
+	return rc;
+}
+
+size_t src_unread(struct source *s, const char *p, size_t n)
+{
+	const char *nl = memrchr(p, '\n', n);
+	size_t whole = nl ? (size_t)(nl - p) + 1 : 0;
+
+	if (s->fd < 0 || whole == n)
+		return n;
+	size_t tail = n - whole;
+	if (s->keep) {
+		memmove(s->buf, s->buf + s->keep, s->blen - s->keep);
+		s->blen -= s->keep;
+		s->keep = 0;
+	}
+	if (s->balloc < s->blen + tail) {
+		s->balloc = s->blen + tail + PIECE;
+		s->buf = ember_xrealloc(s->buf, s->balloc);
+	}
+	memmove(s->buf + tail, s->buf, s->blen);
+	memcpy(s->buf, p + whole, tail);
+	s->blen += tail;
+	return whole;
+}
+
+uint64_t src_size(const struct source *s)
+{
+	return s->r ? ember_reader_size(s->r) : s->size;
+}
+
+uint64_t src_pos(const struct source *s)
+{
+	return s->r ? ember_reader_pos(s->r) : s->pos;
+}
+
+int src_open(struct source *s, const char *path)
+{
+	struct stat st;
+	unsigned char magic[2];
+
+	memset(s, 0, sizeof(*s));
+	s->fd = -1;
+	if (path && strcmp(path, "-")) {
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode) &&
+		    !(pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f &&
+		      magic[1] == 0x8b)) {
+			posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+			s->fd = fd;
+			s->size = (uint64_t)st.st_size;
+			return 0;
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	return ember_reader_open(&s->r, path);
+}
+
+void src_close(struct source *s)
+{
+	if (s->r)
+		ember_reader_close(s->r);
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s->buf);
+}
+
+void src_mem(struct source *s, const char *data, size_t len)
+{
+	memset(s, 0, sizeof(*s));
+	s->fd = -1;
+	s->data = data;
+	s->len = s->size = len;
+}
+
+/* ---- an input taken whole ---- */
+
+int cl_input_next(struct collapse_input *in, const char **p, size_t *n)
+{
+	if (!in->first_taken) {
+		in->first_taken = 1;
+		if (in->nfirst) {
+			*p = in->first;
+			*n = in->nfirst;
+			return 1;
+		}
+	}
+	return src_next(in->src, p, n);
+}
+
+int cl_input_all(struct collapse_input *in, const char **p, size_t *n)
+{
+	struct source *s = in->src;
+	struct ember_buf b = EMBER_BUF_INIT;
+	const char *q;
+	size_t qn;
+	int rc;
+
+	if (s->fd < 0 && !s->r) {
+		*p = s->data; /* in memory already */
+		*n = s->len;
+		return 0;
+	}
+	if (s->fd >= 0 && s->size && s->size <= SIZE_MAX) {
+		void *m = mmap(NULL, (size_t)s->size, PROT_READ, MAP_PRIVATE,
+			       s->fd, 0);
+		if (m != MAP_FAILED) {
+			in->map = m;
+			in->maplen = (size_t)s->size;
+			*p = m;
+			*n = in->maplen;
+			return 0;
+		}
+	}
+	while ((rc = cl_input_next(in, &q, &qn)) == 1)
+		ember_buf_add(&b, q, qn);
+	if (rc < 0) {
+		ember_buf_release(&b);
+		return rc;
+	}
+	in->all = ember_buf_detach(&b, n);
+	*p = in->all;
+	return 0;
+}
+
+int cl_input_fd(const struct collapse_input *in)
+{
+	return in->src->fd;
+}
+
+const char *cl_input_name(const struct collapse_input *in)
+{
+	return in->name;
+}
+
+void collapse_input_release(struct collapse_input *in)
+{
+	if (in->map)
+		munmap(in->map, in->maplen);
+	free(in->all);
+	in->map = NULL;
+	in->all = NULL;
+}
