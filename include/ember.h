@@ -550,6 +550,7 @@ struct ember_record_stats {
 	uint64_t switches;    /* switch-outs recorded with a stack */
 	uint64_t waits;	      /* of them, waits counted */
 	uint64_t short_waits; /* waits under min_block_us, left out */
+	uint64_t lost_waits;  /* waits going on when records were lost */
 	uint64_t offcpu_ns;   /* time off CPU counted */
 };
 

@@ -421,6 +421,11 @@ static void print_offcpu(const struct ember_record_stats *st)
 		(unsigned long long)st->switches, (unsigned long long)st->waits,
 		(double)st->offcpu_ns / 1e9,
 		(unsigned long long)st->short_waits);
+	if (st->lost_waits)
+		cli_warn("%llu waits were left out: records were lost while "
+			 "they went on (use a larger -m, or a smaller stack "
+			 "copy with --call-graph dwarf,8192)",
+			 (unsigned long long)st->lost_waits);
 }
 
 static char *default_title(const struct ember_record_options *ro)

@@ -12,6 +12,9 @@
  *   mixed         computes 1U (compute), then sleeps 2U (rest)
  *   main          joins them (about 3U)
  * Usage: offcpu [U [DELAY]]; DELAY seconds of sleep first (for -p).
+ * Prints how long each wait really took ("sleep SECONDS" ...): on a busy
+ * machine a thread woken up may wait for a CPU too, and that is off-CPU
+ * time as well.
  * Built without frame pointers: stacks come from DWARF unwinding.
  */
 #define _GNU_SOURCE
@@ -29,6 +32,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_barrier_t start;
 static int fds[2];
 static volatile unsigned long sink;
+static double took[5]; /* sleep, lock, pipe, vfork, rest */
 
 static double now(void)
 {
@@ -69,7 +73,9 @@ NOINLINE void *sleeper(void *arg)
 {
 	(void)arg;
 	pthread_barrier_wait(&start);
+	double t0 = now();
 	nap(unit);
+	took[0] = now() - t0;
 	return NULL;
 }
 
@@ -87,7 +93,9 @@ NOINLINE void *lock_waiter(void *arg)
 {
 	(void)arg;
 	pthread_barrier_wait(&start);
+	double t0 = now();
 	pthread_mutex_lock(&lock);
+	took[1] = now() - t0;
 	pthread_mutex_unlock(&lock);
 	__asm__ volatile("" ::: "memory");
 	return NULL;
@@ -99,8 +107,10 @@ NOINLINE void *pipe_reader(void *arg)
 
 	(void)arg;
 	pthread_barrier_wait(&start);
+	double t0 = now();
 	if (read(fds[0], &c, 1) != 1)
 		abort();
+	took[2] = now() - t0;
 	__asm__ volatile("" ::: "memory");
 	return NULL;
 }
@@ -127,9 +137,11 @@ NOINLINE void *vfork_waiter(void *arg)
 
 	(void)arg;
 	pthread_barrier_wait(&start);
+	double t0 = now();
 	pid_t pid = vfork();
 	if (pid == 0)
 		vfork_child();
+	took[3] = now() - t0;
 	if (pid > 0)
 		waitpid(pid, &st, 0);
 	__asm__ volatile("" ::: "memory");
@@ -145,7 +157,9 @@ NOINLINE void compute(void)
 
 NOINLINE void rest(void)
 {
+	double t0 = now();
 	nap(2 * unit);
+	took[4] = now() - t0;
 	__asm__ volatile("" ::: "memory");
 }
 
@@ -176,7 +190,12 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < n; i++)
 		if (pthread_create(&t[i], NULL, fns[i], NULL))
 			return 1;
+	double t0 = now();
 	for (size_t i = 0; i < n; i++)
 		pthread_join(t[i], NULL);
+	double join = now() - t0;
+	printf("sleep %.6f\nlock %.6f\npipe %.6f\nvfork %.6f\nrest %.6f\n"
+	       "unit %.6f\njoin %.6f\n",
+	       took[0], took[1], took[2], took[3], took[4], unit, join);
 	return 0;
 }

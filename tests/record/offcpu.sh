@@ -40,23 +40,29 @@ LOCK="${THREAD}lock_waiter;[^;]*pthread_mutex_lock[^;]*;[^;]*lll_lock_wait${K}\[
 PIPE="${THREAD}pipe_reader;[^;]*read${K}\[off-cpu: S\] "
 VFORK=";[^;]*vfork${K}\[off-cpu: D\] "
 
-# FILE LABEL: sleep 1U, lock 2U, pipe 3U, vfork 1U: 1/7, 2/7, 3/7, 1/7
+# FILE LABEL TRUTH: the shares of the sleep, lock, pipe and vfork waits
+# against those the program measured (TRUTH: its output; about 1/7, 2/7,
+# 3/7 and 1/7, more on a busy machine where a thread woken up waits for a
+# CPU)
 check_waits() {
-	s=$(weight "$1" "$SLEEP") l=$(weight "$1" "$LOCK")
-	p=$(weight "$1" "$PIPE") v=$(weight "$1" "$VFORK")
+	set -- "$1" "$2" $(awk 'NR <= 4 { t[NR] = $2; s += $2 } END {
+		for (i = 1; i <= 4; i++) printf "%.1f ", (s > 0 ? 100 * t[i] / s : -1) }' "$3")
+	f=$1 label=$2 ts=$3 tl=$4 tp=$5 tv=$6
+	s=$(weight "$f" "$SLEEP") l=$(weight "$f" "$LOCK")
+	p=$(weight "$f" "$PIPE") v=$(weight "$f" "$VFORK")
 	all=$((s + l + p + v))
-	set -- "$2" "$(pct "$s" "$all")" "$(pct "$l" "$all")" "$(pct "$p" "$all")" "$(pct "$v" "$all")"
-	echo "offcpu: $1: sleep/lock/pipe/vfork shares $2/$3/$4/$5% (truth 14.3/28.6/42.9/14.3%)"
-	check "$1: sleep share $2% within 5 points of 14.3%" near "$2" 14.3 5
-	check "$1: lock share $3% within 5 points of 28.6%" near "$3" 28.6 5
-	check "$1: pipe share $4% within 5 points of 42.9%" near "$4" 42.9 5
-	check "$1: vfork (D) share $5% within 5 points of 14.3%" near "$5" 14.3 5
+	set -- "$(pct "$s" "$all")" "$(pct "$l" "$all")" "$(pct "$p" "$all")" "$(pct "$v" "$all")"
+	echo "offcpu: $label: sleep/lock/pipe/vfork shares $1/$2/$3/$4% (truth $ts/$tl/$tp/$tv%)"
+	check "$label: sleep share $1% within 5 points of $ts%" near "$1" "$ts" 5
+	check "$label: lock share $2% within 5 points of $tl%" near "$2" "$tl" 5
+	check "$label: pipe share $3% within 5 points of $tp%" near "$3" "$tp" 5
+	check "$label: vfork (D) share $4% within 5 points of $tv%" near "$4" "$tv" 5
 }
 
 # --- --off-cpu: a command ------------------------------------------------
 status 0 "--off-cpu" "$EMBER" record --off-cpu -o "$T/off.folded" -- "$R/offcpu" $U
 check "--off-cpu: folded" folded_ok "$T/off.folded"
-check_waits "$T/off.folded" "--off-cpu"
+check_waits "$T/off.folded" "--off-cpu" "$T/out"
 check "--off-cpu: the sleep reaches sleeper through libc" grep -Eq "$SLEEP" "$T/off.folded"
 check "--off-cpu: the lock wait reaches lock_waiter through libc" grep -Eq "$LOCK" "$T/off.folded"
 check "--off-cpu: the pipe read reaches pipe_reader through libc" grep -Eq "$PIPE" "$T/off.folded"
@@ -65,34 +71,43 @@ check "--off-cpu: every stack ends in an [off-cpu: STATE] frame" \
 has "off-CPU: " "$T/err" && ok || bad "--off-cpu: no off-CPU line in the summary: $(cat "$T/err")"
 sw=$(sed -n 's/.*off-CPU: \([0-9]*\) switches recorded.*/\1/p' "$T/err")
 check "--off-cpu: switches counted in the summary (${sw:-none})" test "${sw:-0}" -ge 10
-# the main thread joins for about 3U: microseconds of about that much
+# the main thread joins for about 3U: microseconds of what it measured
 j=$(weight "$T/off.folded" '^offcpu;.*;main;[^;]*join')
-check "--off-cpu: weights in microseconds (main joins ${j} us, about 900000)" near "$j" 900000 200000
+tj=$(awk '$1 == "join" { printf "%.0f\n", $2 * 1e6 }' "$T/out")
+check "--off-cpu: weights in microseconds (main joins ${j} us, measured $tj)" near "$j" "$tj" "$((tj / 20))"
 
 # --- --wall: the same program, on- and off-CPU together ------------------
 status 0 "--wall" "$EMBER" record --wall -o "$T/wall.folded" -- "$R/offcpu" $U
 check "--wall: folded" folded_ok "$T/wall.folded"
-check_waits "$T/wall.folded" "--wall"
+check_waits "$T/wall.folded" "--wall" "$T/out"
 on=$(weight "$T/wall.folded" "${THREAD}spinner;burn( |;[^[]*$)")
 check "--wall: the spinner's on-CPU samples are there ($on us)" test "$on" -gt 0
-# whole thread lives: spinner 3U, sleeper 1U, mixed's compute 1U and rest 2U
+# whole thread lives: spinner 3U and compute 1U (by the clock), sleeper
+# and rest as measured (2U and 1U on an idle machine)
+cp "$T/out" "$T/wall.out"
+val() { awk -v k="$1" '$1 == k { print $2 }' "$T/wall.out"; }
+u=$(val unit)
+set -- $(awk -v u="$u" -v s="$(val sleep)" -v r="$(val rest)" 'BEGIN {
+	t = 3 * u + s + u + r; printf "%.1f %.1f %.1f %.1f %.1f\n",
+	100 * 3 * u / t, 100 * s / t, 100 * u / t, 100 * r / t, 100 * u / (u + r) }')
+tsp=$1 tsl=$2 tco=$3 tre=$4 tmix=$5
 sp=$(weight "$T/wall.folded" "${THREAD}spinner;") sl=$(weight "$T/wall.folded" "${THREAD}sleeper;")
 co=$(weight "$T/wall.folded" "${THREAD}mixed;compute;") re=$(weight "$T/wall.folded" "${THREAD}mixed;rest;")
 all=$((sp + sl + co + re))
 set -- "$(pct "$sp" "$all")" "$(pct "$sl" "$all")" "$(pct "$co" "$all")" "$(pct "$re" "$all")" "$(pct "$co" $((co + re)))"
-echo "offcpu: --wall: spinner/sleeper/compute/rest shares $1/$2/$3/$4% (truth 42.9/14.3/14.3/28.6%); mixed computes $5% (truth 33.3%)"
-check "--wall: spinner share $1% within 5 points of 42.9%" near "$1" 42.9 5
-check "--wall: sleeper share $2% within 5 points of 14.3%" near "$2" 14.3 5
-check "--wall: compute share $3% within 5 points of 14.3%" near "$3" 14.3 5
-check "--wall: rest share $4% within 5 points of 28.6%" near "$4" 28.6 5
-check "--wall: mixed computes $5% of its life, within 5 points of 33.3%" near "$5" 33.3 5
+echo "offcpu: --wall: spinner/sleeper/compute/rest shares $1/$2/$3/$4% (truth $tsp/$tsl/$tco/$tre%); mixed computes $5% (truth $tmix%)"
+check "--wall: spinner share $1% within 5 points of $tsp%" near "$1" "$tsp" 5
+check "--wall: sleeper share $2% within 5 points of $tsl%" near "$2" "$tsl" 5
+check "--wall: compute share $3% within 5 points of $tco%" near "$3" "$tco" 5
+check "--wall: rest share $4% within 5 points of $tre%" near "$4" "$tre" 5
+check "--wall: mixed computes $5% of its life, within 5 points of $tmix%" near "$5" "$tmix" 5
 
 # --- --min-block: short waits left out -----------------------------------
 status 0 "--min-block" "$EMBER" record --off-cpu --min-block 50000 -o "$T/min.folded" -- "$R/offcpu" $U
 short=$(sed -n 's/.*, \([0-9]*\) shorter than --min-block.*/\1/p' "$T/err")
 check "--min-block: short waits counted (${short:-none})" test "${short:-0}" -gt 0
 check "--min-block: no barrier waits left" sh -c "! grep -q 'pthread_barrier_wait' '$T/min.folded'"
-check_waits "$T/min.folded" "--min-block 50000"
+check_waits "$T/min.folded" "--min-block 50000" "$T/out"
 status 1 "--min-block above every wait" "$EMBER" record --off-cpu --min-block 100000000 -o "$T/none.folded" -- "$R/offcpu" 0.05
 status 2 "--min-block takes a number" "$EMBER" record --off-cpu --min-block x -- true
 status 2 "--off-cpu and --wall" "$EMBER" record --off-cpu --wall -- true
@@ -100,15 +115,23 @@ status 2 "--wall with a non-clock event" "$EMBER" record --wall -e page-faults -
 has "cpu-clock or task-clock" "$T/err" && ok || bad "--wall -e: $(cat "$T/err")"
 
 # --- -p: attached to the running program ---------------------------------
-"$R/offcpu" $U 0.4 & bg=$!
+"$R/offcpu" $U 0.4 > "$T/p.out" & bg=$!
 sleep 0.2
 status 0 "--off-cpu -p" "$EMBER" record --off-cpu -o "$T/p.folded" -p "$bg"
 wait "$bg"
-check_waits "$T/p.folded" "--off-cpu -p"
+check_waits "$T/p.folded" "--off-cpu -p" "$T/p.out"
 
 # --- -a: the whole system while the command runs --------------------------
 status 0 "--off-cpu -a" "$EMBER" record --off-cpu -a -o "$T/a.folded" -- "$R/offcpu" $U
-check_waits "$T/a.folded" "--off-cpu -a"
+check "--off-cpu -a: the lock wait reaches lock_waiter through libc" grep -Eq "$LOCK" "$T/a.folded"
+check "--off-cpu -a: the pipe read reaches pipe_reader through libc" grep -Eq "$PIPE" "$T/a.folded"
+# the whole system's switches on a busy machine can overrun the rings;
+# waits going on then are left out, and said: shares only without that
+if has "waits were left out" "$T/err"; then
+	echo "offcpu: --off-cpu -a: shares not compared: $(sed -n 's/.*warning: \([0-9]* waits were left out\).*/\1/p' "$T/err") (records lost on this busy machine)"
+else
+	check_waits "$T/a.folded" "--off-cpu -a" "$T/out"
+fi
 check "--off-cpu -a: other processes too" sh -c "grep -v '^offcpu;' '$T/a.folded' | grep -q ."
 
 # --- the SVG: off-CPU frames blue in a wall graph --------------------------

@@ -162,6 +162,33 @@ static int parse_sample(const struct rec_events *r, const void *rec,
 	return c.bad ? -1 : 0;
 }
 
+void *rec_events_copy(const struct rec_events *r, const void *rec, size_t size)
+{
+	const struct perf_event_header *h = rec;
+	struct rec_sample s;
+	char *out;
+
+	/* the kernel reserves the whole stack copy in every sample; only
+	 * dyn_size bytes of it hold the stack, often a small part */
+	if (h->type != PERF_RECORD_SAMPLE || parse_sample(r, rec, size, &s) ||
+	    !s.stack ||
+	    (const char *)s.stack + s.stack_size + 8 !=
+		(const char *)rec + size) {
+		out = ember_xmalloc(size);
+		memcpy(out, rec, size);
+		return out;
+	}
+	uint64_t keep = (s.dyn_size + 7) & ~(uint64_t)7;
+	size_t head = (size_t)((const char *)s.stack - (const char *)rec);
+	size_t n = head + (size_t)keep + 8;
+	out = ember_xmalloc(n);
+	memcpy(out, rec, head + (size_t)keep);
+	memcpy(out + head - 8, &keep, 8);
+	memcpy(out + head + keep, &s.dyn_size, 8);
+	((struct perf_event_header *)out)->size = (uint16_t)n;
+	return out;
+}
+
 /* Bytes of the sample_id trailer that follow its time field. */
 static size_t trailer_after_time(uint64_t t)
 {
@@ -680,12 +707,16 @@ void rec_events_handle(struct rec_events *r, const void *rec, size_t size)
 			memcpy(&v, body + 8, 8);
 			r->stats->lost += v;
 		}
+		if (r->off)
+			rec_offcpu_lost(r);
 		break;
 	case PERF_RECORD_LOST_SAMPLES:
 		if (n >= 8) {
 			memcpy(&v, body, 8);
 			r->stats->lost += v;
 		}
+		if (r->off)
+			rec_offcpu_lost(r);
 		break;
 	case PERF_RECORD_SWITCH:
 	case PERF_RECORD_SWITCH_CPU_WIDE:

@@ -264,7 +264,10 @@ void rec_offcpu_out(struct rec_events *r, int tid, uint64_t time,
 	}
 	if (prev != tid || !tid)
 		return; /* not the target's own switch (or the idle task) */
-	ids[n++] = marker(r, state_index(state));
+	int idx = state_index(state);
+	if (idx == 5 || idx == 6)
+		return; /* X, Z: the thread's last switch, as it exits */
+	ids[n++] = marker(r, idx);
 	struct pending *p = slot(o, tid);
 	p->active = 1;
 	p->time = time;
@@ -297,6 +300,19 @@ void rec_offcpu_in(struct rec_events *r, int tid, uint64_t time)
 		i = (i + 1) & o->mask;
 	if (o->slots[i].tid == tid && o->slots[i].active)
 		charge(r, &o->slots[i], time);
+}
+
+void rec_offcpu_lost(struct rec_events *r)
+{
+	struct rec_offcpu *o = r->off;
+
+	/* a wait may have ended, and the thread run and blocked again,
+	 * in what was lost: never charge what cannot be known */
+	for (size_t i = 0; i <= o->mask; i++)
+		if (o->slots[i].tid && o->slots[i].active) {
+			o->slots[i].active = 0;
+			r->stats->lost_waits++;
+		}
 }
 
 void rec_offcpu_finish(struct rec_events *r, uint64_t end)

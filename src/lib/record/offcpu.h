@@ -28,6 +28,8 @@ void rec_offcpu_out(struct rec_events *r, int tid, uint64_t time,
 		    const void *raw, size_t rawlen, uint32_t *ids, size_t n);
 /* A thread runs again at time: its wait is charged. */
 void rec_offcpu_in(struct rec_events *r, int tid, uint64_t time);
+/* Records were lost: the waits going on are left out. */
+void rec_offcpu_lost(struct rec_events *r);
 /* Charges the waits still going on at end. */
 void rec_offcpu_finish(struct rec_events *r, uint64_t end);
 

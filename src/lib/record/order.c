@@ -21,8 +21,7 @@ void rec_order_release(struct rec_order *o)
 	memset(o, 0, sizeof(*o));
 }
 
-void rec_order_add(struct rec_order *o, uint64_t time, const void *rec,
-		   size_t size)
+void rec_order_add_owned(struct rec_order *o, uint64_t time, void *rec)
 {
 	struct rec_qent *e;
 
@@ -30,10 +29,18 @@ void rec_order_add(struct rec_order *o, uint64_t time, const void *rec,
 	e = &o->q[o->n++];
 	e->time = time;
 	e->seq = o->seq++;
-	e->rec = ember_xmalloc(size);
-	memcpy(e->rec, rec, size);
+	e->rec = rec;
 	if (time > o->round_max)
 		o->round_max = time;
+}
+
+void rec_order_add(struct rec_order *o, uint64_t time, const void *rec,
+		   size_t size)
+{
+	void *copy = ember_xmalloc(size);
+
+	memcpy(copy, rec, size);
+	rec_order_add_owned(o, time, copy);
 }
 
 static int cmp_qent(const void *pa, const void *pb)

@@ -25,6 +25,8 @@ void rec_order_release(struct rec_order *o);
 /* Queues a copy of a record read in this round, at its time. */
 void rec_order_add(struct rec_order *o, uint64_t time, const void *rec,
 		   size_t size);
+/* The same with a malloc'd record, which the queue now owns. */
+void rec_order_add_owned(struct rec_order *o, uint64_t time, void *rec);
 /* Hands fn the queued records up to time limit (all: UINT64_MAX), in
  * time order (ties in reading order). */
 void rec_order_flush(struct rec_order *o, uint64_t limit, rec_record_fn fn,

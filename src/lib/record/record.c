@@ -444,9 +444,11 @@ static size_t ring_pages(const struct ember_record *r)
 {
 	if (r->o.mmap_pages)
 		return r->o.mmap_pages;
+	/* a stack copy at every context switch: four times more */
+	size_t more = r->events.off ? 4 : 1;
 	if (!r->events.dwarf)
-		return DEFAULT_PAGES;
-	size_t n = DWARF_PAGES;
+		return DEFAULT_PAGES * more;
+	size_t n = DWARF_PAGES * more;
 	/* at most 256 MiB in all on machines with many CPUs */
 	while (n > DEFAULT_PAGES && n * r->ncpus > 65536)
 		n /= 2;
@@ -716,8 +718,8 @@ static void enqueue(void *ctx, const void *rec, size_t size)
 {
 	struct ember_record *r = ctx;
 
-	rec_order_add(&r->order, rec_events_time(&r->events, rec, size), rec,
-		      size);
+	rec_order_add_owned(&r->order, rec_events_time(&r->events, rec, size),
+			    rec_events_copy(&r->events, rec, size));
 }
 
 static void handle(void *ctx, const void *rec, size_t size)
