@@ -34,9 +34,17 @@ CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tests/%)
 
-# Names under which ember acts as the FlameGraph script of that name.
-LINKS := flamegraph stackcollapse-perf stackcollapse-stap stackcollapse \
-         stackcollapse-recursive difffolded
+# Names under which ember acts as the FlameGraph script of that name
+# (installed with and without the extension).
+LINKS := flamegraph.pl stackcollapse-perf.pl stackcollapse-stap.pl \
+         stackcollapse.pl stackcollapse-recursive.pl difffolded.pl \
+         stackcollapse-jstack.pl stackcollapse-gdb.pl \
+         stackcollapse-elfutils.pl stackcollapse-bpftrace.pl \
+         stackcollapse-go.pl stackcollapse-faulthandler.pl \
+         stackcollapse-java-exceptions.pl stackcollapse-perf-sched.awk \
+         stackcollapse-sample.awk stackcollapse-ibmjava.pl \
+         stackcollapse-ljp.awk stackcollapse-wcp.pl stackcollapse-aix.pl \
+         stackcollapse-pmc.pl stackcollapse-instruments.pl
 
 ifeq ($(V),0)
 Q = @
@@ -125,14 +133,14 @@ install: $(BUILD)/ember
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXEC)
 	install -m 755 $(BUILD)/ember $(DESTDIR)$(BINDIR)/ember
 	for l in $(LINKS); do \
+		ln -sf ../../bin/ember $(DESTDIR)$(LIBEXEC)/$${l%.*}; \
 		ln -sf ../../bin/ember $(DESTDIR)$(LIBEXEC)/$$l; \
-		ln -sf ../../bin/ember $(DESTDIR)$(LIBEXEC)/$$l.pl; \
 	done
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/ember
 	for l in $(LINKS); do \
-		rm -f $(DESTDIR)$(LIBEXEC)/$$l $(DESTDIR)$(LIBEXEC)/$$l.pl; \
+		rm -f $(DESTDIR)$(LIBEXEC)/$${l%.*} $(DESTDIR)$(LIBEXEC)/$$l; \
 	done
 	-rmdir $(DESTDIR)$(LIBEXEC)
 

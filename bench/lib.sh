@@ -5,14 +5,14 @@ EMBER=${EMBER:-$BUILD/ember}
 W=$BUILD/bench
 mkdir -p "$W"
 
-# measure LABEL INPUT_BYTES COMMAND...: runs COMMAND (5 times, keeps the
-# fastest) and prints seconds, MB/s of input and peak RSS in MB.  Times
+# measure LABEL INPUT_BYTES COMMAND...: runs COMMAND (5 times, or
+# MEASURE_RUNS, keeps the fastest) and prints seconds, MB/s of input and peak RSS in MB.  Times
 # come from the nanosecond clock (GNU time's own is 10 ms coarse); peak
 # memory from GNU time.
 measure() {
 	label=$1 bytes=$2; shift 2
 	best=
-	for i in 1 2 3 4 5; do
+	for i in $(seq "${MEASURE_RUNS:-5}"); do
 		t0=$(date +%s%N)
 		/usr/bin/time -f '%M' -o "$W/time" "$@" > /dev/null 2> "$W/stderr" || {
 			echo "  $label: failed"; sed 's/^/    /' "$W/stderr" | tail -3; return 1; }

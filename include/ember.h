@@ -361,6 +361,19 @@ struct ember_collapse_options {
 	size_t nskip_after;
 	/* dtrace */
 	int includeoffset; /* keep +0x offsets (but the leaf's) */
+	/* elfutils */
+	int elfutils_pid, elfutils_tid; /* PID=N, TID=N root frames */
+	/* jstack, ibmjava, java-exceptions */
+	int java_no_tname;     /* --no-include-tname */
+	int java_tid;	       /* --include-tid: keep the -N of names */
+	int java_shorten_pkgs; /* --shorten-pkgs: c.e.Class.method */
+	int java_no_pkgs;      /* --no-pkgs (java-exceptions): Class.method */
+	/* perf-sched: the awk script's variables (-v NAME=1) */
+	int sched_record_tid;	     /* comm-PID of sleeper and waker */
+	int sched_record_wake_stack; /* the waker's stack and name */
+	int sched_recurse;	     /* wakeup chains */
+	/* sample: the awk operand MODULES=0 */
+	int sample_no_modules; /* no "module`" before names */
 	/* Called from the calling thread now and then while an input is
 	 * read: bytes consumed so far and the input's size (0: unknown). */
 	void (*progress)(void *ctx, uint64_t done, uint64_t size);

@@ -15,9 +15,9 @@ static void help_formats(FILE *f)
 
 	fprintf(f, "formats:\n");
 	for (size_t i = 0; (name = ember_collapse_format(i, &summary)); i++)
-		fprintf(f, "  %-10s %s\n", name, summary);
+		fprintf(f, "  %-16s %s\n", name, summary);
 	fprintf(f,
-		"  %-10s detect perf, stap or dtrace from the first lines "
+		"  %-16s detect the format from the first lines "
 		"(the default)\n\n",
 		"guess");
 }
@@ -120,6 +120,14 @@ enum {
 	O_SRCLINE,
 	O_SKIP,
 	O_INCLUDEOFFSET,
+	/* jstack, ibmjava, java-exceptions */
+	O_TNAME,
+	O_NO_TNAME,
+	O_JTID,
+	O_NO_JTID,
+	O_SHORTEN,
+	O_NO_SHORTEN,
+	O_NO_PKGS,
 };
 
 static const struct option longopts[] = {
@@ -135,6 +143,13 @@ static const struct option longopts[] = {
     {"srcline", no_argument, NULL, O_SRCLINE},
     {"skip-after", required_argument, NULL, O_SKIP},
     {"includeoffset", no_argument, NULL, O_INCLUDEOFFSET},
+    {"include-tname", no_argument, NULL, O_TNAME},
+    {"no-include-tname", no_argument, NULL, O_NO_TNAME},
+    {"include-tid", no_argument, NULL, O_JTID},
+    {"no-include-tid", no_argument, NULL, O_NO_JTID},
+    {"shorten-pkgs", no_argument, NULL, O_SHORTEN},
+    {"no-shorten-pkgs", no_argument, NULL, O_NO_SHORTEN},
+    {"no-pkgs", no_argument, NULL, O_NO_PKGS},
     {"threads", required_argument, NULL, 'j'},
     {"output", required_argument, NULL, 'o'},
     {"quiet", no_argument, NULL, 'q'},
@@ -255,6 +270,28 @@ static void report(const struct ember_collapse_stats *st,
 		cli_warn("no stacks found in the input");
 }
 
+/* Options that apply to some formats only: the first one given of each
+ * kind, and the formats it applies to (the first: the one it implies
+ * when none is named). */
+struct restricted {
+	const char *opt;     /* as typed */
+	const char *formats; /* space-separated */
+};
+
+static int in_list(const char *fmt, const char *list)
+{
+	size_t n = strlen(fmt);
+
+	for (const char *p = list; *p;) {
+		size_t m = strcspn(p, " ");
+		if (m == n && !memcmp(p, fmt, n))
+			return 1;
+		p += m;
+		p += *p == ' ';
+	}
+	return 0;
+}
+
 static int is_format(const char *s)
 {
 	const char *name;
@@ -265,6 +302,53 @@ static int is_format(const char *s)
 		if (!strcmp(s, name))
 			return 1;
 	return 0;
+}
+
+/* awk's truth of a -v value: a number not 0, or a string not empty. */
+static int awk_true(const char *v)
+{
+	char *end;
+	double d = strtod(v, &end);
+
+	if (end != v && !*end && !strpbrk(v, "xXnNiI"))
+		return d != 0;
+	return *v != '\0';
+}
+
+/* -v NAME=VALUE: perf-sched's variables, as the awk script reads them. */
+static int awk_var(struct ember_collapse_options *o, const char *a)
+{
+	const char *eq = strchr(a, '=');
+	size_t n = eq ? (size_t)(eq - a) : 0;
+
+	if (!eq)
+		return -1;
+	if (n == 10 && !memcmp(a, "record_tid", n))
+		o->sched_record_tid = awk_true(eq + 1);
+	else if (n == 17 && !memcmp(a, "record_wake_stack", n))
+		o->sched_record_wake_stack = awk_true(eq + 1);
+	else if (n == 7 && !memcmp(a, "recurse", n))
+		o->sched_recurse = awk_true(eq + 1);
+	else
+		return -1;
+	return 0;
+}
+
+/* "perf stap ...": the formats' names. */
+static const char *format_list(void)
+{
+	static char list[512];
+	const char *name;
+	size_t m = 0;
+
+	for (size_t i = 0; (name = ember_collapse_format(i, NULL)); i++) {
+		int w = snprintf(list + m, sizeof(list) - m, "%s%s",
+				 i ? " " : "", name);
+		if (w < 0 || (size_t)w >= sizeof(list) - m)
+			break;
+		m += (size_t)w;
+	}
+	return list;
 }
 
 static int input_error(struct ember_collapse *c, const char *path, int err,
@@ -290,22 +374,18 @@ static int input_error(struct ember_collapse *c, const char *path, int err,
 			    "'ember collapse recursive'",
 			    path);
 		else
-			cli_error(
-			    "cannot tell the format of %s: it is not perf "
-			    "script, SystemTap or DTrace output as far as "
-			    "its first lines show (formats: perf stap "
-			    "dtrace recursive; name one: ember collapse "
-			    "FORMAT FILE)",
-			    name);
+			cli_error("cannot tell the format of %s: it is no "
+				  "profiler output ember knows as far as its "
+				  "first lines show (formats: %s; name one: "
+				  "ember collapse FORMAT FILE)",
+				  name, format_list());
 	} else if (err == EMBER_EFORMAT) {
 		cli_error("cannot read %s: corrupt or truncated gzip data",
 			  name);
 	} else if (err == EMBER_ENOENT && guessing && path &&
 		   !strpbrk(path, "/.")) {
-		cli_error(
-		    "'%s' is neither a format (perf stap dtrace recursive "
-		    "guess) nor a file",
-		    path);
+		cli_error("'%s' is neither a format (%s guess) nor a file",
+			  path, format_list());
 	} else {
 		cli_error("cannot read %s: %s", name,
 			  err == EMBER_ENOENT  ? "No such file or directory"
@@ -325,7 +405,9 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 	struct progress prog_state = {0};
 	char progbuf[64];
 	size_t nskip = 0;
-	int perf_only = 0, dtrace_only = 0, c, rc = 1;
+	struct restricted used[8];
+	size_t nused = 0;
+	int c, rc = 1;
 	long lv;
 
 	ember_collapse_options_init(&o);
@@ -347,48 +429,99 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 		o.format = NULL;
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long_only(argc, argv, "o:j:qh", longopts, NULL)) !=
+	char fmtbuf[32];
+#define RESTRICT(formats)                                                      \
+	do {                                                                   \
+		if (nused < sizeof(used) / sizeof(used[0]))                    \
+			used[nused++] =                                        \
+			    (struct restricted){longopts[li].name, formats};   \
+	} while (0)
+	int li = 0;
+	while ((c = getopt_long_only(argc, argv, "o:j:qhv:", longopts, &li)) !=
 	       -1) {
 		switch (c) {
 		case O_PID:
-			o.pid = perf_only = 1;
+			o.pid = o.elfutils_pid = 1;
+			RESTRICT("perf elfutils");
 			break;
 		case O_TID:
-			o.tid = perf_only = 1;
+			o.tid = o.elfutils_tid = 1;
+			RESTRICT("perf elfutils");
 			break;
 		case O_KERNEL:
-			o.kernel = perf_only = 1;
+			o.kernel = 1;
+			RESTRICT("perf");
 			break;
 		case O_JIT:
-			o.jit = perf_only = 1;
+			o.jit = 1;
+			RESTRICT("perf");
 			break;
 		case O_ALL:
-			o.kernel = o.jit = perf_only = 1;
+			o.kernel = o.jit = 1;
+			RESTRICT("perf");
 			break;
 		case O_ADDRS:
-			o.addrs = perf_only = 1;
+			o.addrs = 1;
+			RESTRICT("perf");
 			break;
 		case O_EVENT:
 			o.event_filter = optarg;
-			perf_only = 1;
+			RESTRICT("perf");
 			break;
 		case O_INLINE:
-			o.inline_frames = perf_only = 1;
+			o.inline_frames = 1;
+			RESTRICT("perf");
 			break;
 		case O_CONTEXT:
-			o.context = perf_only = 1;
+			o.context = 1;
+			RESTRICT("perf");
 			break;
 		case O_SRCLINE:
-			o.srcline = perf_only = 1;
+			o.srcline = 1;
+			RESTRICT("perf");
 			break;
 		case O_SKIP:
 			skip =
 			    ember_xreallocarray(skip, nskip + 1, sizeof(*skip));
 			skip[nskip++] = optarg;
-			perf_only = 1;
+			RESTRICT("perf");
 			break;
 		case O_INCLUDEOFFSET:
-			o.includeoffset = dtrace_only = 1;
+			o.includeoffset = 1;
+			RESTRICT("dtrace");
+			break;
+		case O_TNAME:
+		case O_NO_TNAME:
+			o.java_no_tname = c == O_NO_TNAME;
+			RESTRICT("jstack ibmjava");
+			break;
+		case O_JTID:
+		case O_NO_JTID:
+			o.java_tid = c == O_JTID;
+			RESTRICT("jstack ibmjava");
+			break;
+		case O_SHORTEN:
+		case O_NO_SHORTEN:
+			o.java_shorten_pkgs = c == O_SHORTEN;
+			RESTRICT("jstack ibmjava java-exceptions");
+			break;
+		case O_NO_PKGS:
+			o.java_no_pkgs = 1;
+			RESTRICT("java-exceptions");
+			break;
+		case 'v':
+			/* awk's -v NAME=VALUE (perf-sched) */
+			if (awk_var(&o, optarg)) {
+				free(skip);
+				return cli_usage(cmd,
+						 "-v takes record_tid=N, "
+						 "record_wake_stack=N or "
+						 "recurse=N, not '%s'",
+						 optarg);
+			}
+			li = 0;
+			used[nused < 8 ? nused++ : 7] =
+			    (struct restricted){"v", "perf-sched"};
 			break;
 		case 'j':
 			if (cli_long(optarg, 1, 64, &lv)) {
@@ -417,22 +550,34 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 	}
 	o.skip_after = skip;
 	o.nskip_after = nskip;
-	if (perf_only && o.format && strcmp(o.format, "perf")) {
-		free(skip);
-		return cli_usage(cmd,
-				 "the options given apply to perf input "
-				 "only, not %s",
-				 o.format);
+	for (size_t i = 0; i < nused; i++) {
+		if (!o.format) {
+			/* the option's first format, unless another's */
+			size_t m = strcspn(used[i].formats, " ");
+			snprintf(fmtbuf, sizeof(fmtbuf), "%.*s", (int)m,
+				 used[i].formats);
+			o.format = fmtbuf;
+		}
+		if (!in_list(o.format, used[i].formats)) {
+			char list[96];
+			size_t m = 0;
+			for (const char *f = used[i].formats; *f; f++) {
+				const char *w = *f == ' ' ? " or " : NULL;
+				size_t wn = w ? 4 : 1;
+				if (m + wn < sizeof(list)) {
+					memcpy(list + m, w ? w : f, wn);
+					m += wn;
+				}
+			}
+			list[m] = '\0';
+			free(skip);
+			return cli_usage(cmd,
+					 "option '%s%s' applies to %s input "
+					 "only, not %s",
+					 used[i].opt[1] ? "--" : "-",
+					 used[i].opt, list, o.format);
+		}
 	}
-	if (dtrace_only && o.format && strcmp(o.format, "dtrace")) {
-		free(skip);
-		return cli_usage(cmd,
-				 "--includeoffset applies to dtrace input "
-				 "only, not %s",
-				 o.format);
-	}
-	if (!o.format && (perf_only || dtrace_only))
-		o.format = perf_only ? "perf" : "dtrace";
 	/* small jobs make the tests split small inputs across threads */
 	const char *js = getenv("EMBER_JOB_SIZE");
 	if (js && !cli_long(js, 1, 1L << 30, &lv))
@@ -447,6 +592,17 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 		o.progress_ctx = &prog_state;
 	}
 
+	/* sample: awk's MODULES=N operand, an assignment, not a file */
+	if (o.format && !strcmp(o.format, "sample")) {
+		int j = optind;
+		for (int i = optind; i < argc; i++) {
+			if (!strncmp(argv[i], "MODULES=", 8))
+				o.sample_no_modules = !awk_true(argv[i] + 8);
+			else
+				argv[j++] = argv[i];
+		}
+		argc = j;
+	}
 	if (optind == argc && isatty(0)) {
 		free(skip);
 		return cli_usage(cmd,

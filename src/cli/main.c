@@ -28,6 +28,21 @@ static const struct link {
     {"stackcollapse-stap", cmd_collapse, "stap"},
     {"stackcollapse", cmd_collapse, "dtrace"},
     {"stackcollapse-recursive", cmd_collapse, "recursive"},
+    {"stackcollapse-jstack", cmd_collapse, "jstack"},
+    {"stackcollapse-gdb", cmd_collapse, "gdb"},
+    {"stackcollapse-elfutils", cmd_collapse, "elfutils"},
+    {"stackcollapse-bpftrace", cmd_collapse, "bpftrace"},
+    {"stackcollapse-go", cmd_collapse, "go"},
+    {"stackcollapse-faulthandler", cmd_collapse, "faulthandler"},
+    {"stackcollapse-java-exceptions", cmd_collapse, "java-exceptions"},
+    {"stackcollapse-perf-sched", cmd_collapse, "perf-sched"},
+    {"stackcollapse-sample", cmd_collapse, "sample"},
+    {"stackcollapse-ibmjava", cmd_collapse, "ibmjava"},
+    {"stackcollapse-ljp", cmd_collapse, "ljp"},
+    {"stackcollapse-wcp", cmd_collapse, "wcp"},
+    {"stackcollapse-aix", cmd_collapse, "aix"},
+    {"stackcollapse-pmc", cmd_collapse, "pmc"},
+    {"stackcollapse-instruments", cmd_collapse, "instruments"},
     {"difffolded", cmd_diff, "compat"},
 };
 
@@ -57,8 +72,12 @@ int main(int argc, char **argv)
 	base = base ? base + 1 : (argv[0] ? argv[0] : "ember");
 	snprintf(name, sizeof(name), "%s", base);
 	size_t n = strlen(name);
+	/* the scripts' names: .pl, and .awk or .php for a few */
 	if (n > 3 && !strcmp(name + n - 3, ".pl"))
 		name[n - 3] = '\0';
+	else if (n > 4 && (!strcmp(name + n - 4, ".awk") ||
+			   !strcmp(name + n - 4, ".php")))
+		name[n - 4] = '\0';
 	ember_set_log(cli_log, NULL);
 	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++)
 		if (!strcmp(name, links[i].name))

@@ -56,7 +56,7 @@ status 2 "unknown option" "$EMBER" collapse perf --no-such-option "$T/sys.perf"
 status 1 "mistyped format" "$EMBER" collapse pref "$T/sys.perf"
 check "mistyped format explained" has "'pref' is neither a format" "$T/err"
 status 2 "perf option for stap" "$EMBER" collapse stap --pid "$T/sys.perf"
-check "perf option for stap explained" has "perf input only" "$T/err"
+check "perf option for stap explained" has "applies to perf or elfutils input only, not stap" "$T/err"
 status 2 "--includeoffset for perf" "$EMBER" collapse perf --includeoffset "$T/sys.perf"
 status 2 "bad --threads" "$EMBER" collapse perf -j 0 "$T/sys.perf"
 check "bad --threads explained" has "--threads" "$T/err"
@@ -97,7 +97,7 @@ check "no boundary: same output" cmp -s "$T/out" "$T/nb1"
 
 # bad input: never a crash or a hang, a clear report
 head -c 200000 /dev/urandom > "$T/random"
-for f in perf stap dtrace recursive; do
+for f in $("$EMBER" collapse -h | sed -n "/^formats:/,/^$/s/^  \\([a-z-]*\\) .*/\\1/p" | grep -v guess); do
 	status 0 "random bytes as $f" "$EMBER" collapse "$f" -j 1 "$T/random"
 	cp "$T/out" "$T/r1"
 	status 0 "random bytes as $f, threads" env EMBER_JOB_SIZE=3000 "$EMBER" collapse "$f" -j 3 "$T/random"
@@ -193,5 +193,50 @@ check "the ext4 graph has ext4 frames" has "ext4" "$T/ext4.svg"
 check "the seed workflow is quiet" test ! -s "$T/err"
 status 0 "perf script | ember collapse | ember flamegraph" sh -c "cat $T/sys.perf | \"$EMBER\" collapse perf | \"$EMBER\" flamegraph > $T/pipe.svg"
 check "the pipeline's SVG is well-formed" wellformed "$T/pipe.svg"
+
+# the other formats: links named after their scripts, options per format
+G=tests/golden/collapse
+for l in stackcollapse-jstack.pl stackcollapse-gdb.pl stackcollapse-elfutils.pl \
+	 stackcollapse-bpftrace.pl stackcollapse-go.pl stackcollapse-faulthandler.pl \
+	 stackcollapse-java-exceptions.pl; do
+	ln -s "$EMBER" "$T/$l"
+done
+status 0 "stackcollapse-jstack.pl link with the script's options" \
+	"$T/stackcollapse-jstack.pl" --shorten-pkgs --include-tid "$G/jstack-jdk17/input.txt"
+check "stackcollapse-jstack.pl: same output" cmp -s "$T/out" "$G/jstack-jdk17-shorten/expected"
+check "jstack: JDK 17's SMR lines reported once" has "unrecognised lines (the first is line 4" "$T/err"
+status 0 "stackcollapse-elfutils link --pid --tid" "$T/stackcollapse-elfutils.pl" --pid --tid "$G/elfutils-threads/input.txt"
+check "stackcollapse-elfutils.pl: same output" cmp -s "$T/out" "$G/elfutils-threads-tid/expected"
+for f in gdb:gdb-threads bpftrace:bpftrace-ustack-comm go:go-pprof-raw \
+	 faulthandler:faulthandler-py311 java-exceptions:java-exceptions-npe; do
+	status 0 "stackcollapse-${f%%:*}.pl link" "$T/stackcollapse-${f%%:*}.pl" "$G/${f#*:}/input.txt"
+	check "stackcollapse-${f%%:*}.pl: same output" cmp -s "$T/out" "$G/${f#*:}/expected"
+done
+status 2 "jstack option for gdb" "$EMBER" collapse gdb --shorten-pkgs "$G/gdb-threads/input.txt"
+check "jstack option for gdb explained" has "option '--shorten-pkgs' applies to jstack or ibmjava or java-exceptions input only, not gdb" "$T/err"
+S=tests/conformance/collapse-more/perf-sched
+status 0 "perf-sched -v recurse=1" "$EMBER" collapse perf-sched -v recurse=1 "$S/inputs/sched-pipeline.txt"
+LC_ALL=C sort "$S/expected/sched-pipeline--recurse1.folded" > "$T/sched.want"
+check "perf-sched -v recurse=1: the script's stacks" cmp -s "$T/out" "$T/sched.want"
+status 0 "perf-sched -v recurse=0 is false, as in awk" "$EMBER" collapse perf-sched -v recurse=0 "$S/inputs/sched-pipeline.txt"
+LC_ALL=C sort "$S/expected/sched-pipeline--default.folded" > "$T/sched.want"
+check "perf-sched -v recurse=0: no chains" cmp -s "$T/out" "$T/sched.want"
+status 2 "perf-sched unknown variable" "$EMBER" collapse perf-sched -v recurs=1 "$S/inputs/sched-pipeline.txt"
+check "perf-sched unknown variable explained" has "-v takes record_tid=N" "$T/err"
+status 2 "-v for perf" "$EMBER" collapse perf -v recurse=1 "$S/inputs/sched-pipeline.txt"
+check "-v for perf explained" has "option '-v' applies to perf-sched input only, not perf" "$T/err"
+printf '@ CPU_CLK [0 samples]\n\n' > "$T/empty.pmc"
+status 0 "empty pmc" "$EMBER" collapse pmc "$T/empty.pmc"
+check "empty pmc: no output" test ! -s "$T/out"
+I=tests/conformance/collapse-more/instruments
+{ cat "$I/inputs/deep-copy-units.txt"; printf 'garbage\n'; tail -n 2 "$I/inputs/deep-copy-units.txt"; } > "$T/bad.instruments"
+status 0 "instruments bad line" "$EMBER" collapse instruments "$T/bad.instruments"
+check "instruments bad line: skipped and reported" has "skipped 1 unrecognised line" "$T/err"
+check "instruments bad line: the lines after it" test "$(wc -l < "$T/out")" = "$(( $(wc -l < "$I/expected/deep-copy-units--default.folded") + 2 ))"
+status 0 "sample MODULES=0 operand" "$EMBER" collapse sample MODULES=0 tests/conformance/collapse-more/sample/inputs/sample.txt
+check "sample MODULES=0: no modules" cmp -s "$T/out" tests/conformance/collapse-more/sample/expected/sample--MODULES0.folded
+status 0 "--no-include-tname" "$EMBER" collapse jstack --no-include-tname "$G/jstack-jdk17/input.txt"
+check "--no-include-tname: no thread names" test "$(grep -c '^worker;\|^sorter;' "$T/out")" = 0
+check "--include-tname (default): thread names" has "worker;" "$G/jstack-jdk17/expected"
 
 finish

@@ -5,9 +5,9 @@
 IN=tests/conformance/flamegraph/inputs
 status 0 "make install" make -s install BUILD="${BUILD:-build}" PREFIX=/usr/local DESTDIR="$T/root"
 check "binary installed" test -x "$T/root/usr/local/bin/ember"
-for l in flamegraph stackcollapse-perf stackcollapse-stap stackcollapse stackcollapse-recursive difffolded; do
+for l in $(sed -n "/^LINKS :=/,/[^\\]$/p" Makefile | sed "s/^LINKS :=//; s/\\\\//"); do
+	check "link ${l%.*}" test -L "$T/root/usr/local/libexec/ember/${l%.*}"
 	check "link $l" test -L "$T/root/usr/local/libexec/ember/$l"
-	check "link $l.pl" test -L "$T/root/usr/local/libexec/ember/$l.pl"
 done
 check "links resolve to the binary" test "$(readlink -f "$T/root/usr/local/libexec/ember/flamegraph.pl")" = "$(readlink -f "$T/root/usr/local/bin/ember")"
 status 0 "installed flamegraph.pl runs" "$T/root/usr/local/libexec/ember/flamegraph.pl" "$IN/calltree.folded"

@@ -10,7 +10,7 @@ fail=0 n=0
 for src in tests/fuzz/fuzz-*.c; do
 	[ -f "$src" ] || continue
 	name=$(basename "$src" .c); t=${name#fuzz-}
-	files=$(ls tests/fuzz/crashes/$t/* tests/fuzz/corpus/$t/* 2>/dev/null)
+	files=$(find tests/fuzz/crashes/$t tests/fuzz/corpus/$t -type f 2>/dev/null | sort)
 	[ -n "$files" ] || continue
 	bin=$BUILD/tests/replay-$t
 	$CC -std=gnu11 -D_GNU_SOURCE -g -O1 ${SANFLAGS:-} -Iinclude -Isrc/lib -o "$bin" \

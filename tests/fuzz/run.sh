@@ -26,21 +26,32 @@ for src in tests/fuzz/fuzz-*.c; do
 		echo "fuzz: $name: build failed:"; tail -5 "$out/$name.log"
 		failed=1; continue
 	fi
-	corpus=tests/fuzz/corpus/${name#fuzz-}
-	mkdir -p "$out/corpus-$name" "tests/fuzz/crashes/${name#fuzz-}"
-	"$out/$name" -max_total_time="$secs" -max_len=65536 -timeout=10 \
-		-artifact_prefix="tests/fuzz/crashes/${name#fuzz-}/" \
-		"$out/corpus-$name" $( [ -d "$corpus" ] && echo "$corpus" ) \
-		> "$out/$name.run" 2>&1
-	rc=$?
-	if [ $rc -ne 0 ]; then
-		echo "fuzz: $name: FAILED (crash kept in tests/fuzz/crashes/${name#fuzz-}/)"
-		grep -m5 'ERROR\|SUMMARY' "$out/$name.run"
-		failed=1
-	else
-		echo "fuzz: $name: $(grep -o 'stat::number_of_executed_units: [0-9]*' "$out/$name.run" | tail -1 || tail -1 "$out/$name.run")"
-		grep -m1 -o '#[0-9]*.*DONE.*' "$out/$name.run" || true
-	fi
+	# a target with a " * formats: a b c" line runs once per format,
+	# from corpus/NAME/FORMAT/, for a share of the time (2 s at least)
+	fmts=$(sed -n 's/^ \* formats: //p' "$src" | tr '\n' ' ')
+	for fmt in ${fmts:-.}; do
+		t=${name#fuzz-} run=$name s=$secs
+		if [ "$fmt" != . ]; then
+			t=$t/$fmt run=$name-$fmt
+			s=$((secs / 4)); [ $s -ge 2 ] || s=2
+		fi
+		corpus=tests/fuzz/corpus/$t
+		mkdir -p "$out/corpus-$run" "tests/fuzz/crashes/${name#fuzz-}"
+		EMBER_FUZZ_FORMAT=$( [ "$fmt" != . ] && echo "$fmt" ) \
+		"$out/$name" -max_total_time="$s" -max_len=65536 -timeout=10 \
+			-artifact_prefix="tests/fuzz/crashes/${name#fuzz-}/" \
+			"$out/corpus-$run" $( [ -d "$corpus" ] && echo "$corpus" ) \
+			> "$out/$run.run" 2>&1
+		rc=$?
+		if [ $rc -ne 0 ]; then
+			echo "fuzz: $run: FAILED (crash kept in tests/fuzz/crashes/${name#fuzz-}/)"
+			grep -m5 'ERROR\|SUMMARY' "$out/$run.run"
+			failed=1
+		else
+			echo "fuzz: $run: $(grep -o 'stat::number_of_executed_units: [0-9]*' "$out/$run.run" | tail -1 || tail -1 "$out/$run.run")"
+			grep -m1 -o '#[0-9]*.*DONE.*' "$out/$run.run" || true
+		fi
+	done
 done
 echo "fuzz: $n targets, $( [ $failed = 0 ] && echo clean || echo 'crashes found' )"
 exit $failed

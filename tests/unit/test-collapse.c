@@ -209,7 +209,61 @@ static void test_guess(void)
 		CHECK(name[0] && summary[0]);
 		n++;
 	}
-	CHECK(n == 4);
+	/* every format listed once */
+	static const char *const want[] = {
+	    "perf",
+	    "stap",
+	    "dtrace",
+	    "recursive",
+	    "jstack",
+	    "gdb",
+	    "elfutils",
+	    "bpftrace",
+	    "go",
+	    "faulthandler",
+	    "java-exceptions",
+	    "perf-sched",
+	    "sample",
+	    "ibmjava",
+	    "ljp",
+	    "wcp",
+	    "aix",
+	    "pmc",
+	    "instruments",
+	};
+	for (size_t w = 0; w < sizeof(want) / sizeof(want[0]); w++) {
+		int seen = 0;
+		for (size_t i = 0; (name = ember_collapse_format(i, NULL)); i++)
+			seen += !strcmp(name, want[w]);
+		CHECK(seen == 1);
+	}
+	CHECK(n >= sizeof(want) / sizeof(want[0]));
+	/* the formats that came later recognise their own and leave
+	 * perf's, stap's and dtrace's alone (above) */
+	const char *gdb = "[New LWP 2]\n\nThread 2 (Thread 0x7f00 (LWP 2) "
+			  "\"w\"):\n#0  0x0000 in f () at a.c:1\n";
+	const char *eu = "PID 42 - process\nTID 42:\n#0  0x1 main\n";
+	const char *js = "2024-01-01 10:00:00\nFull thread dump OpenJDK:\n";
+	const char *bt = "Attaching 1 probe...\n\n\n@[\n    f+1\n]: 3\n";
+	const char *go = "PeriodType: cpu nanoseconds\nPeriod: 1\nSamples:\n";
+	const char *fh = "Thread 0x00007f (most recent call first):\n"
+			 "  File \"a.py\", line 3 in f\n";
+	const char *jx = "java.lang.IllegalStateException: x\n"
+			 "\tat com.example.A.f(A.java:3)\n";
+	CHECK_STR(ember_collapse_guess(gdb, strlen(gdb)), "gdb");
+	CHECK_STR(ember_collapse_guess(eu, strlen(eu)), "elfutils");
+	CHECK_STR(ember_collapse_guess(js, strlen(js)), "jstack");
+	CHECK_STR(ember_collapse_guess(bt, strlen(bt)), "bpftrace");
+	CHECK_STR(ember_collapse_guess(go, strlen(go)), "go");
+	CHECK_STR(ember_collapse_guess(fh, strlen(fh)), "faulthandler");
+	CHECK_STR(ember_collapse_guess(jx, strlen(jx)), "java-exceptions");
+	const char *sa = "Analysis of sampling rg (pid 1) every 1 millisecond\n"
+			 "Call graph:\n    825 Thread_1\n";
+	const char *ij = "0SECTION       TITLE subcomponent dump routine\n";
+	const char *in = "Weight\tSelf Weight\t\tSymbol Name\n";
+	CHECK_STR(ember_collapse_guess(sa, strlen(sa)), "sample");
+	CHECK_STR(ember_collapse_guess(ij, strlen(ij)), "ibmjava");
+	CHECK_STR(ember_collapse_guess(in, strlen(in)), "instruments");
 }
 
 int main(void)

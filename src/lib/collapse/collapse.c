@@ -20,6 +20,22 @@ static const struct ember_collapser *const formats[] = {
     &ember_collapser_stap,
     &ember_collapser_dtrace,
     &ember_collapser_recursive,
+    /* guess asks these in order: the stricter first */
+    &ember_collapser_jstack,
+    &ember_collapser_gdb,
+    &ember_collapser_elfutils,
+    &ember_collapser_bpftrace,
+    &ember_collapser_go,
+    &ember_collapser_faulthandler,
+    &ember_collapser_java_exceptions,
+    &ember_collapser_perf_sched,
+    &ember_collapser_sample,
+    &ember_collapser_ibmjava,
+    &ember_collapser_ljp,
+    &ember_collapser_wcp,
+    &ember_collapser_aix,
+    &ember_collapser_pmc,
+    &ember_collapser_instruments,
 };
 
 void ember_collapse_options_init(struct ember_collapse_options *o)
@@ -115,6 +131,7 @@ struct worker *collapse_worker(struct ember_collapse *c, int i)
 		w->c = c;
 		ember_intern_init(&w->sink.names);
 		ember_stacks_init(&w->sink.stacks);
+		ember_buf_init(&w->sink.out, 0);
 		w->state = c->fmt->state_new(&c->o, &w->sink);
 	}
 	return &c->w[i];
@@ -143,7 +160,8 @@ int collapse_run_serial(struct ember_collapse *c, struct source *r,
 	struct record *rec;
 
 	memset(&w->sink.n, 0, sizeof(w->sink.n));
-	c->fmt->begin(w->state, &c->sh, file_start);
+	if (c->fmt->begin)
+		c->fmt->begin(w->state, &c->sh, file_start);
 	if (npre)
 		c->fmt->parse(w->state, pre, npre);
 	for (; rc == 1; rc = src_next(r, &p, &n)) {
@@ -157,7 +175,8 @@ int collapse_run_serial(struct ember_collapse *c, struct source *r,
 		c->sh.event_len = w->sink.event_len;
 		c->sh.event_defaulted = w->sink.event_defaulted;
 	}
-	c->fmt->end(w->state);
+	if (c->fmt->end)
+		c->fmt->end(w->state);
 	rec = collapse_record(c, input);
 	rec->n = w->sink.n;
 	rec->done = 1;
@@ -218,7 +237,8 @@ static int run(struct ember_collapse *c, struct source *src, const char *name)
 		return rc < 0 ? rc : 0;
 	}
 	uint64_t size = src_size(src);
-	int threads = c->nthreads > 1 && c->fmt->parallel(&c->o) &&
+	int threads = c->nthreads > 1 && c->fmt->parallel &&
+		      c->fmt->parallel(&c->o) &&
 		      (!size || size > 2 * c->job_size);
 	if (threads)
 		rc = collapse_run_threads(c, src, input, p, n, rc);
@@ -307,7 +327,10 @@ static void merge(struct ember_collapse *c)
 	free(map);
 	free(ids);
 	free(c->order);
-	c->order = ember_stacks_order(&dst->stacks, &dst->names, c->nthreads);
+	c->order = NULL;
+	if (c->fmt->order == CL_SORTED)
+		c->order =
+		    ember_stacks_order(&dst->stacks, &dst->names, c->nthreads);
 	tally(c);
 }
 
@@ -317,6 +340,16 @@ int ember_collapse_write(struct ember_collapse *c, ember_write_fn w, void *ctx)
 
 	merge(c);
 	k = &collapse_worker(c, 0)->sink;
+	if (c->fmt->order == CL_INPUT)
+		return k->out.len ? w(ctx, k->out.buf, k->out.len) : 0;
+	if (c->fmt->order == CL_FIRST_SEEN) {
+		/* the table's entries are in the order first added */
+		free(c->order);
+		c->order = ember_xreallocarray(NULL, k->stacks.n ?: 1,
+					       sizeof(*c->order));
+		for (size_t i = 0; i < k->stacks.n; i++)
+			c->order[i] = (uint32_t)i;
+	}
 	return ember_collapse_write_order(k, c->order, w, ctx);
 }
 
@@ -379,7 +412,8 @@ static void tally(struct ember_collapse *c)
 		st->event_defaulted = defaulted;
 	}
 	if (c->nworkers)
-		st->stacks = c->w[0].sink.stacks.n;
+		st->stacks = c->fmt->order == CL_INPUT ? (size_t)st->records
+						       : c->w[0].sink.stacks.n;
 }
 
 const struct ember_collapse_stats *
@@ -398,6 +432,7 @@ void ember_collapse_free(struct ember_collapse *c)
 		c->fmt->state_free(w->state);
 		ember_intern_release(&w->sink.names);
 		ember_stacks_release(&w->sink.stacks);
+		ember_buf_release(&w->sink.out);
 		free(w->sink.exact);
 		free(w->sink.event);
 	}

@@ -43,6 +43,9 @@ struct collapse_sink {
 	uint64_t *exact;
 	size_t aexact;
 	struct collapse_counts n;
+	/* formats printing one line per record in input order (not merged,
+	 * not sorted): the lines */
+	struct ember_buf out;
 	char *event; /* perf: the event type its parser settled on */
 	size_t event_len;
 	int event_defaulted;
@@ -55,6 +58,11 @@ struct collapse_shared {
 	int event_defaulted; /* it is the first seen, not --event-filter */
 };
 
+/* The order of the output lines: the scripts that aggregate sort them
+ * (Perl's sort), a few print each record as it comes, PHP's arrays keep
+ * the order in which stacks were first seen. */
+enum cl_order { CL_SORTED, CL_INPUT, CL_FIRST_SEEN };
+
 struct collapse_input;
 
 /* A format: one file that defines one of these, and one row in the table
@@ -62,9 +70,11 @@ struct collapse_input;
 struct ember_collapser {
 	const char *name;
 	const char *summary;
+	enum cl_order order; /* CL_INPUT: lines in sink.out, one thread */
 	/* 1 if the start of an input is in this format */
 	int (*detect)(const char *p, size_t len);
-	/* whether, with these options, an input may be split for threads */
+	/* whether, with these options, an input may be split for threads
+	 * (NULL: never; then begin, split and settle may be NULL) */
 	int (*parallel)(const struct ember_collapse_options *o);
 	void *(*state_new)(const struct ember_collapse_options *o,
 			   struct collapse_sink *sink);
@@ -107,6 +117,27 @@ extern const struct ember_collapser ember_collapser_perf;
 extern const struct ember_collapser ember_collapser_stap;
 extern const struct ember_collapser ember_collapser_dtrace;
 extern const struct ember_collapser ember_collapser_recursive;
+extern const struct ember_collapser ember_collapser_bpftrace;
+extern const struct ember_collapser ember_collapser_gdb;
+extern const struct ember_collapser ember_collapser_elfutils;
+extern const struct ember_collapser ember_collapser_jstack;
+extern const struct ember_collapser ember_collapser_ibmjava;
+extern const struct ember_collapser ember_collapser_java_exceptions;
+extern const struct ember_collapser ember_collapser_faulthandler;
+extern const struct ember_collapser ember_collapser_go;
+extern const struct ember_collapser ember_collapser_ljp;
+extern const struct ember_collapser ember_collapser_perf_sched;
+extern const struct ember_collapser ember_collapser_sample;
+extern const struct ember_collapser ember_collapser_instruments;
+extern const struct ember_collapser ember_collapser_xctrace;
+extern const struct ember_collapser ember_collapser_vtune;
+extern const struct ember_collapser ember_collapser_vtune_mc;
+extern const struct ember_collapser ember_collapser_vsprof;
+extern const struct ember_collapser ember_collapser_aix;
+extern const struct ember_collapser ember_collapser_pmc;
+extern const struct ember_collapser ember_collapser_wcp;
+extern const struct ember_collapser ember_collapser_xdebug;
+extern const struct ember_collapser ember_collapser_ghcprof;
 
 /* The folded core's character and line rules (folded.h), under the names
  * the formats use. */
@@ -258,6 +289,37 @@ static inline void cl_add_leaf_first(struct collapse_sink *k, uint32_t *f,
 	}
 	cl_add_digits(k, f, n, digits, nd);
 }
+
+/*
+ * A stack being built from names, for the scripts that build a string
+ * ("$func;$current") and count it: a name holding ';' is as many frames
+ * as the joined string shows, so that stacks equal as strings are one.
+ */
+struct cl_frames {
+	uint32_t *f;
+	size_t n, alloc;
+};
+/* Appends the name's frames, left to right. */
+void cl_frames_push(struct collapse_sink *k, struct cl_frames *v, const char *s,
+		    size_t n) EMBER_HIDDEN;
+/* Appends them right to left: for a stack gathered leaf first and
+ * reversed before it is added (cl_frames_reverse). */
+void cl_frames_push_rev(struct collapse_sink *k, struct cl_frames *v,
+			const char *s, size_t n) EMBER_HIDDEN;
+void cl_frames_reverse(struct cl_frames *v) EMBER_HIDDEN;
+/* Adds the stack (root first) with a whole count. */
+void cl_add_u64(struct collapse_sink *k, const uint32_t *ids, size_t n,
+		uint64_t v) EMBER_HIDDEN;
+/* Perl's /^\s*at ([^\(]*)/ (jstack, java-exceptions, ibmjava): the
+ * frame after "at", up to '(' or the end, in *f; 0 if not such a line. */
+int cl_java_at(const char *s, size_t n, const char **f,
+	       size_t *fn) EMBER_HIDDEN;
+/* --shorten-pkgs: the packages of "a.b.Class.method" cut to their first
+ * letters ("com.example.Foo.m" -> "c.e.Foo.m"), or with no_pkgs dropped
+ * ("Foo.m"); into out.  A name without a package ("Foo.m", "m") stays as
+ * it is (the script makes it empty). */
+void cl_java_shorten(const char *s, size_t n, int no_pkgs,
+		     struct ember_buf *out) EMBER_HIDDEN;
 
 /* The output (output.c): the lines written in a given order. */
 int ember_collapse_write_order(const struct collapse_sink *k,
