@@ -305,8 +305,11 @@ struct ember_fg_options {
 	const char *encoding; /* NULL: none */
 	const char *nameattr_file;
 	/* ember's own */
-	int perl_compat; /* the error SVG names flamegraph.pl */
-	int html;	 /* a canvas viewer page instead of the SVG */
+	int perl_compat;	/* the error SVG names flamegraph.pl */
+	const char *empty_text; /* the SVG's message when there is nothing
+				 * to draw (NULL: "ERROR: No valid input
+				 * provided to ...") */
+	int html;		/* a canvas viewer page instead of the SVG */
 };
 void ember_fg_options_init(struct ember_fg_options *o);
 
@@ -509,7 +512,12 @@ struct ember_record_options {
 	uint64_t period;   /* or one sample every period events (0: freq) */
 	double duration;   /* seconds; 0: until the target ends or a stop */
 	int no_kernel;	   /* user stacks only */
-	int jit_env;	   /* argv gets PYTHONPERFSUPPORT=1, Node's flags */
+	int jit_env;	   /* argv gets PYTHON_PERF_JIT_SUPPORT=1 (Python
+			    * 3.13+), Node's flags */
+	int keep_jit_maps; /* keep the perf maps and jitdumps that exist
+			    * only because of jit_env */
+	int child_stdout;  /* the command's standard output: this fd
+			    * (-1: ours) */
 	int idle;	   /* system-wide: keep the idle task's samples */
 	size_t mmap_pages; /* ring buffer pages per CPU (power of 2), 0:
 			    * 8 MiB with DWARF, 512 KiB with FP */
@@ -533,6 +541,9 @@ enum {
 void ember_record_options_init(struct ember_record_options *o);
 /* The event names -e takes. */
 const char *ember_record_events(void);
+/* The highest -F the kernel allows (kernel.perf_event_max_sample_rate),
+ * or -1 when unknown. */
+long ember_record_max_freq(void);
 
 struct ember_record_stats {
 	uint64_t samples;      /* samples kept */
@@ -555,6 +566,7 @@ struct ember_record_stats {
 	uint64_t truncated;	   /* of them, cut short ("[truncated]") */
 	double unwind_seconds;	   /* time spent unwinding them */
 	uint64_t jitdumps;	   /* jitdump files read */
+	size_t jit_maps_removed;   /* perf maps and jitdumps ember removed */
 	uint64_t unwind_by_src[4]; /* frames stepped by file CFI, jitdump
 				    * CFI, JIT trampolines, frame pointers */
 	uint64_t unwind_cache_hits, unwind_cache_misses; /* rule cache */

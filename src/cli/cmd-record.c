@@ -1,11 +1,15 @@
 /* ember record: sample a command, running processes or the whole system,
  * and write a flame graph or folded stacks, with a summary on stderr. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -48,18 +52,33 @@ static void help(FILE *f)
 	    "code\n"
 	    "without usable unwinding information) starts with a [truncated] "
 	    "frame,\n"
-	    "and the summary counts them.  Python 3.12+ and Node get the "
+	    "and the summary counts them.  Python 3.13+ and Node get the "
 	    "switches\n"
-	    "that write perf maps.  Ctrl-C stops recording and still writes "
-	    "the\n"
-	    "output.\n"
+	    "that write perf maps (Python 3.12 needs -X perf, which ember does "
+	    "not\n"
+	    "set: on 3.12 it costs C stack on every call).  Ctrl-C stops "
+	    "recording\n"
+	    "and still writes the output.  A command that got no samples gets "
+	    "an\n"
+	    "empty profile, and ember exits with its status.\n"
 	    "\n"
 	    "  -o, --output FILE    FILE.svg: a flame graph (default "
 	    "flamegraph.svg);\n"
 	    "                       FILE.html: the same in the HTML viewer;\n"
 	    "                       FILE.folded, FILE.txt or '-' (standard "
 	    "output):\n"
-	    "                       folded stacks\n"
+	    "                       folded stacks.  Checked before the "
+	    "command starts;\n"
+	    "                       if the final write fails, the profile is "
+	    "saved in\n"
+	    "                       a temporary file the message names.  With "
+	    "the\n"
+	    "                       profile on standard output, the "
+	    "command's own\n"
+	    "                       output goes to standard error\n"
+	    "  --format svg|html|folded\n"
+	    "                       the output type, whatever FILE's name "
+	    "(/dev/stdout...)\n"
 	    "  -p PID[,PID...]      profile running processes and their "
 	    "threads\n"
 	    "  -a, --all-cpus       profile the whole system (with a command: "
@@ -116,11 +135,18 @@ static void help(FILE *f)
 	    "                       than USECS microseconds\n"
 	    "  --no-kernel          user stacks only\n"
 	    "  --idle               with -a: keep the idle task's samples\n"
-	    "  --no-jit-env         do not set PYTHONPERFSUPPORT=1 and "
-	    "NODE_OPTIONS\n"
-	    "                       (--perf-basic-prof-only-functions\n"
+	    "  --no-jit-env         do not set PYTHON_PERF_JIT_SUPPORT=1 "
+	    "(Python 3.13+)\n"
+	    "                       and NODE_OPTIONS "
+	    "(--perf-basic-prof-only-functions\n"
 	    "                       --interpreted-frames-native-stack) for the "
 	    "command\n"
+	    "  --keep-jit-maps      keep the perf maps and jitdumps "
+	    "(/tmp/perf-PID.map,\n"
+	    "                       /tmp/jit-PID.dump) that the command's "
+	    "runtimes wrote\n"
+	    "                       only because of those switches; removed "
+	    "once read\n"
 	    "  -q, --quiet          no summary\n"
 	    "  -v, --verbose        more detail (files without symbols...)\n"
 	    "  -h, --help           this help\n"
@@ -153,6 +179,7 @@ static void help(FILE *f)
 	    "  ember record --wall -p 1234 -d 10 -o wall.svg\n"
 	    "  ember record -o js.svg -- node app.js\n"
 	    "  ember record -o py.svg -- python3.12 -X perf app.py\n"
+	    "  ember record -o /dev/stdout --format svg -- ./prog > prog.svg\n"
 	    "  ember record -o py.svg -- python3.13 -X perf_jit app.py\n"
 	    "  ember record --call-graph dwarf,65528 -o deep.svg -- "
 	    "./recursive\n"
@@ -167,6 +194,8 @@ enum {
 	O_IDLE,
 	O_JIT_ENV,
 	O_NO_JIT_ENV,
+	O_KEEP_JIT_MAPS,
+	O_FORMAT,
 	O_ROOT_PID,
 	O_ROOT_TID,
 	O_KERNEL,
@@ -216,6 +245,8 @@ static const struct option longopts[] = {
     {"idle", no_argument, NULL, O_IDLE},
     {"jit-env", no_argument, NULL, O_JIT_ENV},
     {"no-jit-env", no_argument, NULL, O_NO_JIT_ENV},
+    {"keep-jit-maps", no_argument, NULL, O_KEEP_JIT_MAPS},
+    {"format", required_argument, NULL, O_FORMAT},
     {"pid", no_argument, NULL, O_ROOT_PID},
     {"tid", no_argument, NULL, O_ROOT_TID},
     {"kernel", no_argument, NULL, O_KERNEL},
@@ -357,12 +388,54 @@ static int cmp_self(const void *pa, const void *pb)
 			     : (a->id > b->id) - (a->id < b->id);
 }
 
+#define TOP_NAME_MAX 100
+
+/* A long name shortened to at most TOP_NAME_MAX bytes keeping its end,
+ * where C++ and Rust names say which method it is: template arguments
+ * (outermost <...>) become "<...>" first, then the middle is cut. */
+static void short_name(struct ember_buf *b, const char *s, size_t n)
+{
+	ember_buf_reset(b);
+	if (n <= TOP_NAME_MAX) {
+		ember_buf_add(b, s, n);
+		return;
+	}
+	int depth = 0, balanced = 1;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '<' && !(i + 1 < n && s[i + 1] == '<') &&
+		    !(i && s[i - 1] == '<')) {
+			if (!depth++)
+				ember_buf_add(b, "<...>", 5);
+			continue;
+		}
+		if (s[i] == '>' && depth) {
+			depth--;
+			continue;
+		}
+		if (!depth)
+			ember_buf_addch(b, s[i]);
+	}
+	if (depth)
+		balanced = 0;
+	if (!balanced || b->len >= n) {
+		ember_buf_reset(b);
+		ember_buf_add(b, s, n);
+	}
+	if (b->len > TOP_NAME_MAX) {
+		size_t head = TOP_NAME_MAX / 3, tail = TOP_NAME_MAX - head - 3;
+		memmove(b->buf + head + 3, b->buf + b->len - tail, tail);
+		memcpy(b->buf + head, "...", 3);
+		ember_buf_setlen(b, TOP_NAME_MAX);
+	}
+}
+
 /* The functions with the most self time: the leaf of each stack. */
 static void print_top(const struct ember_intern *names,
 		      const struct ember_stacks *s, double total)
 {
 	size_t nn = ember_intern_count(names);
 	struct self_ent *e = ember_xcalloc(nn ? nn : 1, sizeof(*e));
+	struct ember_buf b = EMBER_BUF_INIT;
 
 	for (size_t i = 0; i < nn; i++)
 		e[i].id = (uint32_t)i;
@@ -377,9 +450,11 @@ static void print_top(const struct ember_intern *names,
 	for (size_t i = 0; i < nn && i < 8 && e[i].w > 0; i++) {
 		size_t len;
 		const char *name = ember_intern_str(names, e[i].id, &len);
-		fprintf(stderr, "  %5.1f%%  %.*s\n", 100.0 * e[i].w / total,
-			(int)(len > 100 ? 100 : len), name);
+		short_name(&b, name, len);
+		fprintf(stderr, "  %5.1f%%  %s\n", 100.0 * e[i].w / total,
+			b.buf);
 	}
+	ember_buf_release(&b);
 	free(e);
 }
 
@@ -410,6 +485,23 @@ static void print_unwind(const struct ember_record_stats *st)
 			(unsigned long long)st->unwind_cache_hits,
 			(unsigned long long)st->unwind_cache_misses,
 			(unsigned long long)st->jitdumps);
+}
+
+/* CPython's interpreter loop sampled, but no py:: frame named: a Python
+ * that writes no perf map by default (3.12). */
+static int python_unnamed(const struct ember_intern *names)
+{
+	int eval = 0;
+
+	for (size_t i = 0; i < ember_intern_count(names); i++) {
+		size_t len;
+		const char *s = ember_intern_str(names, (uint32_t)i, &len);
+		if (len > 4 && !memcmp(s, "py::", 4))
+			return 0;
+		if (!strcmp(s, "_PyEval_EvalFrameDefault"))
+			eval = 1;
+	}
+	return eval;
 }
 
 /* The off-CPU side: what it cost (switches recorded) and what it found. */
@@ -448,38 +540,195 @@ static char *default_title(const struct ember_record_options *ro)
 	return ember_buf_detach(&b, NULL);
 }
 
-/* Writes the output; 0 or 1 after printing why. */
-static int write_output(const char *output, int svg,
-			struct ember_fg_options *fo,
-			const struct ember_intern *names,
-			struct ember_stacks *stacks)
+enum { FMT_NONE, FMT_SVG, FMT_HTML, FMT_FOLDED };
+
+/*
+ * Where the profile goes, opened before the command starts so that a bad
+ * path fails at once (cli_out_open: a regular file under a temporary name
+ * beside it, devices and FIFOs directly).  With the profile on standard
+ * output ('-', or a path that is the same file), the command's own output
+ * goes to our standard error, so that the two do not mix.
+ */
+struct rec_out {
+	const char *path;
+	int fmt;
+	int is_stdout;
+	struct cli_out file;
+};
+
+static int same_file(const char *path, int fd)
 {
-	struct cli_out out;
-	struct ember_buf folded = EMBER_BUF_INIT;
-	int err;
+	struct stat a, b;
+
+	return !stat(path, &a) && !fstat(fd, &b) && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
+static int write_fd(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* When the output cannot be written, the profile is kept in a new file
+ * under $TMPDIR (or /tmp); 1 after saying where. */
+static int save_elsewhere(const struct ember_buf *data, int fmt)
+{
+	const char *dir = getenv("TMPDIR");
+	const char *ext = fmt == FMT_SVG    ? ".svg"
+			  : fmt == FMT_HTML ? ".html"
+					    : ".folded";
+	char path[PATH_MAX];
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	int n =
+	    snprintf(path, sizeof(path), "%s/ember-record-XXXXXX%s", dir, ext);
+	int fd = n > 0 && (size_t)n < sizeof(path)
+		     ? mkstemps(path, (int)strlen(ext))
+		     : -1;
+	if (fd < 0 || write_fd(fd, data->buf, data->len) || close(fd)) {
+		cli_error("the profile is lost: cannot write a temporary "
+			  "file in '%s' either",
+			  dir);
+		if (fd >= 0)
+			unlink(path);
+		return 1;
+	}
+	cli_error("the profile is saved in '%s'", path);
+	return 1;
+}
+
+/* Writes the profile (drawn first, so that a failed write can still keep
+ * it); 0, or 1 after printing why. */
+static int out_write(struct rec_out *o, struct ember_fg_options *fo,
+		     const struct ember_intern *names,
+		     struct ember_stacks *stacks)
+{
+	struct ember_buf data = EMBER_BUF_INIT;
+	int err, rc;
 
 	ember_stacks_sort(stacks, names);
-	if (cli_out_open(&out, output))
-		return 1;
-	if (!svg) {
-		err = ember_stacks_write(stacks, names, 0, ember_write_stdio,
-					 out.f);
-		return cli_out_close(&out, !err);
+	if (o->fmt == FMT_SVG || o->fmt == FMT_HTML) {
+		struct ember_buf folded = EMBER_BUF_INIT;
+		struct ember_flamegraph *fg;
+		struct ember_fg_stats st;
+		err = ember_stacks_write(stacks, names, 0, buf_write, &folded);
+		fo->html = o->fmt == FMT_HTML;
+		fg = ember_flamegraph_new(fo);
+		ember_flamegraph_add(fg, "record", folded.buf, folded.len);
+		if (!err)
+			err =
+			    ember_flamegraph_render(fg, buf_write, &data, &st);
+		if (err == EMBER_EEMPTY) /* the SVG says so */
+			err = 0;
+		ember_flamegraph_free(fg);
+		ember_buf_release(&folded);
+	} else {
+		err = ember_stacks_write(stacks, names, 0, buf_write, &data);
 	}
-	err = ember_stacks_write(stacks, names, 0, buf_write, &folded);
-	struct ember_flamegraph *fg = ember_flamegraph_new(fo);
-	struct ember_fg_stats st;
-	ember_flamegraph_add(fg, "record", folded.buf, folded.len);
-	if (!err)
-		err =
-		    ember_flamegraph_render(fg, ember_write_stdio, out.f, &st);
-	if (err && err != EMBER_EIO)
+	if (err) {
 		cli_error("cannot draw the flame graph: %s",
 			  ember_strerror(err));
-	int rc = cli_out_close(&out, !err);
-	ember_flamegraph_free(fg);
-	ember_buf_release(&folded);
+		cli_out_close(&o->file, 0);
+		ember_buf_release(&data);
+		return 1;
+	}
+	/* a short write leaves the stream's error set, which cli_out_close
+	 * reports */
+	fwrite(data.buf, 1, data.len, o->file.f);
+	rc = cli_out_close(&o->file, 1);
+	if (rc)
+		save_elsewhere(&data, o->fmt);
+	ember_buf_release(&data);
 	return rc;
+}
+
+/* The option's names as typed: "-F/--freq", "--width". */
+static void option_name(char *out, size_t size, int c)
+{
+	for (const struct option *o = longopts; o->name; o++) {
+		if (o->val != c)
+			continue;
+		if (c < 256)
+			snprintf(out, size, "-%c/--%s", c, o->name);
+		else
+			snprintf(out, size, "--%s", o->name);
+		return;
+	}
+	snprintf(out, size, "-%c", c);
+}
+
+/* A bad option value: the option, what it accepts, and what was given. */
+static int bad_value(const char *cmd, int c, const char *arg)
+{
+	char name[48], range[160];
+	long max;
+
+	option_name(name, sizeof(name), c);
+	switch (c) {
+	case 'F':
+		max = ember_record_max_freq();
+		if (max > 0)
+			snprintf(range, sizeof(range),
+				 "samples per second, from 1 to %ld "
+				 "(kernel.perf_event_max_sample_rate)",
+				 max);
+		else
+			snprintf(range, sizeof(range),
+				 "samples per second, 1 or more");
+		break;
+	case 'c':
+		snprintf(range, sizeof(range),
+			 "a whole number of events, from 1 to %ld", LONG_MAX);
+		break;
+	case 'd':
+		snprintf(range, sizeof(range),
+			 "a number of seconds above 0 (such as 2.5)");
+		break;
+	case O_WIDTH:
+		snprintf(range, sizeof(range), "pixels, from 1 to 1000000");
+		break;
+	case O_HEIGHT:
+		snprintf(range, sizeof(range), "pixels, from 1 to 10000");
+		break;
+	case O_MINWIDTH:
+		snprintf(range, sizeof(range),
+			 "pixels, or a percentage of the total (such as "
+			 "0.5%%)");
+		break;
+	case O_BGCOLORS:
+		snprintf(range, sizeof(range),
+			 "yellow, blue, green, grey or #RRGGBB");
+		break;
+	case O_FORMAT:
+		snprintf(range, sizeof(range), "svg, html or folded");
+		break;
+	case O_MIN_BLOCK:
+		snprintf(range, sizeof(range),
+			 "a whole number of microseconds, from 0 to %ld",
+			 LONG_MAX / 1000);
+		break;
+	case O_TOTAL:
+		snprintf(range, sizeof(range), "a number, 0 or more");
+		break;
+	case O_FACTOR:
+		snprintf(range, sizeof(range), "a number");
+		break;
+	default: /* --fontsize, --fontwidth */
+		snprintf(range, sizeof(range), "a number above 0");
+		break;
+	}
+	return cli_usage(cmd, "option '%s' takes %s, not '%s'", name, range,
+			 arg);
 }
 
 int cmd_record(int argc, char **argv, const char *preset)
@@ -487,6 +736,7 @@ int cmd_record(int argc, char **argv, const char *preset)
 	struct ember_record_options ro;
 	struct ember_fg_options fo;
 	const char *cmd = "record", *output = NULL;
+	struct rec_out out = {NULL, FMT_NONE, 0, {NULL, NULL, NULL, NULL}};
 	int *pids = NULL, quiet = 0, c, rc = 1, colors_given = 0;
 	size_t npids = 0;
 	char *title = NULL;
@@ -578,6 +828,19 @@ int cmd_record(int argc, char **argv, const char *preset)
 			break;
 		case O_NO_JIT_ENV:
 			ro.jit_env = 0;
+			break;
+		case O_KEEP_JIT_MAPS:
+			ro.keep_jit_maps = 1;
+			break;
+		case O_FORMAT:
+			if (!strcmp(optarg, "svg"))
+				out.fmt = FMT_SVG;
+			else if (cli_output_html(optarg, NULL) == 1)
+				out.fmt = FMT_HTML;
+			else if (!strcmp(optarg, "folded"))
+				out.fmt = FMT_FOLDED;
+			else
+				goto bad_value;
 			break;
 		case O_ROOT_PID:
 			ro.root_pid = 1;
@@ -704,21 +967,31 @@ int cmd_record(int argc, char **argv, const char *preset)
 	ro.pids = pids;
 	ro.npids = npids;
 
-	int svg = 1;
-	if (!output)
-		output = "flamegraph.svg";
-	if (!strcmp(output, "-") || ends_with(output, ".folded") ||
-	    ends_with(output, ".txt"))
-		svg = 0;
-	else if (cli_output_html(NULL, output))
-		fo.html = 1;
-	else if (!ends_with(output, ".svg")) {
-		free(pids);
-		return cli_usage(cmd,
-				 "cannot tell the output type of '%s': "
-				 "name it .svg, .html, .folded or .txt",
-				 output);
+	out.path = output ? output : "flamegraph.svg";
+	if (out.fmt == FMT_NONE) {
+		if (!strcmp(out.path, "-") || ends_with(out.path, ".folded") ||
+		    ends_with(out.path, ".txt"))
+			out.fmt = FMT_FOLDED;
+		else if (ends_with(out.path, ".svg"))
+			out.fmt = FMT_SVG;
+		else if (cli_output_html(NULL, out.path))
+			out.fmt = FMT_HTML;
+		else {
+			free(pids);
+			return cli_usage(cmd,
+					 "cannot tell the output type of "
+					 "'%s': name it .svg, .html, .folded "
+					 "or .txt, or give --format "
+					 "svg|html|folded",
+					 out.path);
+		}
 	}
+
+	/* the profile on standard output: the command's own output goes to
+	 * standard error, so that the two do not mix */
+	out.is_stdout = !strcmp(out.path, "-") || same_file(out.path, 1);
+	if (out.is_stdout && ro.argv)
+		ro.child_stdout = 2;
 
 	struct ember_record *r;
 	int err = ember_record_new(&r, &ro);
@@ -732,17 +1005,21 @@ int cmd_record(int argc, char **argv, const char *preset)
 		free(pids);
 		return usage ? 2 : 1;
 	}
+	if (cli_out_open(&out.file, out.path))
+		goto out;
 	active = r;
 	catch_stop_signals();
 	err = ember_record_start(r);
 	if (err) {
 		cli_error("%s", ember_record_error(r));
+		cli_out_close(&out.file, 0);
 		goto out;
 	}
 	err = ember_record_run(r);
 	active = NULL;
 	if (err) {
 		cli_error("%s", ember_record_error(r));
+		cli_out_close(&out.file, 0);
 		goto out;
 	}
 	const struct ember_record_stats *st = ember_record_stats(r);
@@ -776,21 +1053,23 @@ int cmd_record(int argc, char **argv, const char *preset)
 			       "dwarf,65528"
 			     : "deeper than the largest stack copy");
 	if (err == EMBER_EEMPTY) {
-		cli_error("no samples were recorded: the target was idle or "
-			  "ran too briefly (try a higher -F)");
-		rc = 1;
-	} else {
-		if (!fo.title)
-			fo.title = title = default_title(&ro);
-		/* off-CPU graphs are blue, as Gregg draws them */
-		if (!colors_given && ro.mode == EMBER_RECORD_OFFCPU)
-			fo.colors = "io";
-		if (!fo.countname)
-			fo.countname = st->weight_us	 ? "us"
-				       : st->clock_event ? "ns"
-							 : ro.event;
-		rc = write_output(output, svg, &fo, &names, &stacks);
+		/* an idle or short command: an empty profile, not an error */
+		cli_warn("no samples were recorded: %s",
+			 ro.argv ? "the command ran too briefly or did not use "
+				   "the CPU"
+				 : "the target did not use the CPU");
+		fo.empty_text = "No samples were recorded";
 	}
+	if (!fo.title)
+		fo.title = title = default_title(&ro);
+	/* off-CPU graphs are blue, as Gregg draws them */
+	if (!colors_given && ro.mode == EMBER_RECORD_OFFCPU)
+		fo.colors = "io";
+	if (!fo.countname)
+		fo.countname = st->weight_us	 ? "us"
+			       : st->clock_event ? "ns"
+						 : ro.event;
+	rc = out_write(&out, &fo, &names, &stacks);
 	t_post = now() - t_post;
 	if (!quiet) {
 		fprintf(stderr,
@@ -805,10 +1084,18 @@ int cmd_record(int argc, char **argv, const char *preset)
 		print_unwind(st);
 		if (!rc)
 			fprintf(stderr, "ember: wrote %s\n",
-				strcmp(output, "-") ? output
-						    : "standard output");
+				strcmp(out.path, "-") ? out.path
+						      : "standard output");
 		if (st->weight > 0 && stacks.n)
 			print_top(&names, &stacks, st->weight);
+		if (ro.jit_env && python_unnamed(&names))
+			fprintf(stderr,
+				"ember: note: Python functions are not named "
+				"(no py:: frames): ember names them for "
+				"Python 3.13 and later; run Python 3.12 with "
+				"-X perf to name them (ember does not: on "
+				"3.12 it makes a recursion deeper than about "
+				"750 calls fail)\n");
 	}
 	ember_stacks_release(&stacks);
 	ember_intern_release(&names);
@@ -825,6 +1112,5 @@ out:
 	return rc;
 bad_value:
 	free(pids);
-	return cli_usage(cmd, "option '%s' has a bad value '%s'",
-			 argv[optind - 1], optarg);
+	return bad_value(cmd, c, optarg);
 }

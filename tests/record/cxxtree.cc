@@ -1,10 +1,15 @@
 // C++ frames for the profiler's tests: a template method in a namespace
 // and a function in an anonymous namespace, whose mangled names must come
-// out demangled.  Built with frame pointers.
+// out demangled, and a method of a template with long arguments whose
+// name must still show in the summary.  Built with frame pointers.
 #include <cstdlib>
 #include <ctime>
+#include <map>
+#include <string>
+#include <vector>
 
-namespace shapes {
+namespace shapes
+{
 template <typename T> struct Worker {
 	__attribute__((noinline)) T run(T n)
 	{
@@ -14,9 +19,23 @@ template <typename T> struct Worker {
 		return acc;
 	}
 };
+
+template <typename K> struct Registry {
+	__attribute__((noinline)) long method_that_must_show(long n)
+	{
+		volatile long acc = 0;
+		for (long i = 0; i < n; i++)
+			acc += i ^ 5;
+		return acc;
+	}
+};
 } // namespace shapes
 
-namespace {
+typedef std::map<std::string, std::vector<std::pair<long, std::string>>>
+    LongKey;
+
+namespace
+{
 __attribute__((noinline)) long anon_spin(long n)
 {
 	volatile long acc = 0;
@@ -37,8 +56,10 @@ int main(int argc, char **argv)
 {
 	double secs = argc > 1 ? std::strtod(argv[1], nullptr) : 0.5;
 	shapes::Worker<long> w;
+	shapes::Registry<LongKey> reg;
 	long t = 0;
 	while (cpu_seconds() < secs)
-		t += w.run(200000) + anon_spin(200000);
+		t += w.run(200000) + anon_spin(200000) +
+		     reg.method_that_must_show(200000);
 	return t == 42;
 }

@@ -71,6 +71,8 @@ status 0 "-o FILE.html" "$EMBER" record -q --title 'html title' -o "$T/t.html" -
 check "-o FILE.html: an HTML page" sh -c "head -1 '$T/t.html' | grep -qx '<!DOCTYPE html>'"
 has "html title" "$T/t.html" && ok || bad "--title in the HTML"
 grep '^EMBER.names' "$T/t.html" | grep -q 'work_a' && ok || bad "HTML has the frames"
+status 0 "--format html on standard output" "$EMBER" record -q --format html -o - -- "$CT" 0.2
+check "--format html -o -: an HTML page" sh -c "head -1 '$T/out' | grep -qx '<!DOCTYPE html>'"
 status 2 "-o with an unknown extension" "$EMBER" record -q -o "$T/t.pdf" -- "$CT" 0.2
 has "name it .svg, .html, .folded or .txt" "$T/err" && ok || bad "unknown extension message: $(cat "$T/err")"
 
@@ -80,6 +82,50 @@ status 134 "command killed by a signal" "$EMBER" record -q -o "$T/abort.folded" 
 has "work_a" "$T/abort.folded" && ok || bad "profile of a command that died"
 status 1 "command not found" "$EMBER" record -q -o "$T/x.folded" -- /nonexistent/prog
 has "cannot run '/nonexistent/prog'" "$T/err" && ok || bad "not-found message: $(cat "$T/err")"
+
+# --- the output: checked first, never lost, kept apart from the command's --
+status 1 "output directory missing" "$EMBER" record -o /nonexistent/dir/x.svg -- sh -c "touch '$T/ran'; '$CT' 0.1"
+has "cannot write '/nonexistent/dir/x.svg'" "$T/err" && ok || bad "bad output path named: $(cat "$T/err")"
+check "bad output path: the command did not run" test ! -e "$T/ran"
+if [ -w /dev/full ]; then
+	status 1 "a failed final write" "$EMBER" record -o /dev/full --format folded -- "$CT" 0.2
+	saved=$(sed -n "s/^ember: the profile is saved in '\(.*\)'\$/\1/p" "$T/err")
+	check "failed write: the profile saved in a named file ($saved)" test -n "$saved" -a -s "$saved"
+	[ -n "$saved" ] && grep -q 'work_a' "$saved" && ok || bad "failed write: the saved profile has the stacks"
+	[ -n "$saved" ] && rm -f "$saved"
+fi
+status 0 "no samples: -- true" "$EMBER" record -o "$T/none.folded" -- true
+check "no samples: an empty folded file" test -f "$T/none.folded" -a ! -s "$T/none.folded"
+has "no samples were recorded" "$T/err" && ok || bad "no samples: said so"
+check "no samples: no hint to raise -F" sh -c "! grep -q -- '-F' '$T/err'"
+status 7 "no samples: the command's exit status" "$EMBER" record -q -o "$T/none.folded" -- sh -c 'exit 7'
+status 0 "no samples: an SVG" "$EMBER" record -q -o "$T/none.svg" -- sleep 0.2
+check "no samples: a well-formed SVG" wellformed "$T/none.svg"
+has "No samples were recorded" "$T/none.svg" && ok || bad "no samples: the SVG says so"
+"$EMBER" record -q -o - -- sh -c "echo COMMAND-OUTPUT; '$CT' 0.2" > "$T/out" 2> "$T/err"
+check "-o -: the command's output is not in the stacks" sh -c "! grep -q COMMAND-OUTPUT '$T/out'"
+check "-o -: folded stacks on standard output" folded_ok "$T/out"
+has "COMMAND-OUTPUT" "$T/err" && ok || bad "-o -: the command's output on standard error"
+"$EMBER" record -q -o /dev/stdout --format folded -- sh -c "echo COMMAND-OUTPUT; '$CT' 0.2" > "$T/out" 2> "$T/err"
+check "-o /dev/stdout --format folded: folded stacks only" folded_ok "$T/out"
+check "-o /dev/stdout: the command's output apart" sh -c "! grep -q COMMAND-OUTPUT '$T/out'"
+status 0 "-o /dev/null --format svg" "$EMBER" record -q -o /dev/null --format svg -- "$CT" 0.1
+check "/dev/null is still a device" test -c /dev/null
+status 0 "--format svg with any name" "$EMBER" record -q -o "$T/graph.out" --format svg -- "$CT" 0.1
+check "--format svg: an SVG" wellformed "$T/graph.out"
+status 2 "-o /dev/null without --format" "$EMBER" record -o /dev/null -- "$CT" 0.1
+has "--format svg|html|folded" "$T/err" && ok || bad "unknown output type names --format: $(cat "$T/err")"
+
+# --- option values: the option and what it takes -------------------------------
+for a in "-F abc" "-F 0" "-d -1" "-c -5"; do
+	status 2 "bad value: $a" "$EMBER" record $a -- "$CT" 0.1
+	o=${a%% *}
+	grep -q -- "option '$o/--[a-z]*' takes [^']* not '${a#* }'" "$T/err" && ok ||
+		bad "bad value $a: message names the option and range: $(cat "$T/err")"
+done
+status 2 "bad value: -F range" "$EMBER" record -F abc -- "$CT" 0.1
+max=$(cat /proc/sys/kernel/perf_event_max_sample_rate 2> /dev/null || echo)
+[ -z "$max" ] || { has "from 1 to $max" "$T/err" && ok || bad "-F message gives the range: $(cat "$T/err")"; }
 
 # --- threads, children, exec ----------------------------------------------
 status 0 "threads" "$EMBER" record -q --tid -o "$T/th.folded" -- "$R/threads" 0.4
@@ -219,10 +265,12 @@ jit() { # MODE OUT: runs jitmap, removes its map afterwards
 	"$EMBER" record --pid ${3:-} -o "$2" -- "$R/jitmap" "$1" 0.6 > "$T/jit.pid" 2> "$T/err"
 	st=$?
 	jp=$(cat "$T/jit.pid")
+	[ -e "/tmp/perf-$jp.map" ] && jitmap_kept=1 || jitmap_kept=0
 	rm -f "/tmp/perf-$jp.map" "/tmp/jitmap-$jp.txt"
 	return $st
 }
 check "JIT: recorded" jit good "$T/j.folded"
+check "JIT: a program's own perf map is not removed" test "$jitmap_kept" = 1
 grep -q ';main;jit_trampoline;c_callback;c_spin' "$T/j.folded" && ok || bad "JIT frame in a frame-pointer chain"
 grep -q ';main;run_jit_leaf;jit_spin_loop [0-9]' "$T/j.folded" && ok || bad "JIT frame as the leaf"
 check "JIT: --jit annotation" jit good "$T/jj.folded" --jit
@@ -240,6 +288,10 @@ if command -v c++ > /dev/null 2>&1 &&
 	status 0 "C++" "$EMBER" record -q -o "$T/cxx.folded" -- "$R/cxxtree" 0.4
 	grep -q ';main;shapes::Worker<long>::run [0-9]' "$T/cxx.folded" && ok || bad "C++ template method demangled"
 	grep -q ';main;(anonymous namespace)::anon_spin [0-9]' "$T/cxx.folded" && ok || bad "C++ anonymous namespace kept"
+	status 0 "C++: summary" "$EMBER" record -o "$T/cxx.folded" -- "$R/cxxtree" 0.4
+	line=$(grep 'method_that_must_show' "$T/err" | head -1)
+	check "C++: a long name in the summary keeps its method ($line)" \
+		sh -c "echo '$line' | grep -q 'shapes::Registry<\.\.\.>::method_that_must_show\$'"
 else
 	echo "record: C++ tests skipped: no C++ compiler"
 fi
@@ -268,9 +320,9 @@ else
 fi
 
 # --- the JIT environment ------------------------------------------------------
-status 0 "JIT environment" "$EMBER" record -q -o "$T/x.folded" -- sh -c "echo \"\$PYTHONPERFSUPPORT|\$NODE_OPTIONS\" > '$T/env'; '$CT' 0.1"
-grep -q '^1|.*--perf-basic-prof' "$T/env" && ok || bad "PYTHONPERFSUPPORT and NODE_OPTIONS set: $(cat "$T/env")"
-status 0 "--no-jit-env" env -u PYTHONPERFSUPPORT -u NODE_OPTIONS "$EMBER" record -q --no-jit-env -o "$T/x.folded" -- sh -c "echo \"\$PYTHONPERFSUPPORT|\$NODE_OPTIONS\" > '$T/env'; '$CT' 0.1"
+status 0 "JIT environment" env -u PYTHONPERFSUPPORT -u PYTHON_PERF_JIT_SUPPORT "$EMBER" record -q -o "$T/x.folded" -- sh -c "echo \"\$PYTHON_PERF_JIT_SUPPORT|\$PYTHONPERFSUPPORT|\$NODE_OPTIONS\" > '$T/env'; '$CT' 0.1"
+grep -q '^1||.*--perf-basic-prof' "$T/env" && ok || bad "PYTHON_PERF_JIT_SUPPORT and NODE_OPTIONS set, PYTHONPERFSUPPORT not: $(cat "$T/env")"
+status 0 "--no-jit-env" env -u PYTHON_PERF_JIT_SUPPORT -u NODE_OPTIONS "$EMBER" record -q --no-jit-env -o "$T/x.folded" -- sh -c "echo \"\$PYTHON_PERF_JIT_SUPPORT|\$NODE_OPTIONS\" > '$T/env'; '$CT' 0.1"
 check "--no-jit-env leaves the environment" test "$(cat "$T/env")" = "|"
 
 # --- Node.js with perf maps -------------------------------------------------
@@ -287,7 +339,7 @@ EOF
 	status 0 "node" sh -c "cd '$T' && '$EMBER' record --pid -o '$T/node.folded' -- node --no-turbo-inlining '$T/hot.js'"
 	check "node: no V8 log left in the working directory" sh -c "! ls '$T' | grep -q '^isolate-'"
 	np=$(sed -n 's/^node-\([0-9]*\);.*/\1/p' "$T/node.folded" | head -1)
-	[ -n "$np" ] && rm -f "/tmp/perf-$np.map"
+	check "node: its perf map removed after use" test -n "$np" -a ! -e "/tmp/perf-$np.map"
 	lw=$(weight "$T/node.folded" 'JS:[*~^]leaf ')
 	ordered=$(weight "$T/node.folded" 'JS:[*~^]top [^;]*;JS:[*~^]middle [^;]*;JS:[*~^]leaf ')
 	check "node: JS leaf frames named ($lw)" test "$lw" -gt 0
@@ -308,17 +360,51 @@ for c in python3.13 python3.12 "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.1[2-9]*/
 	fi
 done
 if [ -n "$py" ]; then
-	status 0 "python" "$EMBER" record --pid -o "$T/py.folded" -- "$py" -c '
+	status 0 "python" env -u PYTHONPERFSUPPORT -u PYTHON_PERF_JIT_SUPPORT "$EMBER" record --pid -o "$T/py.folded" -- "$py" -c '
 def leaf(n):
     s = 0
     for i in range(n): s += i
     return s
 leaf(2000000)'
 	pp=$(sed -n 's/^[^;]*-\([0-9]*\);.*/\1/p' "$T/py.folded" | head -1)
-	check "python wrote a perf map" grep -q 'py::leaf' "/tmp/perf-$pp.map"
+	if "$py" -c 'import sys; sys.exit(sys.version_info < (3, 13))'; then
+		grep -q ';py::leaf:<string>' "$T/py.folded" && ok || bad "python: py:: frames named"
+	else
+		has "Python functions are not named" "$T/err" && ok || bad "python 3.12: the summary says how to name py:: frames"
+	fi
+	check "python: no perf map or jitdump left" test ! -e "/tmp/perf-$pp.map" -a ! -e "/tmp/jit-$pp.dump"
+	status 0 "python --keep-jit-maps" env -u PYTHONPERFSUPPORT -u PYTHON_PERF_JIT_SUPPORT "$EMBER" record -q --keep-jit-maps --pid -o "$T/py.folded" -- "$py" -c 'sum(range(3000000))'
+	pp=$(sed -n 's/^[^;]*-\([0-9]*\);.*/\1/p' "$T/py.folded" | head -1)
+	if "$py" -c 'import sys; sys.exit(sys.version_info < (3, 13))'; then
+		check "python --keep-jit-maps: its map kept" test -e "/tmp/jit-$pp.dump" -o -e "/tmp/perf-$pp.map"
+	fi
+	rm -f "/tmp/perf-$pp.map" "/tmp/jit-$pp.dump"
+	status 0 "python -X perf: the user's own map" "$EMBER" record -q --pid -o "$T/py.folded" -- "$py" -X perf -c 'sum(range(3000000))'
+	pp=$(sed -n 's/^[^;]*-\([0-9]*\);.*/\1/p' "$T/py.folded" | head -1)
+	check "python -X perf: the map asked for stays" test -e "/tmp/perf-$pp.map"
 	rm -f "/tmp/perf-$pp.map"
 else
 	echo "record: python tests skipped: no Python 3.12 or later"
+fi
+
+# Python 3.12 behaves as without ember (a recursion 900 deep, fine alone)
+py12=
+for c in python3.12 "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.12*/bin/python3; do
+	if command -v "$c" > /dev/null 2>&1 &&
+		"$c" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 12))' 2> /dev/null; then
+		py12=$c
+		break
+	fi
+done
+if [ -n "$py12" ]; then
+	cat > "$T/r.py" << 'EOF'
+def r(n):
+    return 0 if n == 0 else 1 + r(n - 1)
+print(r(900))
+EOF
+	status 0 "python 3.12: a recursion 900 deep" env -u PYTHONPERFSUPPORT "$EMBER" record -q -o "$T/x.folded" -- "$py12" "$T/r.py"
+	check "python 3.12: no RecursionError" sh -c "! grep -q RecursionError '$T/err'"
+	check "python 3.12: the program's own output" grep -qx 900 "$T/out"
 fi
 
 finish

@@ -49,6 +49,7 @@ struct ember_record {
 	struct rec_ring *rings; /* one per CPU */
 	struct rec_child child;
 	int have_child;
+	int jit_maps_ours;	  /* remove the command's JIT maps at the end */
 	int *pidfds;		  /* of the attached processes, -1 unknown */
 	struct rec_events events; /* what the records build */
 	struct rec_order order;	  /* the rings' records in time order */
@@ -94,12 +95,18 @@ void ember_record_options_init(struct ember_record_options *o)
 	o->event = "cpu-clock";
 	o->freq = 999;
 	o->jit_env = 1;
+	o->child_stdout = -1;
 	o->call_graph = EMBER_CALLGRAPH_AUTO;
 }
 
 const char *ember_record_events(void)
 {
 	return rec_event_names();
+}
+
+long ember_record_max_freq(void)
+{
+	return rec_sysctl_long("kernel.perf_event_max_sample_rate");
 }
 
 const char *ember_record_error(const struct ember_record *r)
@@ -647,7 +654,11 @@ int ember_record_start(struct ember_record *r)
 
 	if (r->o.argv) {
 		int e = 0;
-		if (rec_child_fork(&r->child, r->o.argv, r->o.jit_env, &e))
+		r->jit_maps_ours = r->o.jit_env && !r->o.keep_jit_maps &&
+				   !r->o.system_wide &&
+				   rec_jit_env_is_ours(r->o.argv);
+		if (rec_child_fork(&r->child, r->o.argv, r->o.jit_env,
+				   r->o.child_stdout, &e))
 			return fail(r, EMBER_EIO, "cannot start '%s': %s",
 				    r->o.argv[0], strerror(e));
 		r->have_child = 1;
@@ -850,6 +861,42 @@ int ember_record_run(struct ember_record *r)
 	return 0;
 }
 
+/* Whether p runs a runtime that the JIT environment switches on: a
+ * program writing its own perf map keeps it. */
+static int runs_jit_runtime(const struct rec_proc *p)
+{
+	for (size_t i = 0; i < p->nmaps; i++) {
+		const struct rec_dso *d = p->maps[i].dso;
+		const char *b = d && d->base ? d->base : "";
+		if (!strncmp(b, "python", 6) || !strncmp(b, "libpython", 9) ||
+		    !strcmp(b, "node") || !strcmp(b, "nodejs") ||
+		    !strncmp(b, "libnode.so", 10) ||
+		    !strcmp(b, "libcoreclr.so"))
+			return 1;
+	}
+	return 0;
+}
+
+/* The perf maps and jitdumps that the command's processes wrote only
+ * because ember asked them to, once they are read. */
+static void remove_jit_maps(struct ember_record *r)
+{
+	double since = r->events.world.clock_offset + r->t_start;
+
+	for (size_t i = 0; i < r->events.world.nprocs; i++) {
+		const struct rec_proc *p = r->events.world.procs[i];
+		int seen = 0;
+		if (!p->exited || !runs_jit_runtime(p))
+			continue;
+		/* one file per pid, whatever it exec'd */
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = r->events.world.procs[j]->pid == p->pid;
+		if (!seen)
+			r->stats.jit_maps_removed += rec_jit_files_remove(
+			    r->o.perfmap_dir, p->pid, since);
+	}
+}
+
 int ember_record_result(struct ember_record *r, struct ember_intern *names,
 			struct ember_stacks *stacks)
 {
@@ -859,6 +906,8 @@ int ember_record_result(struct ember_record *r, struct ember_intern *names,
 	int err =
 	    rec_symbolize(&r->events, flags, r->o.perfmap_dir, names, stacks);
 
+	if (r->jit_maps_ours)
+		remove_jit_maps(r);
 	r->stats.stacks = stacks->n;
 	r->stats.frames = r->events.frames.n;
 	r->stats.processes = r->events.world.nprocs;

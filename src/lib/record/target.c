@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -34,15 +35,77 @@ char *rec_jit_node_options(const char *old)
 	return ember_buf_detach(&b, NULL);
 }
 
+/*
+ * Python: PYTHON_PERF_JIT_SUPPORT (-X perf_jit), which only 3.13 and later
+ * read, and not PYTHONPERFSUPPORT (-X perf): with either, CPython calls
+ * each Python function through its trampoline, from C, and 3.12 counts
+ * every such call as two levels of its C recursion limit of 1500
+ * (C_RECURSION_LIMIT, PY_EVAL_C_STACK_UNITS), so a recursion deeper than
+ * about 750 calls, fine without it, raises RecursionError; 3.13's limit
+ * is 10000 (about 5000 calls), beyond its default recursion limit of
+ * 1000.  Both write the same py:: names.
+ */
+static const char *const runtime_vars[] = {
+    "PYTHON_PERF_JIT_SUPPORT", /* Python 3.13+: jit-PID.dump in /tmp */
+    "DOTNET_PerfMapEnabled",   /* .NET: perf map */
+};
+
 static void set_jit_env(void)
 {
-	/* Python 3.12+: -X perf; Node: perf map and interpreted frames;
-	 * .NET: perf map */
-	setenv("PYTHONPERFSUPPORT", "1", 0);
-	setenv("DOTNET_PerfMapEnabled", "1", 0);
+	for (size_t i = 0; i < ARRAY_SIZE(runtime_vars); i++)
+		setenv(runtime_vars[i], "1", 0);
 	char *opts = rec_jit_node_options(getenv("NODE_OPTIONS"));
 	setenv("NODE_OPTIONS", opts, 1);
 	free(opts);
+}
+
+int rec_jit_env_is_ours(char *const *argv)
+{
+	static const char *const user_vars[] = {"PYTHONPERFSUPPORT",
+						"PYTHON_PERF_JIT_SUPPORT",
+						"DOTNET_PerfMapEnabled"};
+	const char *node = getenv("NODE_OPTIONS");
+
+	for (size_t i = 0; i < ARRAY_SIZE(user_vars); i++)
+		if (getenv(user_vars[i]))
+			return 0;
+	if (node && strstr(node, "--perf-"))
+		return 0;
+	for (size_t i = 0; argv && argv[i]; i++) {
+		const char *a = argv[i];
+		if (!strncmp(a, "--perf-", 7) || !strncmp(a, "-Xperf", 6) ||
+		    (!strcmp(a, "-X") && argv[i + 1] &&
+		     !strncmp(argv[i + 1], "perf", 4)))
+			return 0;
+	}
+	return 1;
+}
+
+/* Removes path if it is a regular file of ours written since t. */
+static int remove_if_new(const char *path, double t)
+{
+	struct stat st;
+
+	if (lstat(path, &st) || !S_ISREG(st.st_mode) ||
+	    st.st_uid != geteuid() ||
+	    (double)st.st_mtim.tv_sec + 1e-9 * (double)st.st_mtim.tv_nsec <
+		t - 1)
+		return 0;
+	return !unlink(path);
+}
+
+size_t rec_jit_files_remove(const char *dir, int pid, double since)
+{
+	char path[4096];
+	size_t n = 0;
+
+	if (!dir)
+		dir = "/tmp";
+	snprintf(path, sizeof(path), "%s/perf-%d.map", dir, pid);
+	n += (size_t)remove_if_new(path, since);
+	snprintf(path, sizeof(path), "%s/jit-%d.dump", dir, pid);
+	n += (size_t)remove_if_new(path, since);
+	return n;
 }
 
 static void write_all(int fd, const void *p, size_t n)
@@ -59,7 +122,7 @@ static void write_all(int fd, const void *p, size_t n)
 }
 
 int rec_child_fork(struct rec_child *c, char *const *argv, int jit_env,
-		   int *err)
+		   int stdout_fd, int *err)
 {
 	int go[2], ep[2];
 
@@ -89,6 +152,8 @@ int rec_child_fork(struct rec_child *c, char *const *argv, int jit_env,
 		signal(SIGPIPE, SIG_DFL);
 		if (jit_env)
 			set_jit_env();
+		if (stdout_fd >= 0 && stdout_fd != 1 && dup2(stdout_fd, 1) < 0)
+			_exit(127);
 		execvp(argv[0], argv);
 		int e = errno;
 		write_all(ep[1], &e, sizeof(e));

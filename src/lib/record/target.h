@@ -19,9 +19,10 @@ struct rec_child {
 };
 
 /* Forks argv[0]; the child waits until rec_child_go.  jit_env sets the
- * variables that make Python and Node write perf maps. */
+ * variables that make Python and Node write perf maps; stdout_fd >= 0
+ * becomes the child's standard output. */
 int rec_child_fork(struct rec_child *c, char *const *argv, int jit_env,
-		   int *err) EMBER_WUR;
+		   int stdout_fd, int *err) EMBER_WUR;
 /* Lets the child exec; returns 0, or the errno of a failed exec. */
 int rec_child_go(struct rec_child *c);
 /* Non-blocking (block=0) or blocking reap; 1 once reaped. */
@@ -29,6 +30,12 @@ int rec_child_reap(struct rec_child *c, int block);
 void rec_child_kill(struct rec_child *c, int sig);
 /* The environment additions jit_env makes, for a given old value. */
 char *rec_jit_node_options(const char *old);
+/* Whether the JIT maps of a command would exist only because of jit_env:
+ * neither our environment nor the command line asks for them. */
+int rec_jit_env_is_ours(char *const *argv);
+/* Removes the perf map and jitdump of pid in dir (NULL: /tmp) that are
+ * ours and were written since the realtime since; returns how many. */
+size_t rec_jit_files_remove(const char *dir, int pid, double since);
 
 /* The tids of a process (from /proc/PID/task); returns how many. */
 size_t rec_list_tasks(int pid, int **tids);

@@ -170,10 +170,11 @@ int ember_fg_write_error(struct ember_flamegraph *fg, ember_write_fn w,
 	header(&out, o, o->width, h);
 	text_el(&out.b, "error", (int)(o->width / 2), o->fontsize * 2,
 		"style=\"text-anchor:middle\"",
-		o->perl_compat ? "ERROR: No valid input provided to "
-				 "flamegraph.pl."
-			       : "ERROR: No valid input provided to ember "
-				 "flamegraph.");
+		o->empty_text	 ? o->empty_text
+		: o->perl_compat ? "ERROR: No valid input provided to "
+				   "flamegraph.pl."
+				 : "ERROR: No valid input provided to ember "
+				   "flamegraph.");
 	ember_buf_adds(&out.b, "</svg>\n");
 	out_flush(&out, 1);
 	ember_buf_release(&out.b);
