@@ -269,6 +269,8 @@ void ember_input_release(struct ember_input *in);
  * input's size.  gzip-compressed input is detected by its magic bytes. */
 struct ember_reader;
 int ember_reader_open(struct ember_reader **r, const char *path) EMBER_WUR;
+/* The same for a descriptor already open, which the reader then owns. */
+int ember_reader_fdopen(struct ember_reader **r, int fd) EMBER_WUR;
 /* Returns 1 with a chunk, 0 at the end, or a negative EMBER_E* code.  The
  * chunk stays valid until the next call. */
 int ember_reader_next(struct ember_reader *r, const char **p,
@@ -408,6 +410,8 @@ struct ember_collapse_stats {
 	/* perf --inline: modules without usable debugging information */
 	uint64_t inline_missing;
 	char inline_missing_module[128];
+	/* when guessing failed: the first bytes were folded stacks already */
+	int folded;
 };
 
 struct ember_collapse;

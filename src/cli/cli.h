@@ -19,6 +19,11 @@ int cmd_record(int argc, char **argv, const char *preset);
 /* "ember: <message>" on stderr; cli_warn adds "warning: ". */
 void cli_error(const char *fmt, ...) EMBER_PRINTF(1, 2);
 void cli_warn(const char *fmt, ...) EMBER_PRINTF(1, 2);
+/* "ember: <message>", information rather than a warning. */
+void cli_note(const char *fmt, ...) EMBER_PRINTF(1, 2);
+/* Writes s with its control bytes escaped (\n, \t, \r, \xNN): every
+ * message goes through it. */
+void cli_put_escaped(FILE *f, const char *s, size_t n);
 /* Prints the message and a pointer to `ember CMD -h`; returns 2. */
 int cli_usage(const char *cmd, const char *fmt, ...) EMBER_PRINTF(2, 3);
 /* After getopt returned '?' or ':': says which option was wrong (the short

@@ -195,14 +195,15 @@ static void on_progress(void *ctx, uint64_t done, uint64_t size)
 	human(a, sizeof(a), (double)done);
 	if (size) {
 		human(b, sizeof(b), (double)size);
-		fprintf(stderr,
-			"\rember: collapsing %s: %s of %s (%d%%), %.0f MB/s ",
-			p->name, a, b,
+		fputs("\rember: collapsing ", stderr);
+		cli_put_escaped(stderr, p->name, strlen(p->name));
+		fprintf(stderr, ": %s of %s (%d%%), %.0f MB/s ", a, b,
 			(int)(100.0 * (double)done / (double)size),
 			(double)done / 1e6 / t);
 	} else {
-		fprintf(stderr, "\rember: collapsing %s: %s, %.0f MB/s ",
-			p->name, a, (double)done / 1e6 / t);
+		fputs("\rember: collapsing ", stderr);
+		cli_put_escaped(stderr, p->name, strlen(p->name));
+		fprintf(stderr, ": %s, %.0f MB/s ", a, (double)done / 1e6 / t);
 	}
 	p->shown = 1;
 }
@@ -360,19 +361,12 @@ static int input_error(struct ember_collapse *c, const char *path, int err,
 	if (err == EMBER_EEMPTY) {
 		cli_error("%s is empty: nothing to collapse", name);
 	} else if (err == EMBER_EFORMAT && !st->format) {
-		struct ember_input in;
-		int folded = 0;
-		if (path && strcmp(path, "-") && !ember_input_load(&in, path)) {
-			folded = ember_collapse_is_folded(
-			    in.data, in.len < 65536 ? in.len : 65536);
-			ember_input_release(&in);
-		}
-		if (folded)
+		if (st->folded)
 			cli_error(
 			    "%s holds folded stacks already: draw it with "
 			    "'ember flamegraph', or fold recursion with "
 			    "'ember collapse recursive'",
-			    path);
+			    name);
 		else
 			cli_error("cannot tell the format of %s: it is no "
 				  "profiler output ember knows as far as its "

@@ -451,8 +451,9 @@ static void print_top(const struct ember_intern *names,
 		size_t len;
 		const char *name = ember_intern_str(names, e[i].id, &len);
 		short_name(&b, name, len);
-		fprintf(stderr, "  %5.1f%%  %s\n", 100.0 * e[i].w / total,
-			b.buf);
+		fprintf(stderr, "  %5.1f%%  ", 100.0 * e[i].w / total);
+		cli_put_escaped(stderr, b.buf, b.len);
+		fputc('\n', stderr);
 	}
 	ember_buf_release(&b);
 	free(e);
@@ -1083,9 +1084,9 @@ int cmd_record(int argc, char **argv, const char *preset)
 			print_offcpu(st);
 		print_unwind(st);
 		if (!rc)
-			fprintf(stderr, "ember: wrote %s\n",
-				strcmp(out.path, "-") ? out.path
-						      : "standard output");
+			cli_note("wrote %s", strcmp(out.path, "-")
+						 ? out.path
+						 : "standard output");
 		if (st->weight > 0 && stacks.n)
 			print_top(&names, &stacks, st->weight);
 		if (ro.jit_env && python_unnamed(&names))

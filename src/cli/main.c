@@ -100,7 +100,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(cmd, commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1, NULL);
-	fprintf(stderr, "ember: '%s' is not a command\n", cmd);
+	cli_error("'%s' is not a command", cmd);
 	usage(stderr);
 	return 2;
 }

@@ -15,16 +15,48 @@
 
 int cli_verbose;
 
+void cli_put_escaped(FILE *f, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c >= 0x20 && c != 0x7f)
+			putc(c, f);
+		else if (c == '\n')
+			fputs("\\n", f);
+		else if (c == '\t')
+			fputs("\\t", f);
+		else if (c == '\r')
+			fputs("\\r", f);
+		else
+			fprintf(f, "\\x%02x", c);
+	}
+}
+
+/* Messages quote file names and input lines: their control bytes are
+ * escaped, so that no input can move the cursor or retitle a terminal. */
 static void vmsg(const char *prefix, const char *fmt, va_list ap)
 {
+	struct ember_buf b = EMBER_BUF_INIT;
+
 	fflush(stdout);
+	ember_buf_vaddf(&b, fmt, ap);
 	fputs("ember: ", stderr);
 	fputs(prefix, stderr);
-	vfprintf(stderr, fmt, ap);
+	cli_put_escaped(stderr, b.buf, b.len);
 	fputc('\n', stderr);
+	ember_buf_release(&b);
 }
 
 void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("", fmt, ap);
+	va_end(ap);
+}
+
+void cli_note(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -75,7 +107,7 @@ void cli_log(int level, const char *msg, void *ctx)
 	else if (level == EMBER_LOG_WARN)
 		cli_warn("%s", msg);
 	else if (cli_verbose >= level - EMBER_LOG_WARN)
-		fprintf(stderr, "ember: %s\n", msg);
+		cli_note("%s", msg);
 }
 
 int cli_double(const char *s, double *out)

@@ -84,7 +84,10 @@ static int gunzip(const void *src, size_t n, struct ember_buf *out)
 				ember_buf_grow(
 				    out, out->len < 65536 ? 65536 : out->len);
 			z.next_out = (Bytef *)out->buf + out->len;
-			z.avail_out = (uInt)(out->alloc - out->len - 1);
+			/* at most 1 GiB at a time: avail_out has 32 bits */
+			size_t room = out->alloc - out->len - 1;
+			z.avail_out =
+			    room > (1u << 30) ? (1u << 30) : (uInt)room;
 			ret = inflate(&z, Z_NO_FLUSH);
 			out->len = (size_t)((char *)z.next_out - out->buf);
 			if (ret == Z_STREAM_END) {
@@ -188,13 +191,20 @@ struct ember_reader {
 
 int ember_reader_open(struct ember_reader **rp, const char *path)
 {
-	struct ember_reader *r;
-	struct stat st;
 	int fd = open_path(path);
 
 	*rp = NULL;
 	if (fd < 0)
 		return errno_code();
+	return ember_reader_fdopen(rp, fd);
+}
+
+int ember_reader_fdopen(struct ember_reader **rp, int fd)
+{
+	struct ember_reader *r;
+	struct stat st;
+
+	*rp = NULL;
 	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
 		close(fd);
 		errno = EISDIR;

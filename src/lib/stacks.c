@@ -49,7 +49,8 @@ size_t ember_stacks_add(struct ember_stacks *s, const uint32_t *frames,
 	for (i = h & s->mask; s->slots[i]; i = (i + 1) & s->mask) {
 		struct ember_stack_ent *e = &s->ents[s->slots[i] - 1];
 		if (e->hash == h && e->n == n &&
-		    !memcmp(s->ids + e->off, frames, n * sizeof(*frames))) {
+		    (!n ||
+		     !memcmp(s->ids + e->off, frames, n * sizeof(*frames)))) {
 			e->count += count;
 			e->count2 += count2;
 			return s->slots[i] - 1;
@@ -59,7 +60,8 @@ size_t ember_stacks_add(struct ember_stacks *s, const uint32_t *frames,
 		ember_xmalloc(
 		    SIZE_MAX); /* beyond 32-bit offsets: out of memory */
 	EMBER_GROW(s->ids, s->nids + n, s->aids);
-	memcpy(s->ids + s->nids, frames, n * sizeof(*frames));
+	if (n) /* an empty stack: ids may still be NULL */
+		memcpy(s->ids + s->nids, frames, n * sizeof(*frames));
 	EMBER_GROW(s->ents, s->n + 1, s->alloc);
 	struct ember_stack_ent *e = &s->ents[s->n];
 	e->hash = h;

@@ -239,4 +239,39 @@ status 0 "--no-include-tname" "$EMBER" collapse jstack --no-include-tname "$G/js
 check "--no-include-tname: no thread names" test "$(grep -c '^worker;\|^sorter;' "$T/out")" = 0
 check "--include-tname (default): thread names" has "worker;" "$G/jstack-jdk17/expected"
 
+# a count with no frames before it: an empty stack, kept as the Perl
+# scripts keep it (under UBSan this once passed NULL to memcpy)
+status 0 "stap: a count without frames" sh -c "printf ' 7\\n' | \"$EMBER\" collapse stap"
+check "stap: the empty stack is kept" test "$(cat "$T/out")" = " 7"
+status 0 "recursive: a stack of empty frames" sh -c "printf ';;; 5\\n' | \"$EMBER\" collapse recursive"
+
+# guessing reads the first bytes once: endless, unseekable or huge
+# inputs end with the same message, in bounded memory
+status 1 "guess on /dev/urandom ends" timeout 15 "$EMBER" collapse /dev/urandom
+check "guess on /dev/urandom: not a known format" has "cannot tell the format of '/dev/urandom'" "$T/err"
+mkfifo "$T/fifo"
+(timeout 20 sh -c 'printf "a;b 1\n" > "$1"' sh "$T/fifo" 2> /dev/null &)
+status 1 "guess on a FIFO of folded stacks ends" timeout 15 "$EMBER" collapse "$T/fifo"
+timeout 1 cat "$T/fifo" > /dev/null 2>&1 # a writer still waiting
+check "guess on a FIFO: folded stacks said" has "'$T/fifo' holds folded stacks already" "$T/err"
+status 1 "guess on folded standard input" sh -c "printf 'a;b 1\\n' | \"$EMBER\" collapse"
+check "guess on standard input: folded stacks said" has "standard input holds folded stacks already" "$T/err"
+if [ -x /usr/bin/time ] && [ -z "${SANFLAGS:-}" ]; then
+	head -c 300000000 /dev/zero | gzip -1 > "$T/zeros.gz"
+	status 1 "guess on 300 MB of gzipped zeros" /usr/bin/time -f 'maxrss %M' -o "$T/rss" "$EMBER" collapse "$T/zeros.gz"
+	kb=$(sed -n 's/^maxrss //p' "$T/rss")
+	check "guess on 300 MB of zeros stays under 150 MB (${kb} kB)" test "$kb" -lt 150000
+	rm -f "$T/zeros.gz"
+fi
+
+# control bytes of inputs and file names are escaped in every message
+printf 'a;b 1\n\033]0;title\007junk\r\n' > "$T/esc.txt"
+status 0 "a line with terminal escapes" "$EMBER" collapse recursive "$T/esc.txt"
+check "its warning holds no control byte" test -z "$(tr -d '\n' < "$T/err" | tr -d '[:print:]')"
+check "its warning shows the bytes escaped" has '\x1b]0;title\x07junk' "$T/err"
+status 1 "a file name with terminal escapes" "$EMBER" flamegraph "$T/no$(printf '\033')[31mpe"
+check "the file name is escaped" has "no\x1b[31mpe" "$T/err"
+status 2 "a command name with terminal escapes" "$EMBER" "x$(printf '\033')[2J"
+check "the command name is escaped" has "x\x1b[2J" "$T/err"
+
 finish

@@ -170,5 +170,13 @@ status 1 "--format html, infinite total" "$EMBER" flamegraph --format html "$T/i
 "$EMBER" flamegraph --minwidth 0 --format html "$IN/example-perf.folded" > "$T/p.html" 2> /dev/null
 check "html: as many frames as the SVG" test "$(grep -c '<title>' "$T/p.svg")" = \
 	"$(grep -o 'frames: [0-9]*' "$T/p.html" | cut -d' ' -f2)"
+# gzip streams that inflate to more than 4 GiB (slow: EMBER_SLOW_TESTS=1)
+if [ -n "${EMBER_SLOW_TESTS:-}" ]; then
+	{ printf 'a;b 150\n'; head -c 4400000000 /dev/zero; } | gzip -1 > "$T/big.gz"
+	status 0 "gzip inflating to 4.4 GB" "$EMBER" flamegraph "$T/big.gz"
+	check "gzip over 4 GiB: not called corrupt" test ! -s "$T/err" -o -z "$(grep -i corrupt "$T/err")"
+	check "gzip over 4 GiB: the stack is drawn" has "<title>b (150 samples" "$T/out"
+	rm -f "$T/big.gz"
+fi
 
 finish

@@ -229,6 +229,9 @@ static int run(struct ember_collapse *c, struct source *src, const char *name)
 			return rc;
 		c->fmt = rc == 1 ? find_format(ember_collapse_guess(p, n) ?: "")
 				 : NULL;
+		if (!c->fmt &&
+		    rc == 1) /* said now: the input may not come back */
+			c->folded = ember_collapse_is_folded(p, n);
 		if (!c->fmt)
 			return rc == 1 ? EMBER_EFORMAT : EMBER_EEMPTY;
 	}
@@ -372,6 +375,7 @@ static void tally(struct ember_collapse *c)
 
 	memset(st, 0, sizeof(*st));
 	st->format = c->fmt ? c->fmt->name : NULL;
+	st->folded = c->folded;
 	st->threads = c->used_threads ? c->used_threads : 1;
 	for (size_t i = 0; i < c->nrecs; i++) {
 		const struct record *r = &c->recs[i];

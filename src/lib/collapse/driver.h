@@ -66,6 +66,7 @@ struct ember_collapse {
 	int merged;
 	uint32_t *order; /* the stacks of worker 0, sorted */
 	struct ember_collapse_stats st;
+	int folded; /* guessing failed on folded stacks */
 };
 
 /*

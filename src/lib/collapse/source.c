@@ -178,8 +178,10 @@ int src_open(struct source *s, const char *path)
 			s->size = (uint64_t)st.st_size;
 			return 0;
 		}
+		/* anything else is read once, from this descriptor: a FIFO
+		 * opened again would wait for another writer */
 		if (fd >= 0)
-			close(fd);
+			return ember_reader_fdopen(&s->r, fd);
 	}
 	return ember_reader_open(&s->r, path);
 }

@@ -531,6 +531,13 @@ static struct reg_rule *slot(struct prog *p, struct row *r, uint64_t reg)
 	return NULL;
 }
 
+/* An operand times the data alignment factor, wrapping as the hardware
+ * does: malformed CFI makes a wrong rule, never undefined behaviour. */
+static int64_t scaled(uint64_t v, int64_t factor)
+{
+	return (int64_t)(v * (uint64_t)factor);
+}
+
 static void set_rule(struct prog *p, uint64_t reg, uint8_t how, int64_t off)
 {
 	struct reg_rule *s = slot(p, &p->row, reg);
@@ -563,7 +570,7 @@ static int run(struct prog *p, const uint8_t *ins, const uint8_t *end,
 			break;
 		case 2:
 			u = ember_cur_uleb(&k);
-			set_rule(p, op & 0x3f, R_OFFSET, (int64_t)u * ci->daf);
+			set_rule(p, op & 0x3f, R_OFFSET, scaled(u, ci->daf));
 			continue;
 		case 3: {
 			struct reg_rule *d = slot(p, &p->row, op & 0x3f);
@@ -600,7 +607,7 @@ static int run(struct prog *p, const uint8_t *ins, const uint8_t *end,
 		case 0x05: /* offset_extended */
 			reg = ember_cur_uleb(&k);
 			u = ember_cur_uleb(&k);
-			set_rule(p, reg, R_OFFSET, (int64_t)u * ci->daf);
+			set_rule(p, reg, R_OFFSET, scaled(u, ci->daf));
 			break;
 		case 0x06: { /* restore_extended */
 			reg = ember_cur_uleb(&k);
@@ -669,25 +676,29 @@ static int run(struct prog *p, const uint8_t *ins, const uint8_t *end,
 		case 0x11: /* offset_extended_sf */
 			reg = ember_cur_uleb(&k);
 			s = ember_cur_sleb(&k);
-			set_rule(p, reg, R_OFFSET, s * ci->daf);
+			set_rule(p, reg, R_OFFSET,
+				 scaled((uint64_t)s, ci->daf));
 			break;
 		case 0x12: /* def_cfa_sf */
 			p->row.cfa_reg = ember_cur_uleb(&k);
-			p->row.cfa_off = ember_cur_sleb(&k) * ci->daf;
+			p->row.cfa_off =
+			    scaled((uint64_t)ember_cur_sleb(&k), ci->daf);
 			p->row.cfa_expr = NULL;
 			break;
 		case 0x13: /* def_cfa_offset_sf */
-			p->row.cfa_off = ember_cur_sleb(&k) * ci->daf;
+			p->row.cfa_off =
+			    scaled((uint64_t)ember_cur_sleb(&k), ci->daf);
 			break;
 		case 0x14: /* val_offset */
 			reg = ember_cur_uleb(&k);
 			u = ember_cur_uleb(&k);
-			set_rule(p, reg, R_VAL_OFFSET, (int64_t)u * ci->daf);
+			set_rule(p, reg, R_VAL_OFFSET, scaled(u, ci->daf));
 			break;
 		case 0x15: /* val_offset_sf */
 			reg = ember_cur_uleb(&k);
 			s = ember_cur_sleb(&k);
-			set_rule(p, reg, R_VAL_OFFSET, s * ci->daf);
+			set_rule(p, reg, R_VAL_OFFSET,
+				 scaled((uint64_t)s, ci->daf));
 			break;
 		case 0x2e: /* GNU_args_size */
 			ember_cur_uleb(&k);
@@ -695,7 +706,7 @@ static int run(struct prog *p, const uint8_t *ins, const uint8_t *end,
 		case 0x2f: /* GNU_negative_offset_extended */
 			reg = ember_cur_uleb(&k);
 			u = ember_cur_uleb(&k);
-			set_rule(p, reg, R_OFFSET, -(int64_t)u * ci->daf);
+			set_rule(p, reg, R_OFFSET, scaled(0 - u, ci->daf));
 			break;
 		default:
 			return -1;
