@@ -53,7 +53,7 @@ endif
 
 .DELETE_ON_ERROR:
 .PHONY: all deps test test-run check fuzz bench demo install uninstall fmt \
-        clean help
+        fmt-check clean help
 
 all: $(BUILD)/ember
 
@@ -65,6 +65,7 @@ help:
 	@echo 'make bench      speed and memory against the reference tools'
 	@echo 'make install    PREFIX=$(PREFIX) DESTDIR=...'
 	@echo 'make fmt        apply .clang-format'
+	@echo 'make fmt-check  fail if a file is not formatted as .clang-format says'
 
 deps:
 	@sh tools/deps.sh build
@@ -144,9 +145,23 @@ uninstall:
 	done
 	-rmdir $(DESTDIR)$(LIBEXEC)
 
+FMT_SRC := $(LIB_SRC) $(CLI_SRC) $(UNIT_SRC) $(TOOL_SRC) include/ember.h \
+           $(wildcard src/lib/*.h src/lib/*/*.h src/cli/*.h)
+
 fmt:
-	clang-format -i $(LIB_SRC) $(CLI_SRC) $(UNIT_SRC) $(TOOL_SRC) \
-		include/ember.h $(wildcard src/lib/*.h src/lib/*/*.h src/cli/*.h)
+	@sh tools/deps.sh fmt
+	clang-format -i $(FMT_SRC)
+
+# Fails, naming the files, when one is not formatted as .clang-format says
+# (CI runs it).
+fmt-check:
+	@sh tools/deps.sh fmt
+	@clang-format --dry-run --Werror $(FMT_SRC) 2>/dev/null || { \
+		echo 'not formatted as .clang-format says (run make fmt):'; \
+		for f in $(FMT_SRC); do \
+			clang-format --dry-run --Werror "$$f" >/dev/null 2>&1 || \
+				echo "  $$f"; \
+		done; exit 1; }
 
 clean:
 	rm -rf build

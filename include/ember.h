@@ -45,6 +45,15 @@ typedef void (*ember_log_fn)(int level, const char *msg, void *ctx);
 void ember_set_log(ember_log_fn fn, void *ctx);
 void ember_log(int level, const char *fmt, ...) EMBER_PRINTF(2, 3);
 
+/* Input lines in no shape the format knows: skipped, counted, and reported
+ * once, with the first of them (in every command's stats). */
+struct ember_bad_lines {
+	uint64_t count;		 /* lines skipped */
+	uint64_t first_line;	 /* the first one's number (1-based) ... */
+	const char *first_input; /* ... in this input (NULL: standard input) */
+	char first_text[96];	 /* ... and its start */
+};
+
 /* Output sink: write n bytes, return 0 or a negative EMBER_E* code. */
 typedef int (*ember_write_fn)(void *ctx, const void *p, size_t n);
 /* An ember_write_fn for a stdio stream (ctx is the FILE *). */
@@ -203,52 +212,6 @@ int ember_stacks_write(const struct ember_stacks *s,
 		       const struct ember_intern *t, int two_counts,
 		       ember_write_fn w, void *ctx) EMBER_WUR;
 
-/* ---- merged call tree ------------------------------------------------- */
-
-/* A flame graph's boxes, built as flamegraph.pl's `flow` builds them: the
- * caller feeds stacks in drawing order (sorted for a flame graph, time
- * order for a flame chart); a stack's frames shared with the previous
- * stack extend the boxes already open, the rest close and new ones open.
- * Frame names are slices that must outlive the tree. */
-struct ember_slice {
-	const char *s;
-	size_t len;
-};
-struct ember_tree_node {
-	const char *name;
-	uint32_t len;
-	uint32_t depth; /* 0 = the root ("all") */
-	double start, end;
-	double delta; /* self delta of a differential stack */
-	int has_delta;
-	int on_cpu; /* holds time of a stack that is not off-CPU */
-};
-struct ember_tree {
-	struct ember_tree_node *nodes; /* closed boxes, children first */
-	size_t n, alloc;
-	double min_width;  /* boxes narrower than this are dropped */
-	uint32_t maxdepth; /* of the boxes kept */
-	double time;	   /* sum of counts so far */
-	/* stacks seen with and without an "[off-cpu...]" end frame */
-	int offcpu_seen, oncpu_seen;
-	/* the boxes open now, one per depth */
-	struct ember_tree_node *open;
-	size_t nopen, aopen;
-};
-void ember_tree_init(struct ember_tree *t, double min_width);
-void ember_tree_release(struct ember_tree *t);
-/* Adds one stack (frames root first, without the implicit root); delta is
- * NULL for a one-count stack. */
-void ember_tree_flow(struct ember_tree *t, const struct ember_slice *frames,
-		     size_t n, double count, const double *delta);
-/* The same, when the caller knows that the first `known` frames equal
- * the previous stack's (it then skips comparing them). */
-void ember_tree_flow_keep(struct ember_tree *t,
-			  const struct ember_slice *frames, size_t n,
-			  size_t known, double count, const double *delta);
-/* Closes every open box; the root, if kept, is the last node. */
-void ember_tree_finish(struct ember_tree *t);
-
 /* ---- reading input ---------------------------------------------------- */
 
 /* A whole input in memory: a regular file is mapped, anything else (pipes,
@@ -322,9 +285,8 @@ int ember_fg_bgcolors(const char *bgcolors, const char *colors, char c1[8],
 
 /* Reports from a render, for the caller to print. */
 struct ember_fg_stats {
-	size_t lines, ignored;	    /* input lines, lines with no valid count */
-	const char *first_bad_name; /* input of the first ignored line */
-	size_t first_bad_line;	    /* its line number (1-based) */
+	size_t lines;		    /* input lines */
+	struct ember_bad_lines bad; /* lines with no valid count */
 	double total;		    /* sum of the counts */
 	size_t frames;		    /* boxes drawn */
 	int total_ignored;	    /* --total was below the real total */
@@ -388,15 +350,12 @@ void ember_collapse_options_init(struct ember_collapse_options *o);
 
 /* What a run met, for the caller to report. */
 struct ember_collapse_stats {
-	const char *format; /* the format used (after guessing) */
-	uint64_t lines;	    /* input lines */
-	uint64_t records;   /* samples or stacks counted */
-	size_t stacks;	    /* distinct stacks */
-	int threads;	    /* threads used */
-	uint64_t bad_lines; /* lines in no shape the format knows: skipped */
-	uint64_t first_bad_line;     /* the first one's number (1-based) ... */
-	const char *first_bad_input; /* ... in this input (NULL: stdin) */
-	char first_bad_text[96];     /* ... and its start */
+	const char *format;	    /* the format used (after guessing) */
+	uint64_t lines;		    /* input lines */
+	uint64_t records;	    /* samples or stacks counted */
+	size_t stacks;		    /* distinct stacks */
+	int threads;		    /* threads used */
+	struct ember_bad_lines bad; /* lines in no shape the format knows */
 	/* perf's event filter: the event counted (empty when no sample names
 	 * one), whether it was the first seen rather than asked for, and the
 	 * samples of other events skipped (and the first such event) */
@@ -441,33 +400,6 @@ const char *ember_collapse_guess(const char *p, size_t len);
 /* Whether the start of an input looks like folded stacks already. */
 int ember_collapse_is_folded(const char *p, size_t len);
 
-/* The frame names a `perf script` frame line "ADDR SYM (DSO)" becomes in
- * `ember collapse perf` output: the symbol cleaned as
- * stackcollapse-perf.pl cleans it (offset and argument list removed, ';'
- * made ':', quotes dropped, [unknown] named after the module, Java's L
- * prefix dropped in a java process), split at "->" into inlined frames,
- * and annotated as asked.  For ember record, so that it names frames as
- * `perf script | ember collapse perf` does. */
-struct ember_perf_frame {
-	const char *sym; /* as perf prints it ("[unknown]" if none), with or
-			    without its +0x offset */
-	size_t sym_len;
-	const char *dso; /* the module, "[unknown]" if none */
-	size_t dso_len;
-	const char *addr; /* the address in hex, for EMBER_PERF_ADDRS */
-	size_t addr_len;
-};
-enum {
-	EMBER_PERF_JAVA = 1,   /* the process name starts with "java" */
-	EMBER_PERF_KERNEL = 2, /* --kernel: _[k] */
-	EMBER_PERF_JIT = 4,    /* --jit: _[j] */
-	EMBER_PERF_ADDRS = 8,  /* --addrs: [module <addr>] */
-};
-/* Appends the names, callers first, joined by ';'; returns how many
- * (0: the frame is left out, as perf's "(...)" pseudo-frames are). */
-int ember_perf_frame_names(const struct ember_perf_frame *f, int flags,
-			   struct ember_buf *out);
-
 /* ---- diff ------------------------------------------------------------- */
 
 /* difffolded.pl: every stack of either folded input with its count in
@@ -477,8 +409,8 @@ struct ember_diff_options {
 	int strip_hex; /* -s: 0x1234 -> 0x... before merging */
 };
 struct ember_diff_stats {
-	uint64_t lines[2], bad_lines[2]; /* per input */
-	uint64_t first_bad_line[2];
+	uint64_t lines[2]; /* per input */
+	struct ember_bad_lines bad[2];
 	double total[2];
 	size_t stacks;
 	int failed_input; /* when an input cannot be read: 0 or 1, else -1 */

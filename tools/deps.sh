@@ -2,13 +2,15 @@
 # Installs the Debian packages ember needs, when run as root, or prints the
 # exact command to run.  `deps.sh build` covers building; `deps.sh test`
 # adds what the tests use (Chromium for the browser tests, xz for inputs,
-# libc6-dbg for libc's static functions in profiles).
+# libc6-dbg for libc's static functions in profiles); `deps.sh fmt` the
+# formatter (Debian 12's clang-format, the version .clang-format is for).
 set -u
 case "${1:-build}" in
 build) pkgs="gcc make pkg-config libelf-dev libdw-dev libiberty-dev zlib1g-dev" ;;
 test)  pkgs="xz-utils libxml2-utils chromium nodejs npm libc6-dbg" ;;
 bench) pkgs="xz-utils bc time" ;;
-*) echo "usage: deps.sh build|test|bench" >&2; exit 2 ;;
+fmt)   pkgs="clang-format" ;;
+*) echo "usage: deps.sh build|test|bench|fmt" >&2; exit 2 ;;
 esac
 command -v dpkg-query >/dev/null 2>&1 || exit 0   # not Debian: the build says what is missing
 missing=
@@ -30,13 +32,13 @@ if [ "$(id -u)" = 0 ]; then
 		apt-get update -q >/dev/null 2>&1
 		apt-get install -y -q $missing >/tmp/ember-apt.log 2>&1 || {
 			echo "ember: apt-get install failed, see /tmp/ember-apt.log" >&2
-			[ "${1:-build}" = build ] && exit 1
+			case "${1:-build}" in build|fmt) exit 1 ;; esac
 			exit 0   # test extras are optional: those tests skip
 		}
 	fi
 else
 	echo "ember: missing Debian packages; run:" >&2
 	echo "  sudo apt-get install -y$missing" >&2
-	[ "${1:-build}" = build ] && exit 1
+	case "${1:-build}" in build|fmt) exit 1 ;; esac
 fi
 exit 0

@@ -63,6 +63,23 @@ int cli_out_is_stream(const struct cli_out *o);
  * Returns 1 (html), 0 (svg) or -1 for a --format this does not know. */
 int cli_output_html(const char *format, const char *path);
 
+/* The flame graph's options, one table and one parser (fgopts.c) for
+ * every command that draws.  cli_fg_longopts: v (CLI_OPTS_MAX entries)
+ * gets the command's own long options followed by the flame graph's
+ * (--flamechart and --negate only for input_order, a command that draws
+ * its input as given); their values start at CLI_FG_OPT.  cli_fg_option: 1 when
+ * c is one of them, applied to o, 0 when it is not, or 2 after a usage message
+ * on a bad value.  cli_fg_check, once the options are read: warns of an
+ * unknown palette; 0, or 2 after a usage message (--bgcolors). */
+#define CLI_FG_OPT   1024
+#define CLI_OPTS_MAX 96
+struct option;
+void cli_fg_longopts(struct option *v, const struct option *own,
+		     int input_order);
+int cli_fg_option(const char *cmd, int c, const char *arg,
+		  struct ember_fg_options *o);
+int cli_fg_check(const char *cmd, const struct ember_fg_options *o);
+
 /* Whether standard error is a terminal (for progress lines). */
 int cli_stderr_tty(void);
 

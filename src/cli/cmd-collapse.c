@@ -234,15 +234,15 @@ static const char *input_name(const char *path)
 static void report(const struct ember_collapse_stats *st,
 		   const struct ember_collapse_options *o)
 {
-	if (st->bad_lines)
+	if (st->bad.count)
 		cli_warn("skipped %llu unrecognised line%s (the first is line "
 			 "%llu of %s: \"%s\")",
-			 (unsigned long long)st->bad_lines,
-			 st->bad_lines == 1 ? "" : "s",
-			 (unsigned long long)st->first_bad_line,
-			 st->first_bad_input ? st->first_bad_input
+			 (unsigned long long)st->bad.count,
+			 st->bad.count == 1 ? "" : "s",
+			 (unsigned long long)st->bad.first_line,
+			 st->bad.first_input ? st->bad.first_input
 					     : "standard input",
-			 st->first_bad_text);
+			 st->bad.first_text);
 	if (st->filtered && st->event_defaulted)
 		cli_warn(
 		    "counted only '%s' samples, the first event type seen; "

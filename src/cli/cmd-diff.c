@@ -119,13 +119,13 @@ int cmd_diff(int argc, char **argv, const char *preset)
 		return cli_out_close(&out, 0);
 	}
 	for (int i = 0; i < 2; i++)
-		if (st.bad_lines[i])
+		if (st.bad[i].count)
 			cli_warn("skipped %llu line%s with no count in %s (the "
 				 "first is line %llu)",
-				 (unsigned long long)st.bad_lines[i],
-				 st.bad_lines[i] == 1 ? "" : "s",
+				 (unsigned long long)st.bad[i].count,
+				 st.bad[i].count == 1 ? "" : "s",
 				 name(i ? after : before),
-				 (unsigned long long)st.first_bad_line[i]);
+				 (unsigned long long)st.bad[i].first_line);
 	if (st.normalize_skipped)
 		cli_warn("-n: %s has no samples: counts left as they are",
 			 name(before));

@@ -81,86 +81,14 @@ static void help(FILE *f, const char *prog)
 	    prog, prog, prog, prog, prog, prog);
 }
 
-enum {
-	O_TITLE = 256,
-	O_SUBTITLE,
-	O_WIDTH,
-	O_HEIGHT,
-	O_MINWIDTH,
-	O_FONTTYPE,
-	O_FONTSIZE,
-	O_FONTWIDTH,
-	O_COUNTNAME,
-	O_NAMETYPE,
-	O_COLORS,
-	O_BGCOLORS,
-	O_HASH,
-	O_RANDOM,
-	O_CP,
-	O_REVERSE,
-	O_INVERTED,
-	O_FLAMECHART,
-	O_NEGATE,
-	O_NOTES,
-	O_FACTOR,
-	O_TOTAL,
-	O_ENCODING,
-	O_NAMEATTR,
-	O_FORMAT,
-};
+enum { O_FORMAT = 256 };
 
 static const struct option longopts[] = {
-    {"title", required_argument, NULL, O_TITLE},
-    {"subtitle", required_argument, NULL, O_SUBTITLE},
-    {"width", required_argument, NULL, O_WIDTH},
-    {"height", required_argument, NULL, O_HEIGHT},
-    {"minwidth", required_argument, NULL, O_MINWIDTH},
-    {"fonttype", required_argument, NULL, O_FONTTYPE},
-    {"fontsize", required_argument, NULL, O_FONTSIZE},
-    {"fontwidth", required_argument, NULL, O_FONTWIDTH},
-    {"countname", required_argument, NULL, O_COUNTNAME},
-    {"nametype", required_argument, NULL, O_NAMETYPE},
-    {"colors", required_argument, NULL, O_COLORS},
-    {"bgcolors", required_argument, NULL, O_BGCOLORS},
-    {"hash", no_argument, NULL, O_HASH},
-    {"random", no_argument, NULL, O_RANDOM},
-    {"cp", no_argument, NULL, O_CP},
-    {"reverse", no_argument, NULL, O_REVERSE},
-    {"inverted", no_argument, NULL, O_INVERTED},
-    {"flamechart", no_argument, NULL, O_FLAMECHART},
-    {"negate", no_argument, NULL, O_NEGATE},
-    {"notes", required_argument, NULL, O_NOTES},
-    {"factor", required_argument, NULL, O_FACTOR},
-    {"total", required_argument, NULL, O_TOTAL},
-    {"encoding", required_argument, NULL, O_ENCODING},
-    {"nameattr", required_argument, NULL, O_NAMEATTR},
     {"format", required_argument, NULL, O_FORMAT},
     {"output", required_argument, NULL, 'o'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
-
-static const char *const palettes[] = {
-    "hot", "mem",   "io",   "wakeup", "chain",	"java",	  "js",	    "perl",
-    "red", "green", "blue", "aqua",   "yellow", "purple", "orange",
-};
-
-/* --minwidth: "NUM" pixels or "NUM%" of the total, as flamegraph.pl's
- * ^[0-9.]+%?$ */
-static int parse_minwidth(const char *s, struct ember_fg_options *o)
-{
-	size_t n = strlen(s);
-	char *tmp;
-	int pct = n && s[n - 1] == '%';
-
-	if (!n || strspn(s, "0123456789.") != n - (size_t)pct)
-		return -1;
-	tmp = ember_xmemdup(s, n - (size_t)pct);
-	int err = cli_double(tmp, &o->minwidth);
-	free(tmp);
-	o->minwidth_pct = pct;
-	return err;
-}
 
 int cmd_flamegraph(int argc, char **argv, const char *preset)
 {
@@ -168,7 +96,6 @@ int cmd_flamegraph(int argc, char **argv, const char *preset)
 	const char *prog = preset ? "flamegraph.pl" : "ember flamegraph";
 	const char *cmd = "flamegraph";
 	const char *output = NULL, *format = NULL;
-	long lv;
 	int c, rc = 1;
 
 	ember_fg_options_init(&o);
@@ -176,113 +103,18 @@ int cmd_flamegraph(int argc, char **argv, const char *preset)
 	opterr = 0;
 	optind = 1;
 	/* single-dash long options too, as Perl's Getopt::Long takes them */
-	while ((c = getopt_long_only(argc, argv, "o:h", longopts, NULL)) !=
-	       -1) {
+	struct option opts[CLI_OPTS_MAX];
+	int stop = -1; /* the exit status when the options end the command */
+
+	cli_fg_longopts(opts, longopts, 1);
+	while (stop < 0 &&
+	       (c = getopt_long_only(argc, argv, "o:h", opts, NULL)) != -1) {
+		int fg = cli_fg_option(cmd, c, optarg, &o);
+		if (fg) {
+			stop = fg == 1 ? -1 : fg;
+			continue;
+		}
 		switch (c) {
-		case O_TITLE:
-			o.title = optarg;
-			break;
-		case O_SUBTITLE:
-			o.subtitle = optarg;
-			break;
-		case O_WIDTH:
-			if (cli_long(optarg, 1, 1000000, &lv))
-				return cli_usage(cmd,
-						 "--width must be a whole "
-						 "number of pixels, not '%s'",
-						 optarg);
-			o.width = (int)lv;
-			break;
-		case O_HEIGHT:
-			if (cli_long(optarg, 1, 10000, &lv))
-				return cli_usage(cmd,
-						 "--height must be a whole "
-						 "number of pixels, not '%s'",
-						 optarg);
-			o.height = (int)lv;
-			break;
-		case O_MINWIDTH:
-			if (parse_minwidth(optarg, &o))
-				return cli_usage(cmd,
-						 "--minwidth takes pixels "
-						 "or a percentage (0.5%%), "
-						 "not '%s'",
-						 optarg);
-			break;
-		case O_FONTTYPE:
-			o.fonttype = optarg;
-			break;
-		case O_FONTSIZE:
-			if (cli_double(optarg, &o.fontsize) || o.fontsize <= 0)
-				return cli_usage(cmd,
-						 "--fontsize must be a "
-						 "positive number, not '%s'",
-						 optarg);
-			break;
-		case O_FONTWIDTH:
-			if (cli_double(optarg, &o.fontwidth) ||
-			    o.fontwidth <= 0)
-				return cli_usage(cmd,
-						 "--fontwidth must be a "
-						 "positive number, not '%s'",
-						 optarg);
-			break;
-		case O_COUNTNAME:
-			o.countname = optarg;
-			break;
-		case O_NAMETYPE:
-			o.nametype = optarg;
-			break;
-		case O_COLORS:
-			o.colors = optarg;
-			break;
-		case O_BGCOLORS:
-			o.bgcolors = optarg;
-			break;
-		case O_HASH:
-			o.hash = 1;
-			break;
-		case O_RANDOM:
-			o.random = 1;
-			break;
-		case O_CP:
-			o.palette_file = "palette.map";
-			break;
-		case O_REVERSE:
-			o.reverse = 1;
-			break;
-		case O_INVERTED:
-			o.inverted = 1;
-			break;
-		case O_FLAMECHART:
-			o.flamechart = 1;
-			break;
-		case O_NEGATE:
-			o.negate = 1;
-			break;
-		case O_NOTES:
-			o.notes = optarg;
-			break;
-		case O_FACTOR:
-			if (cli_double(optarg, &o.factor))
-				return cli_usage(cmd,
-						 "--factor must be a number, "
-						 "not '%s'",
-						 optarg);
-			break;
-		case O_TOTAL:
-			if (cli_double(optarg, &o.total) || o.total < 0)
-				return cli_usage(cmd,
-						 "--total must be a number, "
-						 "not '%s'",
-						 optarg);
-			break;
-		case O_ENCODING:
-			o.encoding = optarg;
-			break;
-		case O_NAMEATTR:
-			o.nameattr_file = optarg;
-			break;
 		case O_FORMAT:
 			format = optarg;
 			break;
@@ -291,34 +123,22 @@ int cmd_flamegraph(int argc, char **argv, const char *preset)
 			break;
 		case 'h':
 			help(stdout, prog);
-			return 0;
+			stop = 0;
+			break;
 		default:
-			return cli_bad_option(cmd, argv, "o");
+			stop = cli_bad_option(cmd, argv, "o");
+			break;
 		}
 	}
-
+	if (stop >= 0)
+		return stop;
+	if (cli_fg_check(cmd, &o))
+		return 2;
 	int html = cli_output_html(format, output);
 	if (html < 0)
 		return cli_usage(cmd, "--format takes svg or html, not '%s'",
 				 format);
 	o.html = html;
-
-	int known = 0;
-	for (size_t i = 0; i < sizeof(palettes) / sizeof(palettes[0]); i++)
-		known |= !strcmp(o.colors, palettes[i]);
-	if (!known)
-		cli_warn("unknown palette '%s': frames will be black "
-			 "(palettes: hot mem io wakeup chain java js perl red "
-			 "green blue aqua yellow purple orange)",
-			 o.colors);
-	if (o.bgcolors) {
-		char c1[8], c2[8];
-		if (ember_fg_bgcolors(o.bgcolors, o.colors, c1, c2))
-			return cli_usage(cmd,
-					 "--bgcolors takes yellow, blue, "
-					 "green, grey or #rrggbb, not '%s'",
-					 o.bgcolors);
-	}
 
 	/* all inputs are read before anything is written */
 	int nin = argc - optind > 0 ? argc - optind : 1;
@@ -344,13 +164,14 @@ int cmd_flamegraph(int argc, char **argv, const char *preset)
 		goto out;
 	struct ember_fg_stats st;
 	int err = ember_flamegraph_render(fg, ember_write_stdio, out.f, &st);
-	if (st.ignored)
-		cli_warn("ignored %zu line%s with invalid format (the first "
-			 "is line %zu of %s)",
-			 st.ignored, st.ignored == 1 ? "" : "s",
-			 st.first_bad_line,
-			 strcmp(st.first_bad_name, "-") ? st.first_bad_name
-							: "standard input");
+	if (st.bad.count)
+		cli_warn("ignored %llu line%s with invalid format (the first "
+			 "is line %llu of %s)",
+			 (unsigned long long)st.bad.count,
+			 st.bad.count == 1 ? "" : "s",
+			 (unsigned long long)st.bad.first_line,
+			 st.bad.first_input ? st.bad.first_input
+					    : "standard input");
 	if (st.total_ignored)
 		cli_warn("--total %g is less than the actual total %g, so "
 			 "ignored",

@@ -165,9 +165,12 @@ static void help(FILE *f)
 	    "--colors,\n"
 	    "--bgcolors, --hash, --random, --cp, --reverse, --inverted, "
 	    "--countname\n"
-	    "(default: ns for clock events), --nametype, --fonttype, "
-	    "--fontsize,\n"
-	    "--fontwidth, --notes, --factor, --total, --encoding, --nameattr.\n"
+	    "(default: ns for clock events, us with --off-cpu and --wall), "
+	    "--nametype,\n"
+	    "--fonttype, --fontsize, --fontwidth, --notes, --factor, --total, "
+	    "--encoding,\n"
+	    "--nameattr.  --off-cpu draws in the io palette unless --colors "
+	    "says otherwise.\n"
 	    "\n"
 	    "EXAMPLES\n"
 	    "  ember record ./myprogram --input data.txt\n"
@@ -204,29 +207,6 @@ enum {
 	O_OFF_CPU,
 	O_WALL,
 	O_MIN_BLOCK,
-	/* flame graph options */
-	O_TITLE,
-	O_SUBTITLE,
-	O_WIDTH,
-	O_HEIGHT,
-	O_MINWIDTH,
-	O_COLORS,
-	O_BGCOLORS,
-	O_HASH,
-	O_RANDOM,
-	O_CP,
-	O_REVERSE,
-	O_INVERTED,
-	O_COUNTNAME,
-	O_NAMETYPE,
-	O_FONTTYPE,
-	O_FONTSIZE,
-	O_FONTWIDTH,
-	O_NOTES,
-	O_FACTOR,
-	O_TOTAL,
-	O_ENCODING,
-	O_NAMEATTR,
 };
 
 static const struct option longopts[] = {
@@ -255,28 +235,6 @@ static const struct option longopts[] = {
     {"off-cpu", no_argument, NULL, O_OFF_CPU},
     {"wall", no_argument, NULL, O_WALL},
     {"min-block", required_argument, NULL, O_MIN_BLOCK},
-    {"title", required_argument, NULL, O_TITLE},
-    {"subtitle", required_argument, NULL, O_SUBTITLE},
-    {"width", required_argument, NULL, O_WIDTH},
-    {"height", required_argument, NULL, O_HEIGHT},
-    {"minwidth", required_argument, NULL, O_MINWIDTH},
-    {"colors", required_argument, NULL, O_COLORS},
-    {"bgcolors", required_argument, NULL, O_BGCOLORS},
-    {"hash", no_argument, NULL, O_HASH},
-    {"random", no_argument, NULL, O_RANDOM},
-    {"cp", no_argument, NULL, O_CP},
-    {"reverse", no_argument, NULL, O_REVERSE},
-    {"inverted", no_argument, NULL, O_INVERTED},
-    {"countname", required_argument, NULL, O_COUNTNAME},
-    {"nametype", required_argument, NULL, O_NAMETYPE},
-    {"fonttype", required_argument, NULL, O_FONTTYPE},
-    {"fontsize", required_argument, NULL, O_FONTSIZE},
-    {"fontwidth", required_argument, NULL, O_FONTWIDTH},
-    {"notes", required_argument, NULL, O_NOTES},
-    {"factor", required_argument, NULL, O_FACTOR},
-    {"total", required_argument, NULL, O_TOTAL},
-    {"encoding", required_argument, NULL, O_ENCODING},
-    {"nameattr", required_argument, NULL, O_NAMEATTR},
     {NULL, 0, NULL, 0},
 };
 
@@ -351,21 +309,6 @@ static int ends_with(const char *s, const char *suffix)
 	size_t a = strlen(s), b = strlen(suffix);
 
 	return a >= b && !strcmp(s + a - b, suffix);
-}
-
-static int parse_minwidth(const char *s, struct ember_fg_options *o)
-{
-	size_t n = strlen(s);
-	int pct = n && s[n - 1] == '%';
-	char *tmp;
-
-	if (!n || strspn(s, "0123456789.") != n - (size_t)pct)
-		return -1;
-	tmp = ember_xmemdup(s, n - (size_t)pct);
-	int err = cli_double(tmp, &o->minwidth);
-	free(tmp);
-	o->minwidth_pct = pct;
-	return err;
 }
 
 static int buf_write(void *ctx, const void *p, size_t n)
@@ -695,37 +638,13 @@ static int bad_value(const char *cmd, int c, const char *arg)
 		snprintf(range, sizeof(range),
 			 "a number of seconds above 0 (such as 2.5)");
 		break;
-	case O_WIDTH:
-		snprintf(range, sizeof(range), "pixels, from 1 to 1000000");
-		break;
-	case O_HEIGHT:
-		snprintf(range, sizeof(range), "pixels, from 1 to 10000");
-		break;
-	case O_MINWIDTH:
-		snprintf(range, sizeof(range),
-			 "pixels, or a percentage of the total (such as "
-			 "0.5%%)");
-		break;
-	case O_BGCOLORS:
-		snprintf(range, sizeof(range),
-			 "yellow, blue, green, grey or #RRGGBB");
-		break;
 	case O_FORMAT:
 		snprintf(range, sizeof(range), "svg, html or folded");
 		break;
-	case O_MIN_BLOCK:
+	default: /* --min-block */
 		snprintf(range, sizeof(range),
 			 "a whole number of microseconds, from 0 to %ld",
 			 LONG_MAX / 1000);
-		break;
-	case O_TOTAL:
-		snprintf(range, sizeof(range), "a number, 0 or more");
-		break;
-	case O_FACTOR:
-		snprintf(range, sizeof(range), "a number");
-		break;
-	default: /* --fontsize, --fontwidth */
-		snprintf(range, sizeof(range), "a number above 0");
 		break;
 	}
 	return cli_usage(cmd, "option '%s' takes %s, not '%s'", name, range,
@@ -748,11 +667,21 @@ int cmd_record(int argc, char **argv, const char *preset)
 	ember_record_options_init(&ro);
 	ember_fg_options_init(&fo);
 	fo.countname = NULL;
+	const char *default_colors = fo.colors;
 	opterr = 0;
 	optind = 1;
+	struct option opts[CLI_OPTS_MAX];
+	cli_fg_longopts(opts, longopts, 0);
 	/* '+': the command's own options are not ours */
-	while ((c = getopt_long(argc, argv, "+o:p:aF:c:e:d:m:g:qvh", longopts,
+	while ((c = getopt_long(argc, argv, "+o:p:aF:c:e:d:m:g:qvh", opts,
 				NULL)) != -1) {
+		int fg = cli_fg_option(cmd, c, optarg, &fo);
+		if (fg == 1)
+			continue;
+		if (fg) {
+			free(pids);
+			return fg;
+		}
 		switch (c) {
 		case 'o':
 			output = optarg;
@@ -876,93 +805,16 @@ int cmd_record(int argc, char **argv, const char *preset)
 				goto bad_value;
 			ro.min_block_us = (uint64_t)lv;
 			break;
-		case O_TITLE:
-			fo.title = optarg;
-			break;
-		case O_SUBTITLE:
-			fo.subtitle = optarg;
-			break;
-		case O_WIDTH:
-			if (cli_long(optarg, 1, 1000000, &lv))
-				goto bad_value;
-			fo.width = (int)lv;
-			break;
-		case O_HEIGHT:
-			if (cli_long(optarg, 1, 10000, &lv))
-				goto bad_value;
-			fo.height = (int)lv;
-			break;
-		case O_MINWIDTH:
-			if (parse_minwidth(optarg, &fo))
-				goto bad_value;
-			break;
-		case O_COLORS:
-			fo.colors = optarg;
-			colors_given = 1;
-			break;
-		case O_BGCOLORS: {
-			char c1[8], c2[8];
-			fo.bgcolors = optarg;
-			if (ember_fg_bgcolors(optarg, fo.colors, c1, c2))
-				goto bad_value;
-			break;
-		}
-		case O_HASH:
-			fo.hash = 1;
-			break;
-		case O_RANDOM:
-			fo.random = 1;
-			break;
-		case O_CP:
-			fo.palette_file = "palette.map";
-			break;
-		case O_REVERSE:
-			fo.reverse = 1;
-			break;
-		case O_INVERTED:
-			fo.inverted = 1;
-			break;
-		case O_COUNTNAME:
-			fo.countname = optarg;
-			break;
-		case O_NAMETYPE:
-			fo.nametype = optarg;
-			break;
-		case O_FONTTYPE:
-			fo.fonttype = optarg;
-			break;
-		case O_FONTSIZE:
-			if (cli_double(optarg, &fo.fontsize) ||
-			    fo.fontsize <= 0)
-				goto bad_value;
-			break;
-		case O_FONTWIDTH:
-			if (cli_double(optarg, &fo.fontwidth) ||
-			    fo.fontwidth <= 0)
-				goto bad_value;
-			break;
-		case O_NOTES:
-			fo.notes = optarg;
-			break;
-		case O_FACTOR:
-			if (cli_double(optarg, &fo.factor))
-				goto bad_value;
-			break;
-		case O_TOTAL:
-			if (cli_double(optarg, &fo.total) || fo.total < 0)
-				goto bad_value;
-			break;
-		case O_ENCODING:
-			fo.encoding = optarg;
-			break;
-		case O_NAMEATTR:
-			fo.nameattr_file = optarg;
-			break;
 		default:
 			free(pids);
 			return cli_bad_option(cmd, argv, "opFcedmg");
 		}
 	}
+	if (cli_fg_check(cmd, &fo)) {
+		free(pids);
+		return 2;
+	}
+	colors_given = fo.colors != default_colors;
 	if (optind < argc)
 		ro.argv = argv + optind;
 	ro.pids = pids;

@@ -100,9 +100,12 @@ static int read_input(struct diff *d, int which, const char *path,
 				size_t i = 0;
 				while (i < n && folded_space(s[i]))
 					i++;
-				if (i < n && !st->bad_lines[which]++)
-					st->first_bad_line[which] =
-					    st->lines[which];
+				if (i < n)
+					ember_bad_lines_add(
+					    &st->bad[which], st->lines[which],
+					    path && strcmp(path, "-") ? path
+								      : NULL,
+					    s, n);
 				continue;
 			}
 			/* the count: the digits after the stack and a space */

@@ -59,6 +59,19 @@ double ember_perl_number(const char *s, size_t n)
 	return d;
 }
 
+void ember_bad_lines_add(struct ember_bad_lines *b, uint64_t line,
+			 const char *input, const char *s, size_t n)
+{
+	if (b->count++)
+		return;
+	if (n >= sizeof(b->first_text))
+		n = sizeof(b->first_text) - 1;
+	b->first_line = line;
+	b->first_input = input;
+	memcpy(b->first_text, s, n);
+	b->first_text[n] = '\0';
+}
+
 int ember_folded_split(const char *s, size_t n, size_t *stack_len,
 		       double *count)
 {

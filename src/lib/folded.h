@@ -66,6 +66,11 @@ static inline size_t folded_line(const char **p, const char *end,
 	return n;
 }
 
+/* Counts a bad line (number `line` of input, NULL: standard input),
+ * remembering the first. */
+void ember_bad_lines_add(struct ember_bad_lines *b, uint64_t line,
+			 const char *input, const char *s, size_t n);
+
 /* ---- counts ------------------------------------------------------------ */
 
 /* "a;b 12" lines as the Perl scripts read them, /^(.*)\s+?(\d+(?:\.\d*)?)$/:

@@ -4,7 +4,6 @@
 
 #include "ember.h"
 
-#define EMBER_HIDDEN  __attribute__((visibility("hidden")))
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define likely(x)     __builtin_expect(!!(x), 1)
 #define unlikely(x)   __builtin_expect(!!(x), 0)
@@ -20,6 +19,12 @@
 			(alloc) = na_;                                         \
 		}                                                              \
 	} while (0)
+
+/* A slice of bytes (a frame's name in a folded line). */
+struct ember_slice {
+	const char *s;
+	size_t len;
+};
 
 /* The SVG's embedded assets (generated from src/lib/render/assets/). */
 extern const char ember_asset_flamegraph_js[];

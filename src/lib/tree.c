@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "tree.h"
 
 void ember_tree_init(struct ember_tree *t, double min_width)
 {

@@ -62,9 +62,11 @@ int ember_write_stdio(void *ctx, const void *p, size_t n)
 	return 0;
 }
 
+/* The library never prints: the message goes to the log callback. */
 static void default_oom(size_t size)
 {
-	fprintf(stderr, "ember: out of memory (allocating %zu bytes)\n", size);
+	ember_log(EMBER_LOG_ERROR, "out of memory (allocating %zu bytes)",
+		  size);
 	abort();
 }
 

@@ -412,6 +412,22 @@ async function test_options() {
 	check("--colors picks the palette", /^#[0-9a-f]{6}$/.test((await frameOf(page, "eval")).color) &&
 		(await frameOf(page, "eval")).color.slice(5) > "a0");
 	await close(page);
+	page = await open(draw("app;main;work;compute 300\napp;main;work;read;schedule;[off-cpu: S] 500\n" +
+		"app;main;nap;[off-cpu: S] 200\napp;read 100\n"));
+	const colorsOf = (name) => page.evaluate((name) => {
+		const c = ember.chart(), t = c.tree, out = [];
+		for (let i = 0; i < t.n; i++) if (ember.names[t.name[i]] == name) out.push(c.color(i));
+		return out;
+	}, name);
+	const blue = (c) => {
+		const [r, g, b] = [1, 3, 5].map((k) => parseInt(c.slice(k, k + 2), 16));
+		return r == g && b > r + 50;
+	};
+	const reads = await colorsOf("read"), nap = await colorsOf("nap"), work = await colorsOf("work");
+	check("wall-clock graph: off-CPU-only frames in the io palette, others not",
+		reads.length == 2 && reads.filter(blue).length == 1 && nap.every(blue) && !work.some(blue),
+		[reads, nap, work]);
+	await close(page);
 	page = await open(draw(TREE, "--reverse"));
 	check("--reverse: leaves at the root", await page.evaluate(() => {
 		const t = ember.chart().tree, kids = [];

@@ -98,6 +98,16 @@ check "bad lines reported with the first line number" has "ignored 4 lines with 
 status 0 "unknown palette" "$EMBER" flamegraph --colors nosuch "$IN/calltree.folded"
 check "unknown palette warned" has "unknown palette 'nosuch'" "$T/err"
 
+# ember record reads the same options with the same parser: the same
+# messages, before anything is recorded
+for bad in "--width abc" "--minwidth 5px" "--fontsize -1" "--bgcolors #zzzzzz"; do
+	"$EMBER" flamegraph $bad "$IN/calltree.folded" > /dev/null 2> "$T/fg.err"
+	status 2 "record $bad" "$EMBER" record $bad -o "$T/r.svg" -- true
+	head -1 "$T/err" > "$T/err.first"
+	check "record $bad: flamegraph's message" \
+		sh -c "head -1 '$T/fg.err' | cmp -s - '$T/err.first'"
+done
+
 # --cp keeps colours in palette.map across runs
 (cd "$T" && "$EMBER" flamegraph --cp "$top/$IN/calltree.folded" > cp1.svg)
 check "--cp writes palette.map" test -s "$T/palette.map"
@@ -170,6 +180,27 @@ status 1 "--format html, infinite total" "$EMBER" flamegraph --format html "$T/i
 "$EMBER" flamegraph --minwidth 0 --format html "$IN/example-perf.folded" > "$T/p.html" 2> /dev/null
 check "html: as many frames as the SVG" test "$(grep -c '<title>' "$T/p.svg")" = \
 	"$(grep -o 'frames: [0-9]*' "$T/p.html" | cut -d' ' -f2)"
+# wall-clock folded stacks (ember record --wall): frames with only off-CPU
+# time below them ("[off-cpu: S]" last) in the io palette, others not;
+# the same stacks without CPU time keep the palette asked for
+printf '%s\n' 'app;main;work;compute 300' \
+	'app;main;work;read;ksys_read;schedule;[off-cpu: S] 500' \
+	'app;main;nap;clock_nanosleep;[off-cpu: S] 200' > "$T/wall.folded"
+"$EMBER" flamegraph "$T/wall.folded" > "$T/wall.svg"
+"$SVGFRAMES" "$T/wall.svg" > "$T/wall.frames"
+fill() { awk -F '\t' -v n="$1" '{ t = $1; sub(/ \([^(]*$/, "", t) } t == n { print $6; exit }' "$2"; }
+isblue() { echo "$1" | awk -F '[(),]' '{ exit !($2 == $3 && $2 >= 80 && $2 <= 140 && $4 >= 190) }'; }
+for f in '[off-cpu: S]' read ksys_read nap clock_nanosleep; do
+	check "wall graph: $f (off-CPU only) blue: $(fill "$f" "$T/wall.frames")" isblue "$(fill "$f" "$T/wall.frames")"
+done
+notblue() { ! isblue "$1"; }
+for f in main work compute app; do
+	check "wall graph: $f (on-CPU time) not blue: $(fill "$f" "$T/wall.frames")" notblue "$(fill "$f" "$T/wall.frames")"
+done
+grep '\[off-cpu' "$T/wall.folded" | "$EMBER" flamegraph > "$T/off.svg"
+"$SVGFRAMES" "$T/off.svg" > "$T/off.frames"
+check "off-CPU stacks alone: the palette asked for ($(fill nap "$T/off.frames"))" notblue "$(fill nap "$T/off.frames")"
+
 # gzip streams that inflate to more than 4 GiB (slow: EMBER_SLOW_TESTS=1)
 if [ -n "${EMBER_SLOW_TESTS:-}" ]; then
 	{ printf 'a;b 150\n'; head -c 4400000000 /dev/zero; } | gzip -1 > "$T/big.gz"

@@ -42,7 +42,7 @@ static void collapse_into(const struct ember_collapse_options *o,
 	if (ember_collapse_write(c, sink_write, out))
 		abort();
 	const struct ember_collapse_stats *st = ember_collapse_stats(c);
-	if (st->bad_lines > st->lines || st->first_bad_line > st->lines)
+	if (st->bad.count > st->lines || st->bad.first_line > st->lines)
 		abort();
 	ember_collapse_free(c);
 }

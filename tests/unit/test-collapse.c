@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "ember.h"
+#include "collapse/perf-names.h"
 #include "harness.h"
 
 static const char *names(const char *sym, const char *dso, int flags)
@@ -139,8 +140,8 @@ static void test_driver(void)
 	CHECK(st->lines == 15);
 	CHECK(st->records == 2);
 	CHECK(st->stacks == 1);
-	CHECK(st->bad_lines == 1 && st->first_bad_line == 6);
-	CHECK_STR(st->first_bad_text, "junk line");
+	CHECK(st->bad.count == 1 && st->bad.first_line == 6);
+	CHECK_STR(st->bad.first_text, "junk line");
 	CHECK_STR(st->event, "cycles");
 	CHECK(st->event_defaulted);
 	CHECK(st->filtered == 1);
@@ -150,8 +151,8 @@ static void test_driver(void)
 	/* the same on threads, the input cut in tiny jobs */
 	for (size_t job = 1; job < 80; job += 7) {
 		CHECK_STR(run("perf", 3, job, perf, &st), "app;main;f 11\n");
-		CHECK(st->lines == 15 && st->bad_lines == 1 &&
-		      st->first_bad_line == 6 && st->filtered == 1 &&
+		CHECK(st->lines == 15 && st->bad.count == 1 &&
+		      st->bad.first_line == 6 && st->filtered == 1 &&
 		      st->truncated == 1);
 	}
 	CHECK_STR(run(NULL, 1, 0, perf, &st), "app;main;f 11\n");

@@ -7,6 +7,7 @@
 
 #include "ember.h"
 #include "harness.h"
+#include "tree.h"
 
 static void test_buf(void)
 {

@@ -15,6 +15,7 @@
 #include "harness.h"
 #include "record/elf.h"
 #include "record/events.h"
+#include "record/offcpu.h"
 #include "record/procmap.h"
 #include "record/ring.h"
 #include "record/symbolize.h"
@@ -719,6 +720,147 @@ static void test_jitdump_names(void)
 	CHECK(rec_is_jitdump_name("/tmp/jit-12.dump (deleted)", 16));
 }
 
+/* ---- off-CPU waits from synthetic switch records ---- */
+
+/* sched_switch's format file as Linux 6.x writes it (prev_state a long) */
+static const char sched_switch_format[] =
+    "name: sched_switch\nID: 372\nformat:\n"
+    "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+    "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+    "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;"
+    "\tsigned:0;\n"
+    "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+    "\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+    "\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+    "\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
+    "\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n"
+    "\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:0;\n"
+    "\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n"
+    "\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n";
+
+static int buf_write(void *ctx, const void *p, size_t n)
+{
+	ember_buf_add(ctx, p, n);
+	return 0;
+}
+
+#define BASE_TID 2000000000 /* no such thread: roots are ":TID" */
+
+/* A sched_switch sample of tid leaving the CPU in state, at time ns (no
+ * callchain); id 0 makes a cpu-clock sample (4 bytes of zero raw data). */
+static void switch_out(struct rec_events *ev, int tid, uint64_t state,
+		       uint64_t time, uint16_t id)
+{
+	uint64_t rec[16];
+	size_t n = 1;
+	uint8_t raw[68];
+
+	memset(raw, 0, sizeof(raw));
+	memcpy(raw, &id, 2);
+	memcpy(raw + 24, &tid, 4);
+	memcpy(raw + 32, &state, 8);
+	rec[n++] = 0x401000;					  /* IP */
+	rec[n++] = (uint64_t)(uint32_t)tid | (uint64_t)tid << 32; /* TID */
+	rec[n++] = time;					  /* TIME */
+	rec[n++] = 0;						  /* CPU */
+	rec[n++] = 1;						  /* PERIOD */
+	rec[n++] = 0;		      /* CALLCHAIN */
+	uint32_t rsize = id ? 68 : 4; /* u32 + data: a multiple of 8 */
+	memcpy(&rec[n], &rsize, 4);
+	memcpy((char *)&rec[n] + 4, raw, rsize);
+	n += (4 + rsize) / 8;
+	struct perf_event_header h = {PERF_RECORD_SAMPLE, 0, (uint16_t)(n * 8)};
+	memcpy(rec, &h, sizeof(h));
+	rec_events_handle(ev, rec, n * 8);
+}
+
+/* A PERF_RECORD_SWITCH (in, or out) of tid, with its sample_id. */
+static void switch_rec(struct rec_events *ev, int tid, uint64_t time, int out)
+{
+	uint64_t rec[4];
+	struct perf_event_header h = {
+	    PERF_RECORD_SWITCH, out ? PERF_RECORD_MISC_SWITCH_OUT : 0, 32};
+
+	rec[1] = (uint64_t)(uint32_t)tid | (uint64_t)tid << 32;
+	rec[2] = time;
+	rec[3] = 0;
+	memcpy(rec, &h, sizeof(h));
+	rec_events_handle(ev, rec, sizeof(rec));
+}
+
+static void test_offcpu(void)
+{
+	struct rec_offcpu *o;
+	struct ember_record_stats stats;
+	struct rec_events ev;
+
+	CHECK(rec_offcpu_new_from(&o, "372\n", "no fields", 0) == EMBER_EINVAL);
+	CHECK(rec_offcpu_new_from(&o, "0", sched_switch_format, 0) ==
+	      EMBER_EINVAL);
+	CHECK(rec_offcpu_new_from(&o, "372\n", sched_switch_format, 1) == 0);
+	memset(&stats, 0, sizeof(stats));
+	rec_events_init(&ev, &stats);
+	ev.off = o;
+	ev.system_wide = 1;
+	ev.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
+			 PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW;
+	const int t = BASE_TID;
+	/* S for 2 ms, then again for 1 ms; D for 0.5 ms */
+	switch_out(&ev, t + 1, 1, 1000000, 372);
+	switch_rec(&ev, t + 1, 1000010, 1); /* its switch-out: no effect */
+	switch_out(&ev, t + 2, 2, 1000000, 372);
+	switch_rec(&ev, t + 2, 1500000, 0);
+	switch_rec(&ev, t + 1, 3000000, 0);
+	switch_out(&ev, t + 1, 1, 7000000, 372);
+	switch_rec(&ev, t + 1, 8000000, 0);
+	/* preempted (R+) for 500 ns: under --min-block 1 */
+	switch_out(&ev, t + 3, 0x100, 2000000, 372);
+	switch_rec(&ev, t + 3, 2000500, 0);
+	/* exiting (Z): not a wait */
+	switch_out(&ev, t + 4, 0x20, 2000000, 372);
+	/* a wait across lost records: left out */
+	switch_out(&ev, t + 5, 1, 4000000, 372);
+	uint64_t lost[4] = {0, 0, 7, 0};
+	struct perf_event_header lh = {PERF_RECORD_LOST, 0, 32};
+	memcpy(lost, &lh, sizeof(lh));
+	lost[3] = 0;
+	rec_events_handle(&ev, lost, sizeof(lost));
+	switch_rec(&ev, t + 5, 5000000, 0);
+	/* waiting still when recording stops: until then */
+	switch_out(&ev, t + 6, 1, 6000000, 372);
+	/* a switch-in of a thread never seen leaving: nothing */
+	switch_rec(&ev, t + 7, 6000000, 0);
+	/* another tracepoint's raw data, and a CPU sample's: not switches */
+	switch_out(&ev, t + 8, 1, 6000000, 373);
+	switch_out(&ev, t + 8, 1, 6000000, 0);
+	rec_offcpu_finish(&ev, 9000000);
+
+	CHECK(stats.switches == 6);
+	CHECK(stats.waits == 4);
+	CHECK(stats.short_waits == 1);
+	CHECK(stats.lost_waits == 1);
+	CHECK(stats.offcpu_ns == 6500000);
+	CHECK(stats.samples == 2);
+
+	struct ember_intern names;
+	struct ember_stacks stacks;
+	struct ember_buf b = EMBER_BUF_INIT;
+	ember_intern_init(&names);
+	ember_stacks_init(&stacks);
+	CHECK(rec_symbolize(&ev, 0, NULL, &names, &stacks) == 0);
+	ember_stacks_sort(&stacks, &names);
+	CHECK(ember_stacks_write(&stacks, &names, 0, buf_write, &b) == 0);
+	CHECK_STR(b.buf, ":2000000001;[off-cpu: S] 3000000\n"
+			 ":2000000002;[off-cpu: D] 500000\n"
+			 ":2000000006;[off-cpu: S] 3000000\n"
+			 ":2000000008 2\n");
+	ember_buf_release(&b);
+	ember_stacks_release(&stacks);
+	ember_intern_release(&names);
+	rec_events_release(&ev);
+}
+
 int main(void)
 {
 	test_symtab_aliases();
@@ -733,6 +875,7 @@ int main(void)
 	test_debuginfo();
 	test_events();
 	test_dwarf_samples();
+	test_offcpu();
 	test_jitdump_names();
 	DONE();
 }

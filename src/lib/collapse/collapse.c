@@ -382,10 +382,10 @@ static void tally(struct ember_collapse *c)
 		const struct collapse_counts *n = &r->n;
 		if (i && r->input != c->recs[i - 1].input)
 			base = 0;
-		if (n->bad && !st->bad_lines) {
-			st->first_bad_line = base + n->first_bad;
-			st->first_bad_input = c->inputs[r->input];
-			copy_str(st->first_bad_text, sizeof(st->first_bad_text),
+		if (n->bad && !st->bad.count) {
+			st->bad.first_line = base + n->first_bad;
+			st->bad.first_input = c->inputs[r->input];
+			copy_str(st->bad.first_text, sizeof(st->bad.first_text),
 				 n->first_bad_text);
 		}
 		if (n->filtered && !st->filtered)
@@ -399,7 +399,7 @@ static void tally(struct ember_collapse *c)
 				 n->inline_missing_module);
 		st->lines += n->lines;
 		st->records += n->records;
-		st->bad_lines += n->bad;
+		st->bad.count += n->bad;
 		st->filtered += n->filtered;
 		st->truncated += n->truncated;
 		st->inline_missing += n->inline_missing;

@@ -18,6 +18,7 @@
 
 #include <string.h>
 
+#include "collapse/perf-names.h"
 #include "folded.h"
 
 /* Counters of one job (or one input when not split), merged in input
@@ -178,23 +179,6 @@ static inline int cl_count_line(const char *s, size_t n, size_t *digits)
 	return 1;
 }
 
-/* perf-names.c: a perf frame line's names, as ember_perf_frame_names()
- * gives them, each passed to emit, innermost inlined frame first; returns
- * how many.  tmp and tmp2 are scratch buffers. */
-typedef void (*cl_emit_fn)(void *ctx, const char *s, size_t n);
-int cl_perf_names(const struct ember_perf_frame *f, int flags,
-		  struct ember_buf *tmp, struct ember_buf *tmp2,
-		  cl_emit_fn emit, void *ctx) EMBER_HIDDEN;
-/* s/\+0x[\da-f]+$//: the symbol's length without its offset. */
-size_t cl_strip_offset(const char *s, size_t n) EMBER_HIDDEN;
-/* One name (a "->" part) cleaned as the script cleans it, in *out and
- * *outn (pointing into s or into tmp). */
-void cl_clean_part(const char *s, size_t n, const struct ember_perf_frame *f,
-		   int flags, struct ember_buf *tmp, const char **out,
-		   size_t *outn) EMBER_HIDDEN;
-int cl_has(const char *s, size_t n, const char *lit) EMBER_HIDDEN;
-int cl_starts(const char *s, size_t n, const char *lit) EMBER_HIDDEN;
-
 /* A `split` for a format whose records end at a line that `boundary`
  * recognizes (the line without its newline and '\r'): the offset just
  * past the last such line in p[start, len), or 0 when there is none. */
@@ -301,30 +285,29 @@ struct cl_frames {
 };
 /* Appends the name's frames, left to right. */
 void cl_frames_push(struct collapse_sink *k, struct cl_frames *v, const char *s,
-		    size_t n) EMBER_HIDDEN;
+		    size_t n);
 /* Appends them right to left: for a stack gathered leaf first and
  * reversed before it is added (cl_frames_reverse). */
 void cl_frames_push_rev(struct collapse_sink *k, struct cl_frames *v,
-			const char *s, size_t n) EMBER_HIDDEN;
-void cl_frames_reverse(struct cl_frames *v) EMBER_HIDDEN;
+			const char *s, size_t n);
+void cl_frames_reverse(struct cl_frames *v);
 /* Adds the stack (root first) with a whole count. */
 void cl_add_u64(struct collapse_sink *k, const uint32_t *ids, size_t n,
-		uint64_t v) EMBER_HIDDEN;
+		uint64_t v);
 /* Perl's /^\s*at ([^\(]*)/ (jstack, java-exceptions, ibmjava): the
  * frame after "at", up to '(' or the end, in *f; 0 if not such a line. */
-int cl_java_at(const char *s, size_t n, const char **f,
-	       size_t *fn) EMBER_HIDDEN;
+int cl_java_at(const char *s, size_t n, const char **f, size_t *fn);
 /* --shorten-pkgs: the packages of "a.b.Class.method" cut to their first
  * letters ("com.example.Foo.m" -> "c.e.Foo.m"), or with no_pkgs dropped
  * ("Foo.m"); into out.  A name without a package ("Foo.m", "m") stays as
  * it is (the script makes it empty). */
 void cl_java_shorten(const char *s, size_t n, int no_pkgs,
-		     struct ember_buf *out) EMBER_HIDDEN;
+		     struct ember_buf *out);
 
 /* The output (output.c): the lines written in a given order. */
 int ember_collapse_write_order(const struct collapse_sink *k,
 			       const uint32_t *order, ember_write_fn w,
-			       void *ctx) EMBER_HIDDEN;
+			       void *ctx);
 
 /* The line cache (linecache.c): a line's text, with a flag, -> frame ids. */
 enum {
@@ -346,14 +329,13 @@ struct lc_hit {
 	size_t nids;
 	int flags;
 };
-void ember_linecache_init(struct ember_linecache *c) EMBER_HIDDEN;
-void ember_linecache_release(struct ember_linecache *c) EMBER_HIDDEN;
+void ember_linecache_init(struct ember_linecache *c);
+void ember_linecache_release(struct ember_linecache *c);
 /* 1 and the hit, or 0: then ember_linecache_add may follow. */
 int ember_linecache_find(struct ember_linecache *c, const char *k, size_t kn,
-			 int java, struct lc_hit *hit) EMBER_HIDDEN;
+			 int java, struct lc_hit *hit);
 void ember_linecache_add(struct ember_linecache *c, const char *k, size_t kn,
-			 int flags, const uint32_t *ids,
-			 size_t nids) EMBER_HIDDEN;
+			 int flags, const uint32_t *ids, size_t nids);
 /* A record starts: the next line follows none. */
 static inline void ember_linecache_restart(struct ember_linecache *c)
 {
@@ -365,10 +347,10 @@ static inline void ember_linecache_restart(struct ember_linecache *c)
  * debugging information is missing (the caller falls back to perf's
  * symbol). */
 struct ember_inliner;
-struct ember_inliner *ember_inliner_new(int context) EMBER_HIDDEN;
-void ember_inliner_free(struct ember_inliner *in) EMBER_HIDDEN;
+struct ember_inliner *ember_inliner_new(int context);
+void ember_inliner_free(struct ember_inliner *in);
 int ember_inliner_lookup(struct ember_inliner *in, const char *module,
 			 size_t module_len, uint64_t addr, const char *sym,
-			 size_t sym_len, struct ember_buf *out) EMBER_HIDDEN;
+			 size_t sym_len, struct ember_buf *out);
 
 #endif

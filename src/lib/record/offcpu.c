@@ -94,14 +94,38 @@ static int format_field(const char *fmt, const char *name, size_t *off,
 	return -1;
 }
 
-/* Reads the tracepoint's id and layout from tracefs, mounting it (as perf
- * does) when nothing is mounted and we may. */
-static int find_tracepoint(struct rec_offcpu *o, struct ember_buf *why)
+int rec_offcpu_new_from(struct rec_offcpu **out, const char *id,
+			const char *format, uint64_t min_block_us)
 {
-	char path[128], buf[4096];
-	const char *dir = NULL;
+	struct rec_offcpu *o = ember_xcalloc(1, sizeof(*o));
 	size_t sz;
 
+	*out = NULL;
+	o->id = strtoull(id, NULL, 10);
+	if (!o->id || o->id > 0xffff ||
+	    format_field(format, "prev_pid", &o->pid_off, &sz) || sz != 4 ||
+	    format_field(format, "prev_state", &o->state_off, &o->state_size) ||
+	    (o->state_size != 4 && o->state_size != 8) || o->pid_off > 4096 ||
+	    o->state_off > 4096) {
+		free(o);
+		return EMBER_EINVAL;
+	}
+	o->min_block_ns = min_block_us * 1000;
+	o->mask = 255;
+	o->slots = ember_xcalloc(o->mask + 1, sizeof(*o->slots));
+	*out = o;
+	return 0;
+}
+
+/* Reads the tracepoint's id and layout from tracefs, mounting it (as perf
+ * does) when nothing is mounted and we may. */
+int rec_offcpu_new(struct rec_offcpu **out, uint64_t min_block_us,
+		   struct ember_buf *why)
+{
+	char path[128], id[64], format[4096];
+	const char *dir = NULL;
+
+	*out = NULL;
 	for (int pass = 0; pass < 2 && !dir; pass++) {
 		for (size_t i = 0; i < ARRAY_SIZE(tracefs_dirs) && !dir; i++) {
 			snprintf(path, sizeof(path),
@@ -123,44 +147,23 @@ static int find_tracepoint(struct rec_offcpu *o, struct ember_buf *why)
 		return EMBER_ENOTSUP;
 	}
 	snprintf(path, sizeof(path), "%s/events/sched/sched_switch/id", dir);
-	if (read_small(path, buf, sizeof(buf)) <= 0) {
+	if (read_small(path, id, sizeof(id)) <= 0) {
 		ember_buf_addf(why,
 			       "cannot read '%s': %s (off-CPU profiling "
 			       "needs root or CAP_PERFMON)",
 			       path, strerror(errno));
 		return EMBER_EPERM;
 	}
-	o->id = strtoull(buf, NULL, 10);
 	snprintf(path, sizeof(path), "%s/events/sched/sched_switch/format",
 		 dir);
-	if (read_small(path, buf, sizeof(buf)) <= 0 ||
-	    format_field(buf, "prev_pid", &o->pid_off, &sz) || sz != 4 ||
-	    format_field(buf, "prev_state", &o->state_off, &o->state_size) ||
-	    (o->state_size != 4 && o->state_size != 8) || !o->id) {
+	if (read_small(path, format, sizeof(format)) <= 0 ||
+	    rec_offcpu_new_from(out, id, format, min_block_us)) {
 		ember_buf_addf(why,
 			       "cannot read the layout of "
 			       "sched:sched_switch from '%s'",
 			       path);
 		return EMBER_ENOTSUP;
 	}
-	return 0;
-}
-
-int rec_offcpu_new(struct rec_offcpu **out, uint64_t min_block_us,
-		   struct ember_buf *why)
-{
-	struct rec_offcpu *o = ember_xcalloc(1, sizeof(*o));
-	int err = find_tracepoint(o, why);
-
-	if (err) {
-		free(o);
-		*out = NULL;
-		return err;
-	}
-	o->min_block_ns = min_block_us * 1000;
-	o->mask = 255;
-	o->slots = ember_xcalloc(o->mask + 1, sizeof(*o->slots));
-	*out = o;
 	return 0;
 }
 

@@ -14,6 +14,11 @@ struct rec_offcpu;
  * 0, or an EMBER_E* code with the reason in why. */
 int rec_offcpu_new(struct rec_offcpu **o, uint64_t min_block_us,
 		   struct ember_buf *why) EMBER_WUR;
+/* The same from the texts of the tracepoint's id and format files;
+ * EMBER_EINVAL when they do not describe sched_switch's prev_pid and
+ * prev_state. */
+int rec_offcpu_new_from(struct rec_offcpu **o, const char *id,
+			const char *format, uint64_t min_block_us) EMBER_WUR;
 void rec_offcpu_free(struct rec_offcpu *o);
 /* Makes a's event the switch tracepoint, with switch records. */
 void rec_offcpu_attr(const struct rec_offcpu *o, struct perf_event_attr *a);

@@ -13,6 +13,7 @@
 #include <sys/auxv.h>
 
 #include "record/jitdump.h"
+#include "collapse/perf-names.h"
 #include "record/symbolize.h"
 
 struct symctx {

@@ -21,8 +21,7 @@ struct ember_flamegraph {
 	struct fg_line *lines;
 	size_t nlines, alines;
 	size_t nlines_in, ignored;
-	const char *first_bad_name;
-	size_t first_bad_line;
+	struct ember_bad_lines bad;
 	struct ember_arena arena; /* rewritten lines (--reverse, chain) */
 };
 

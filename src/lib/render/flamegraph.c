@@ -87,10 +87,9 @@ void ember_flamegraph_add(struct ember_flamegraph *fg, const char *name,
 		if (n && p[n - 1] == '\r')
 			n--; /* CRLF input */
 		if (n > UINT32_MAX || parse_line(p, n, &l) < 0) {
-			if (!fg->ignored++) {
-				fg->first_bad_name = name;
-				fg->first_bad_line = lineno;
-			}
+			ember_bad_lines_add(
+			    &fg->bad, lineno,
+			    name && strcmp(name, "-") ? name : NULL, p, n);
 		} else {
 			EMBER_GROW(fg->lines, fg->nlines + 1, fg->alines);
 			fg->lines[fg->nlines++] = l;
@@ -323,9 +322,7 @@ int ember_flamegraph_render(struct ember_flamegraph *fg, ember_write_fn w,
 
 	memset(stats, 0, sizeof(*stats));
 	stats->lines = fg->nlines_in;
-	stats->ignored = fg->ignored;
-	stats->first_bad_name = fg->first_bad_name;
-	stats->first_bad_line = fg->first_bad_line;
+	stats->bad = fg->bad;
 	stats->total = time;
 
 	if (time <= 0 || fg->nlines == 0) {

@@ -7,7 +7,8 @@
  *
  *   up     how many levels above the previous frame's child this one is
  *          (0: a child of the previous frame, 1: its sibling, ...)
- *   name   index into the name table
+ *   name   index into the name table (times two, plus one for a frame
+ *          with only off-CPU time below it, in a wall-clock graph)
  *   width  in units (see below)
  *   gap    how far its end lies before its parent's end (first child) or
  *          its previous sibling's start, in units
@@ -19,7 +20,8 @@
  * differences are taken, so rounding never accumulates; the unit is 1 for
  * integer counts, a power of ten for fractional ones, a power of two for
  * counts beyond 2^53.  Names are distinct (annotation and all), joined by
- * '\n' into one string literal, with a colour each (4 digits, 24 bits).
+ * '\n' into one string literal, with a colour each (4 digits, 24 bits),
+ * and in a wall-clock graph a second one, off-CPU time's (io palette).
  *
  * All text from the input goes through js_string(): '<' is escaped so no
  * name can close the <script>, and invalid UTF-8 becomes U+FFFD.
@@ -202,7 +204,15 @@ struct names {
 	struct ember_intern ids;
 	struct ember_buf text, colors;
 	struct ember_buf attrs;
+	struct ember_palette *io; /* off-CPU colours, or NULL */
 };
+
+static void add_color(struct ember_buf *b, struct ember_rgb c)
+{
+	uint32_t rgb = (uint32_t)c.r << 16 | (uint32_t)c.g << 8 | c.b;
+	for (int k = 0; k < 4; k++)
+		ember_buf_addch(b, digits[(rgb >> (6 * k)) & 63]);
+}
 
 /* The id of a frame's name, adding it, its colour and its --nameattr
  * title and link to the tables when new. */
@@ -227,18 +237,20 @@ static uint32_t name_id(struct names *t, const struct ember_tree_node *nd,
 		ember_buf_adds(&t->text, "\\n");
 	js_chars(&t->text, name, shown);
 
-	struct ember_rgb c;
+	struct ember_rgb c, grey = {0, 0, 0};
 	if (len == 2 && name[0] == '-' && name[1] == '-')
-		c = (struct ember_rgb){160, 160, 160};
+		c = grey = (struct ember_rgb){160, 160, 160};
 	else if (len == 1 && name[0] == '-')
-		c = (struct ember_rgb){200, 200, 200};
+		c = grey = (struct ember_rgb){200, 200, 200};
 	else if (o->palette_file)
 		c = ember_palette_map_color(pal, name, len);
 	else
 		c = ember_palette_color(pal, name, len);
-	uint32_t rgb = (uint32_t)c.r << 16 | (uint32_t)c.g << 8 | c.b;
-	for (int k = 0; k < 4; k++)
-		ember_buf_addch(&t->colors, digits[(rgb >> (6 * k)) & 63]);
+	add_color(&t->colors, c);
+	if (t->io)
+		add_color(&t->colors,
+			  grey.r ? grey
+				 : ember_palette_color(t->io, name, len));
 
 	const struct ember_nameattr_ent *a =
 	    na ? ember_nameattr_find(na, name, len) : NULL;
@@ -281,7 +293,8 @@ static void encode(const struct ember_tree *tree, const struct fg_layout *lay,
 		}
 		cursor[d] = e;
 		varint(frames, (uint64_t)(prev + 1 - (int64_t)d));
-		varint(frames, name_id(names, nd, pal, o, na));
+		uint64_t id = name_id(names, nd, pal, o, na);
+		varint(frames, names->io ? id << 1 | !nd->on_cpu : id);
 		varint(frames, e - s);
 		varint(frames, gap);
 		if (differential) {
@@ -340,13 +353,20 @@ int ember_fg_write_html(struct ember_flamegraph *fg, struct ember_tree *tree,
 	}
 	for (size_t i = 0; i < tree->n && !differential; i++)
 		differential = tree->nodes[i].has_delta;
+	/* Gregg's wall-clock graphs: off-CPU time in the io palette */
+	if (lay->mixed && !differential)
+		names.io =
+		    ember_palette_new("io", o->hash	? EMBER_COLOR_HASH
+					    : o->random ? EMBER_COLOR_RANDOM
+							: EMBER_COLOR_NAME);
 
 	ember_intern_init(&names.ids);
 	double unit = pick_unit(tree, lay->timemax);
 	encode(tree, lay, unit, differential, &names, pal, o, na, &frames);
 
 	head(b, o);
-	ember_buf_addf(b, ", differential: %d, maxdelta: ", differential);
+	ember_buf_addf(b, ", differential: %d, mixed: %d, maxdelta: ",
+		       differential, names.io != NULL);
 	ember_buf_addf(b, "%.17g", lay->maxdelta);
 	ember_buf_adds(b, ", unit: ");
 	ember_buf_addf(b, "%.17g", unit);
@@ -379,6 +399,7 @@ out:
 	ember_buf_release(&frames);
 	ember_buf_release(b);
 	ember_palette_free(pal);
+	ember_palette_free(names.io);
 	ember_nameattr_free(na);
 	return err;
 }

@@ -3,6 +3,7 @@
 #define EMBER_RENDER_H
 
 #include "folded.h"
+#include "tree.h"
 
 /* ---- utf8.c ---- */
 /* Decodes the code point at s (n > 0 bytes left) and stores its length in

@@ -57,6 +57,7 @@ function newTree(n, delta) {
 		start: new Float64Array(n), width: new Float64Array(n),
 		self: new Float64Array(n), parent: new Int32Array(n),
 		end: new Uint32Array(n), delta: delta ? new Float64Array(n) : null,
+		off: E.mixed ? new Uint8Array(n) : null,
 		maxdepth: 0
 	};
 }
@@ -104,7 +105,11 @@ function decode() {
 	var open = new Int32Array(n + 1), cursor = new Float64Array(n + 1);
 	var prev = -1;
 	for (i = 0; i < n && !bad; i++) {
-		var d = prev + 1 - num(), nm = num(), w = num(), gap = num();
+		var d = prev + 1 - num(), nm = num(), w = num(), gap = num(), off = 0;
+		if (t.off) {
+			off = nm % 2;
+			nm = (nm - off) / 2;
+		}
 		if (d < 0 || (d == 0) != (i == 0) || nm >= nnames) {
 			bad = true;
 			break;
@@ -126,6 +131,7 @@ function decode() {
 		t.name[i] = nm;
 		t.start[i] = st;
 		t.width[i] = w;
+		if (t.off) t.off[i] = off;
 		if (t.delta) {
 			var z = num();
 			t.delta[i] = z % 2 ? -(z + 1) / 2 : z / 2;
@@ -173,6 +179,7 @@ function filtered(b, focus, exclude) {
 		}
 		cursor[dd] = t.start[j] + inc[i];
 		if (t.delta && own[i] > 0) t.delta[j] = b.delta[i];
+		if (t.off) t.off[j] = b.off[i];
 	}
 	return finish(t);
 }
@@ -205,6 +212,7 @@ Builder.prototype.tree = function () {
 	for (i = 1; i < n; i++) kids[this.parent[i]].push(i);
 	var rank = nameRank(), nm = this.name;
 	var t = newTree(n, null), todo = [0], depth = new Uint32Array(n);
+	t.off = null;
 	t.named = true; // the root is the function, not "all"
 	var start = new Float64Array(n), newIdx = new Int32Array(n), k = 0;
 	while (todo.length) {
@@ -303,13 +311,19 @@ function scaleColor(v, max) {
 	else if (v < 0) r = g = Math.floor(210 * (max + v) / max);
 	return "rgb(" + r + "," + g + "," + b + ")";
 }
+// 4 digits a colour; two a name in a wall-clock graph (off-CPU second)
+var offColors = [];
 function decodeColors() {
-	var s = E.colors, lut = {};
-	for (var i = 0; i < 64; i++) lut[DIGITS[i]] = i;
-	for (i = 0; i < nnames; i++) {
+	var s = E.colors, lut = {}, per = E.mixed ? 2 : 1, i;
+	for (i = 0; i < 64; i++) lut[DIGITS[i]] = i;
+	var one = function (at) {
 		var v = 0;
-		for (var k = 3; k >= 0; k--) v = v * 64 + (lut[s[4 * i + k]] || 0);
-		colors.push("#" + (v | 0x1000000).toString(16).slice(1));
+		for (var k = 3; k >= 0; k--) v = v * 64 + (lut[s[at + k]] || 0);
+		return "#" + (v | 0x1000000).toString(16).slice(1);
+	};
+	for (i = 0; i < nnames; i++) {
+		colors.push(one(4 * per * i));
+		if (per == 2) offColors.push(one(4 * per * i + 4));
 	}
 }
 function isAll(t, i) { return t.depth[i] == 0 && !t.named; }
@@ -458,7 +472,7 @@ Chart.prototype.color = function (i) {
 		var v = E.negate ? -t.delta[i] : t.delta[i];
 		return scaleColor(v * E.unit, E.maxdelta);
 	}
-	return colors[nm];
+	return t.off && t.off[i] ? offColors[nm] : colors[nm];
 };
 Chart.prototype.frame = function (i, x, w) {
 	var ctx = this.ctx, y = this.rowY(this.tree.depth[i]) - this.top, dr = this.drawn;

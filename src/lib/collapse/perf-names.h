@@ -1,0 +1,54 @@
+/*
+ * perf frame naming (perf-names.c), shared by `ember collapse perf` and
+ * `ember record` so that both name frames alike.
+ */
+#ifndef EMBER_COLLAPSE_PERF_NAMES_H
+#define EMBER_COLLAPSE_PERF_NAMES_H
+
+#include "internal.h"
+
+/* The frame names a `perf script` frame line "ADDR SYM (DSO)" becomes in
+ * `ember collapse perf` output: the symbol cleaned as
+ * stackcollapse-perf.pl cleans it (offset and argument list removed, ';'
+ * made ':', quotes dropped, [unknown] named after the module, Java's L
+ * prefix dropped in a java process), split at "->" into inlined frames,
+ * and annotated as asked.  For ember record, so that it names frames as
+ * `perf script | ember collapse perf` does. */
+struct ember_perf_frame {
+	const char *sym; /* as perf prints it ("[unknown]" if none), with or
+			    without its +0x offset */
+	size_t sym_len;
+	const char *dso; /* the module, "[unknown]" if none */
+	size_t dso_len;
+	const char *addr; /* the address in hex, for EMBER_PERF_ADDRS */
+	size_t addr_len;
+};
+enum {
+	EMBER_PERF_JAVA = 1,   /* the process name starts with "java" */
+	EMBER_PERF_KERNEL = 2, /* --kernel: _[k] */
+	EMBER_PERF_JIT = 4,    /* --jit: _[j] */
+	EMBER_PERF_ADDRS = 8,  /* --addrs: [module <addr>] */
+};
+/* Appends the names, callers first, joined by ';'; returns how many
+ * (0: the frame is left out, as perf's "(...)" pseudo-frames are). */
+int ember_perf_frame_names(const struct ember_perf_frame *f, int flags,
+			   struct ember_buf *out);
+
+/* perf-names.c: a perf frame line's names, as ember_perf_frame_names()
+ * gives them, each passed to emit, innermost inlined frame first; returns
+ * how many.  tmp and tmp2 are scratch buffers. */
+typedef void (*cl_emit_fn)(void *ctx, const char *s, size_t n);
+int cl_perf_names(const struct ember_perf_frame *f, int flags,
+		  struct ember_buf *tmp, struct ember_buf *tmp2,
+		  cl_emit_fn emit, void *ctx);
+/* s/\+0x[\da-f]+$//: the symbol's length without its offset. */
+size_t cl_strip_offset(const char *s, size_t n);
+/* One name (a "->" part) cleaned as the script cleans it, in *out and
+ * *outn (pointing into s or into tmp). */
+void cl_clean_part(const char *s, size_t n, const struct ember_perf_frame *f,
+		   int flags, struct ember_buf *tmp, const char **out,
+		   size_t *outn);
+int cl_has(const char *s, size_t n, const char *lit);
+int cl_starts(const char *s, size_t n, const char *lit);
+
+#endif
