@@ -138,18 +138,3 @@ int cli_stderr_tty(void)
 {
 	return isatty(2);
 }
-
-static int has_suffix(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), k = strlen(suffix);
-	return n > k && !strcasecmp(s + n - k, suffix);
-}
-
-int cli_output_html(const char *format, const char *path)
-{
-	if (format)
-		return !strcmp(format, "html")	? 1
-		       : !strcmp(format, "svg") ? 0
-						: -1;
-	return path && (has_suffix(path, ".html") || has_suffix(path, ".htm"));
-}

@@ -74,7 +74,7 @@ grep '^EMBER.names' "$T/t.html" | grep -q 'work_a' && ok || bad "HTML has the fr
 status 0 "--format html on standard output" "$EMBER" record -q --format html -o - -- "$CT" 0.2
 check "--format html -o -: an HTML page" sh -c "head -1 '$T/out' | grep -qx '<!DOCTYPE html>'"
 status 2 "-o with an unknown extension" "$EMBER" record -q -o "$T/t.pdf" -- "$CT" 0.2
-has "name it .svg, .html, .folded or .txt" "$T/err" && ok || bad "unknown extension message: $(cat "$T/err")"
+has "name it .svg, .html, .folded" "$T/err" && ok || bad "unknown extension message: $(cat "$T/err")"
 
 # --- exit status of the command ------------------------------------------
 status 3 "command's exit status" "$EMBER" record -q -o "$T/x.folded" -- sh -c "'$CT' 0.2; exit 3"
@@ -113,6 +113,13 @@ status 0 "-o /dev/null --format svg" "$EMBER" record -q -o /dev/null --format sv
 check "/dev/null is still a device" test -c /dev/null
 status 0 "--format svg with any name" "$EMBER" record -q -o "$T/graph.out" --format svg -- "$CT" 0.1
 check "--format svg: an SVG" wellformed "$T/graph.out"
+status 0 "-o .pb.gz: pprof" "$EMBER" record -q -o "$T/r.pb.gz" -- "$CT" 0.1
+status 0 "  its sample type is cpu" "$EMBER" collapse --sample-type cpu "$T/r.pb.gz"
+check "  the program's frames" grep -q "^calltree;" "$T/out"
+status 0 "  in nanoseconds" "$EMBER" collapse "$T/r.pb.gz" -o "$T/r.svg"
+check "  (the SVG says)" has "nanoseconds" "$T/r.svg"
+status 0 "--format speedscope" "$EMBER" record -q -o "$T/r.json" --format speedscope -- "$CT" 0.1
+check "  nanoseconds" has '"unit":"nanoseconds"' "$T/r.json"
 status 2 "-o /dev/null without --format" "$EMBER" record -o /dev/null -- "$CT" 0.1
 has "--format svg|html|folded" "$T/err" && ok || bad "unknown output type names --format: $(cat "$T/err")"
 
