@@ -102,6 +102,8 @@ status 7 "no samples: the command's exit status" "$EMBER" record -q -o "$T/none.
 status 0 "no samples: an SVG" "$EMBER" record -q -o "$T/none.svg" -- sleep 0.2
 check "no samples: a well-formed SVG" wellformed "$T/none.svg"
 has "No samples were recorded" "$T/none.svg" && ok || bad "no samples: the SVG says so"
+status 0 "no samples: an HTML page" "$EMBER" record -q -o "$T/none.html" -- sleep 0.2
+has "No samples were recorded" "$T/none.html" && ok || bad "no samples: the HTML page says so"
 "$EMBER" record -q -o - -- sh -c "echo COMMAND-OUTPUT; '$CT' 0.2" > "$T/out" 2> "$T/err"
 check "-o -: the command's output is not in the stacks" sh -c "! grep -q COMMAND-OUTPUT '$T/out'"
 check "-o -: folded stacks on standard output" folded_ok "$T/out"

@@ -411,8 +411,11 @@ int ember_fg_write_html_error(struct ember_flamegraph *fg, ember_write_fn w,
 	struct ember_buf *b = &out.b;
 
 	head(b, &fg->o);
-	ember_buf_adds(b, ",\nerror: \"ERROR: No valid input provided to "
-			  "ember flamegraph.\"};\n</script>\n<script>\n");
+	ember_buf_adds(b, ",\nerror: ");
+	js_string(b, fg->o.empty_text ? fg->o.empty_text
+				      : "ERROR: No valid input provided to "
+					"ember flamegraph.");
+	ember_buf_adds(b, "};\n</script>\n<script>\n");
 	ember_buf_adds(b, ember_asset_viewer_js);
 	ember_buf_adds(b, "</script>\n</body>\n</html>\n");
 	out_flush(&out, 1);
