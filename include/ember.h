@@ -340,6 +340,12 @@ struct ember_collapse_options {
 	int sched_recurse;	     /* wakeup chains */
 	/* sample: the awk operand MODULES=0 */
 	int sample_no_modules; /* no "module`" before names */
+	/* pprof */
+	const char *sample_type; /* the value counted (NULL: the profile's
+				    default, else its last sample type) */
+	const char *label;	 /* a label whose values become root frames */
+	/* cpuprofile: weights in microseconds rather than samples */
+	int time;
 	/* Called from the calling thread now and then while an input is
 	 * read: bytes consumed so far and the input's size (0: unknown). */
 	void (*progress)(void *ctx, uint64_t done, uint64_t size);
@@ -368,6 +374,13 @@ struct ember_collapse_stats {
 	/* perf --inline: modules without usable debugging information */
 	uint64_t inline_missing;
 	char inline_missing_module[128];
+	/* why an input in a whole-input format (JSON, protobuf) could not
+	 * be read ("" when it could) */
+	char error[200];
+	/* what the counts are, when the input says ("cpu", "nanoseconds"
+	 * from pprof; "" else), and whether the root frames are threads */
+	char sample_type[32], sample_unit[32];
+	int thread_roots;
 	/* when guessing failed: the first bytes were folded stacks already */
 	int folded;
 };
@@ -398,6 +411,33 @@ const char *ember_collapse_format(size_t i, const char **summary);
 const char *ember_collapse_guess(const char *p, size_t len);
 /* Whether the start of an input looks like folded stacks already. */
 int ember_collapse_is_folded(const char *p, size_t len);
+
+/* ---- profiles out: pprof, speedscope ------------------------------------ */
+
+/* Stacks with their weights, for the writers of other tools' formats. */
+struct ember_profile {
+	const struct ember_intern *names;
+	const struct ember_stacks *stacks; /* weights in ents[].count */
+	/* optional: per stack, the weight as an exact integer
+	 * (UINT64_MAX: ents[].count holds it); NULL: none */
+	const uint64_t *exact;
+	size_t nexact;
+	const char *sample_type; /* NULL: "samples" (pprof's name) */
+	const char *sample_unit; /* NULL: "count"; "nanoseconds", ... */
+	int thread_roots;	 /* the root frames are threads/processes */
+	const char *name;	 /* speedscope's title; NULL: "ember" */
+};
+/* pprof's profile.proto, gzip-compressed (.pb.gz): a function and a
+ * location per frame name, one mapping, one value per sample.  Weights
+ * that are not integers are rounded (microseconds become nanoseconds). */
+int ember_pprof_write(const struct ember_profile *p, ember_write_fn w,
+		      void *ctx) EMBER_WUR;
+/* speedscope's JSON file format: a sampled profile, or one per thread
+ * when the root frames are threads (and there are several). */
+int ember_speedscope_write(const struct ember_profile *p, ember_write_fn w,
+			   void *ctx) EMBER_WUR;
+/* A collapse's result as a profile (valid until ember_collapse_free). */
+void ember_collapse_profile(struct ember_collapse *c, struct ember_profile *p);
 
 /* ---- diff ------------------------------------------------------------- */
 

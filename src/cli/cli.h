@@ -58,6 +58,27 @@ int cli_out_close(struct cli_out *o, int ok);
  * not a file that an error must not replace). */
 int cli_out_is_stream(const struct cli_out *o);
 
+/* What a command writes (output.c). */
+enum { CLI_FOLDED, CLI_SVG, CLI_PPROF, CLI_SPEEDSCOPE };
+#define CLI_ALL_FORMATS                                                        \
+	(1u << CLI_FOLDED | 1u << CLI_SVG | 1u << CLI_PPROF |                  \
+	 1u << CLI_SPEEDSCOPE)
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+/* The format --format names (one of the allowed, a mask of 1 << CLI_*),
+ * else the one -o's extension names (.folded, .svg, .pb.gz,
+ * .speedscope.json), else dflt, in *out; 0, or 2 after a usage message. */
+int cli_format_pick(const char *cmd, const char *format, const char *output,
+		    unsigned allowed, int dflt, int *out);
+const char *cli_format_name(int f);
+/* An ember_write_fn appending to a struct ember_buf. */
+int cli_buf_write(void *ctx, const void *p, size_t n);
+/* Writes in format: folded text as it is or drawn as a flame graph (fo:
+ * its options, NULL: the defaults), or the profile p as pprof or
+ * speedscope.  0 or an EMBER_E* code. */
+int cli_write_as(FILE *f, int format, const char *folded, size_t len,
+		 const struct ember_profile *p,
+		 const struct ember_fg_options *fo);
+
 /* The flame graph's options, one table and one parser (fgopts.c) for
  * every command that draws.  cli_fg_longopts: v (CLI_OPTS_MAX entries)
  * gets the command's own long options followed by the flame graph's

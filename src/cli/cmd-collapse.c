@@ -76,10 +76,28 @@ static void help(FILE *f, const char *prog, const char *format)
 			"  --includeoffset      keep the +0x offsets (but the "
 			"leaf's)\n",
 			perf ? "\n" : "");
+	if (!format || !strcmp(format, "pprof"))
+		fprintf(
+		    f, "\npprof (profile.proto, gzip-compressed or not):\n"
+		       "  --sample-type=TYPE   count this value (cpu, samples, "
+		       "alloc_space, ...;\n"
+		       "                       default: the profile's default, "
+		       "else its last)\n"
+		       "  --label=KEY          the samples' KEY label as the "
+		       "root frame\n");
+	if (!format || !strcmp(format, "cpuprofile"))
+		fprintf(f,
+			"\ncpuprofile (Chrome DevTools, node --cpu-prof):\n"
+			"  --time               weights in microseconds, not "
+			"samples\n");
 	fprintf(
 	    f,
 	    "%s"
 	    "  -o, --output FILE    write to FILE (default: standard output)\n"
+	    "      --format FMT     folded (the default), svg, pprof or "
+	    "speedscope; or by\n"
+	    "                       -o's extension: .folded .svg .pb.gz "
+	    ".speedscope.json\n"
 	    "  -j, --threads N      parse on N threads (default: one per CPU "
 	    "for\n"
 	    "                       large inputs); the output is the same\n"
@@ -128,6 +146,11 @@ enum {
 	O_SHORTEN,
 	O_NO_SHORTEN,
 	O_NO_PKGS,
+	/* pprof, cpuprofile */
+	O_SAMPLE_TYPE,
+	O_LABEL,
+	O_TIME,
+	O_FORMAT,
 };
 
 static const struct option longopts[] = {
@@ -150,6 +173,10 @@ static const struct option longopts[] = {
     {"shorten-pkgs", no_argument, NULL, O_SHORTEN},
     {"no-shorten-pkgs", no_argument, NULL, O_NO_SHORTEN},
     {"no-pkgs", no_argument, NULL, O_NO_PKGS},
+    {"sample-type", required_argument, NULL, O_SAMPLE_TYPE},
+    {"label", required_argument, NULL, O_LABEL},
+    {"time", no_argument, NULL, O_TIME},
+    {"format", required_argument, NULL, O_FORMAT},
     {"threads", required_argument, NULL, 'j'},
     {"output", required_argument, NULL, 'o'},
     {"quiet", no_argument, NULL, 'q'},
@@ -360,12 +387,16 @@ static int input_error(struct ember_collapse *c, const char *path, int err,
 
 	if (err == EMBER_EEMPTY) {
 		cli_error("%s is empty: nothing to collapse", name);
+	} else if (err == EMBER_EFORMAT && st->error[0]) {
+		cli_error("cannot read %s as %s: %s", name, st->format,
+			  st->error);
 	} else if (err == EMBER_EFORMAT && !st->format) {
 		if (st->folded)
 			cli_error(
 			    "%s holds folded stacks already: draw it with "
-			    "'ember flamegraph', or fold recursion with "
-			    "'ember collapse recursive'",
+			    "'ember flamegraph', fold recursion with "
+			    "'ember collapse recursive', or convert it with "
+			    "'ember collapse folded --format FMT'",
 			    name);
 		else
 			cli_error("cannot tell the format of %s: it is no "
@@ -394,7 +425,7 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 	struct ember_collapse_options o;
 	const char *cmd = "collapse";
 	const char *prog = "ember collapse";
-	const char *output = NULL;
+	const char *output = NULL, *out_format = NULL;
 	const char **skip = NULL;
 	struct progress prog_state = {0};
 	char progbuf[64];
@@ -517,6 +548,21 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 			used[nused < 8 ? nused++ : 7] =
 			    (struct restricted){"v", "perf-sched"};
 			break;
+		case O_SAMPLE_TYPE:
+			o.sample_type = optarg;
+			RESTRICT("pprof");
+			break;
+		case O_LABEL:
+			o.label = optarg;
+			RESTRICT("pprof");
+			break;
+		case O_TIME:
+			o.time = 1;
+			RESTRICT("cpuprofile");
+			break;
+		case O_FORMAT:
+			out_format = optarg;
+			break;
 		case 'j':
 			if (cli_long(optarg, 1, 64, &lv)) {
 				free(skip);
@@ -586,6 +632,12 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 		o.progress_ctx = &prog_state;
 	}
 
+	int as;
+	if (cli_format_pick(cmd, out_format, output, CLI_ALL_FORMATS,
+			    CLI_FOLDED, &as)) {
+		free(skip);
+		return 2;
+	}
 	/* sample: awk's MODULES=N operand, an assignment, not a file */
 	if (o.format && !strcmp(o.format, "sample")) {
 		int j = optind;
@@ -624,7 +676,33 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 	}
 	if (cli_out_open(&out, output))
 		goto out;
-	int err = ember_collapse_write(col, ember_write_stdio, out.f);
+	int err;
+	if (as == CLI_FOLDED) {
+		err = ember_collapse_write(col, ember_write_stdio, out.f);
+	} else {
+		struct ember_buf folded = EMBER_BUF_INIT;
+		struct ember_profile p;
+		struct ember_fg_options fo;
+		/* made (merged) first: the stats then say what the weights are
+		 */
+		ember_collapse_profile(col, &p);
+		const struct ember_collapse_stats *st =
+		    ember_collapse_stats(col);
+		ember_fg_options_init(&fo);
+		if (st->sample_unit[0] && strcmp(st->sample_unit, "count"))
+			fo.countname = st->sample_unit;
+		err = as == CLI_SVG
+			  ? ember_collapse_write(col, cli_buf_write, &folded)
+			  : 0;
+		p.name = nin ? argv[optind] : NULL;
+		if (!err)
+			err = cli_write_as(out.f, as, folded.buf, folded.len,
+					   &p, &fo);
+		ember_buf_release(&folded);
+		if (err && err != EMBER_EIO && err != EMBER_EEMPTY)
+			cli_error("cannot write %s: %s", cli_format_name(as),
+				  ember_strerror(err));
+	}
 	report(ember_collapse_stats(col), &o);
 	/* a failed write is reported by cli_out_close */
 	rc = cli_out_close(&out, !err || err == EMBER_EIO);

@@ -19,7 +19,10 @@ static void help(FILE *f, const char *prog)
 	    "hover\n"
 	    "for details, click to zoom, Ctrl-F to search.  Same options and "
 	    "output\n"
-	    "as FlameGraph's flamegraph.pl.\n"
+	    "as FlameGraph's flamegraph.pl.  Any input 'ember collapse' knows "
+	    "(pprof,\n"
+	    "perf script, trace events, .cpuprofile, speedscope...) is folded "
+	    "first.\n"
 	    "\n"
 	    "  -o, --output FILE    write the SVG to FILE (default: standard "
 	    "output)\n"
@@ -69,8 +72,9 @@ static void help(FILE *f, const char *prog)
 	    "  %s out.folded > out.svg\n"
 	    "  grep ext4 out.folded | %s --title 'ext4 only' > ext4.svg\n"
 	    "  %s --colors java --minwidth 0.5%% -o java.svg java.folded.gz\n"
-	    "  ember diff before.folded after.folded | %s > diff.svg\n",
-	    prog, prog, prog, prog, prog);
+	    "  ember diff before.folded after.folded | %s > diff.svg\n"
+	    "  %s profile.pb.gz > profile.svg\n",
+	    prog, prog, prog, prog, prog, prog);
 }
 
 static const struct option longopts[] = {
@@ -78,6 +82,49 @@ static const struct option longopts[] = {
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
+
+/* An input that is not folded stacks but a format `ember collapse`
+ * knows (pprof, perf script, trace events...) is folded first, into
+ * out; 0, or 1 after saying why it cannot be read. */
+static int collapse_input(const struct ember_input *in, const char *path,
+			  struct ember_buf *out, struct ember_fg_options *o)
+{
+	size_t head = in->len < 65536 ? in->len : 65536;
+	const char *fmt;
+	struct ember_collapse_options co;
+	struct ember_collapse *c;
+
+	if (ember_collapse_is_folded(in->data, head) ||
+	    !(fmt = ember_collapse_guess(in->data, head)))
+		return 0;
+	ember_collapse_options_init(&co);
+	co.format = fmt;
+	if (ember_collapse_new(&c, &co))
+		return 0;
+	int err = ember_collapse_mem(c, path, in->data, in->len);
+	const struct ember_collapse_stats *st = ember_collapse_stats(c);
+	if (err) {
+		cli_error("cannot read '%s' as %s: %s",
+			  strcmp(path, "-") ? path : "standard input", fmt,
+			  st->error[0] ? st->error : ember_strerror(err));
+		ember_collapse_free(c);
+		return 1;
+	}
+	err = ember_collapse_write(c, cli_buf_write, out);
+	/* the weights' unit, unless --countname said */
+	static char unit[32];
+	if (!strcmp(o->countname, "samples") && st->sample_unit[0] &&
+	    strcmp(st->sample_unit, "count")) {
+		memcpy(unit, st->sample_unit, sizeof(unit));
+		o->countname = unit;
+	}
+	ember_collapse_free(c);
+	if (err) {
+		cli_error("cannot read '%s': %s", path, ember_strerror(err));
+		return 1;
+	}
+	return 0;
+}
 
 int cmd_flamegraph(int argc, char **argv, const char *preset)
 {
@@ -124,7 +171,8 @@ int cmd_flamegraph(int argc, char **argv, const char *preset)
 	/* all inputs are read before anything is written */
 	int nin = argc - optind > 0 ? argc - optind : 1;
 	struct ember_input *in = ember_xcalloc((size_t)nin, sizeof(*in));
-	struct ember_flamegraph *fg = ember_flamegraph_new(&o);
+	struct ember_buf *folded = ember_xcalloc((size_t)nin, sizeof(*folded));
+	struct ember_flamegraph *fg = NULL;
 	struct cli_out out = {0};
 	int loaded = 0;
 	for (int i = 0; i < nin; i++) {
@@ -138,7 +186,21 @@ int cmd_flamegraph(int argc, char **argv, const char *preset)
 			goto out;
 		}
 		loaded++;
-		ember_flamegraph_add(fg, in[i].name, in[i].data, in[i].len);
+		ember_buf_init(&folded[i], 0);
+		if (!preset && collapse_input(&in[i], path, &folded[i], &o)) {
+			loaded = i + 1;
+			goto out;
+		}
+	}
+	/* made once the inputs are read: they may set the count's name */
+	fg = ember_flamegraph_new(&o);
+	for (int i = 0; i < nin; i++) {
+		if (folded[i].len)
+			ember_flamegraph_add(fg, in[i].name, folded[i].buf,
+					     folded[i].len);
+		else
+			ember_flamegraph_add(fg, in[i].name, in[i].data,
+					     in[i].len);
 	}
 
 	if (cli_out_open(&out, output))
@@ -180,8 +242,11 @@ int cmd_flamegraph(int argc, char **argv, const char *preset)
 	rc = cli_out_close(&out, !err || (err == EMBER_EIO && !st.bad_file));
 out:
 	ember_flamegraph_free(fg);
-	for (int i = 0; i < loaded; i++)
+	for (int i = 0; i < loaded; i++) {
 		ember_input_release(&in[i]);
+		ember_buf_release(&folded[i]);
+	}
 	free(in);
+	free(folded);
 	return rc;
 }

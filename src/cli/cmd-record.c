@@ -66,7 +66,11 @@ static void help(FILE *f)
 	    "flamegraph.svg);\n"
 	    "                       FILE.folded, FILE.txt or '-' (standard "
 	    "output):\n"
-	    "                       folded stacks.  Checked before the "
+	    "                       folded stacks; FILE.pb.gz: pprof (cpu "
+	    "nanoseconds);\n"
+	    "                       FILE.speedscope.json: speedscope (a "
+	    "profile per\n"
+	    "                       process).  Checked before the "
 	    "command starts;\n"
 	    "                       if the final write fails, the profile is "
 	    "saved in\n"
@@ -75,8 +79,9 @@ static void help(FILE *f)
 	    "                       profile on standard output, the "
 	    "command's own\n"
 	    "                       output goes to standard error\n"
-	    "  --format svg|folded  the output type, whatever FILE's name "
-	    "(/dev/stdout...)\n"
+	    "  --format FMT         the output type, whatever FILE's name "
+	    "(/dev/stdout...):\n"
+	    "                       svg, folded, pprof or speedscope\n"
 	    "  -p PID[,PID...]      profile running processes and their "
 	    "threads\n"
 	    "  -a, --all-cpus       profile the whole system (with a command: "
@@ -482,7 +487,8 @@ static char *default_title(const struct ember_record_options *ro)
 	return ember_buf_detach(&b, NULL);
 }
 
-enum { FMT_NONE, FMT_SVG, FMT_FOLDED };
+/* The output type: CLI_SVG, CLI_FOLDED, CLI_PPROF, CLI_SPEEDSCOPE. */
+enum { FMT_NONE = -1 };
 
 /*
  * Where the profile goes, opened before the command starts so that a bad
@@ -525,7 +531,10 @@ static int write_fd(int fd, const char *p, size_t n)
 static int save_elsewhere(const struct ember_buf *data, int fmt)
 {
 	const char *dir = getenv("TMPDIR");
-	const char *ext = fmt == FMT_SVG ? ".svg" : ".folded";
+	const char *ext = fmt == CLI_SVG	  ? ".svg"
+			  : fmt == CLI_PPROF	  ? ".pb.gz"
+			  : fmt == CLI_SPEEDSCOPE ? ".speedscope.json"
+						  : ".folded";
 	char path[PATH_MAX];
 
 	if (!dir || !*dir)
@@ -551,13 +560,26 @@ static int save_elsewhere(const struct ember_buf *data, int fmt)
  * it); 0, or 1 after printing why. */
 static int out_write(struct rec_out *o, struct ember_fg_options *fo,
 		     const struct ember_intern *names,
-		     struct ember_stacks *stacks)
+		     struct ember_stacks *stacks, const char *type,
+		     const char *unit)
 {
 	struct ember_buf data = EMBER_BUF_INIT;
 	int err, rc;
 
 	ember_stacks_sort(stacks, names);
-	if (o->fmt == FMT_SVG) {
+	if (o->fmt == CLI_PPROF || o->fmt == CLI_SPEEDSCOPE) {
+		struct ember_profile p = {
+		    .names = names,
+		    .stacks = stacks,
+		    .sample_type = type,
+		    .sample_unit = unit,
+		    .thread_roots = 1, /* comm, comm-PID or comm-PID/TID */
+		    .name = fo->title,
+		};
+		err = o->fmt == CLI_PPROF
+			  ? ember_pprof_write(&p, buf_write, &data)
+			  : ember_speedscope_write(&p, buf_write, &data);
+	} else if (o->fmt == CLI_SVG) {
 		struct ember_buf folded = EMBER_BUF_INIT;
 		struct ember_flamegraph *fg;
 		struct ember_fg_stats st;
@@ -634,7 +656,8 @@ static int bad_value(const char *cmd, int c, const char *arg)
 			 "a number of seconds above 0 (such as 2.5)");
 		break;
 	case O_FORMAT:
-		snprintf(range, sizeof(range), "svg or folded");
+		snprintf(range, sizeof(range),
+			 "svg, folded, pprof or speedscope");
 		break;
 	default: /* --min-block */
 		snprintf(range, sizeof(range),
@@ -758,11 +781,11 @@ int cmd_record(int argc, char **argv, const char *preset)
 			ro.keep_jit_maps = 1;
 			break;
 		case O_FORMAT:
-			if (!strcmp(optarg, "svg"))
-				out.fmt = FMT_SVG;
-			else if (!strcmp(optarg, "folded"))
-				out.fmt = FMT_FOLDED;
-			else
+			out.fmt = FMT_NONE;
+			for (int f = 0; f <= CLI_SPEEDSCOPE; f++)
+				if (!strcmp(optarg, cli_format_name(f)))
+					out.fmt = f;
+			if (out.fmt == FMT_NONE)
 				goto bad_value;
 			break;
 		case O_ROOT_PID:
@@ -815,17 +838,21 @@ int cmd_record(int argc, char **argv, const char *preset)
 
 	out.path = output ? output : "flamegraph.svg";
 	if (out.fmt == FMT_NONE) {
-		if (!strcmp(out.path, "-") || ends_with(out.path, ".folded") ||
-		    ends_with(out.path, ".txt"))
-			out.fmt = FMT_FOLDED;
-		else if (ends_with(out.path, ".svg"))
-			out.fmt = FMT_SVG;
-		else {
+		/* .svg .folded .pb.gz .speedscope.json, as every command */
+		if (cli_format_pick(cmd, NULL, out.path, CLI_ALL_FORMATS,
+				    FMT_NONE, &out.fmt)) {
+			free(pids);
+			return 2;
+		}
+		if (!strcmp(out.path, "-") || ends_with(out.path, ".txt"))
+			out.fmt = CLI_FOLDED;
+		else if (out.fmt == FMT_NONE) {
 			free(pids);
 			return cli_usage(cmd,
 					 "cannot tell the output type of "
-					 "'%s': name it .svg, .folded or "
-					 ".txt, or give --format svg|folded",
+					 "'%s': name it .svg, .folded, .txt, "
+					 ".pb.gz or .speedscope.json, or give "
+					 "--format svg|folded|pprof|speedscope",
 					 out.path);
 		}
 	}
@@ -912,7 +939,17 @@ int cmd_record(int argc, char **argv, const char *preset)
 		fo.countname = st->weight_us	 ? "us"
 			       : st->clock_event ? "ns"
 						 : ro.event;
-	rc = out_write(&out, &fo, &names, &stacks);
+	/* what pprof and speedscope call the weights */
+	const char *type =
+	    st->weight_us
+		? (ro.mode == EMBER_RECORD_OFFCPU ? "off-cpu" : "wall")
+	    : st->clock_event ? "cpu"
+	    : ro.event	      ? ro.event
+			      : "cpu-clock";
+	const char *unit = st->weight_us     ? "microseconds"
+			   : st->clock_event ? "nanoseconds"
+					     : "count";
+	rc = out_write(&out, &fo, &names, &stacks, type, unit);
 	t_post = now() - t_post;
 	if (!quiet) {
 		fprintf(stderr,

@@ -1,7 +1,8 @@
 #!/bin/sh
-# The interactive SVG in headless Chromium (tests/browser/test.js), with
-# playwright-core from the npm registry; skips, saying why, without
-# Chromium, Node.js or the registry.
+# The interactive SVG in headless Chromium (tests/browser/test.js), and
+# ember's speedscope files against speedscope's schema and page
+# (speedscope.js), with playwright-core, speedscope and ajv from the npm
+# registry; skips, saying why, without Chromium, Node.js or the registry.
 set -u
 dir=tests/browser
 CHROMIUM=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
@@ -9,10 +10,14 @@ skip() { echo "browser tests: skipped: $*"; exit 0; }
 [ -n "$CHROMIUM" ] || skip "no chromium (Debian package chromium)"
 command -v node > /dev/null 2>&1 || skip "no node (Debian package nodejs)"
 command -v npm > /dev/null 2>&1 || skip "no npm (Debian package npm)"
-if ! node -e "require('./$dir/node_modules/playwright-core')" 2> /dev/null; then
+if ! node -e "require('./$dir/node_modules/playwright-core');
+	require('./$dir/node_modules/ajv'); require.resolve('./$dir/node_modules/speedscope/package.json')" 2> /dev/null; then
 	(cd "$dir" && npm ci --no-audit --no-fund --loglevel=error) \
 		> "${TMPDIR:-/tmp}/ember-npm.log" 2>&1 ||
 		skip "npm ci failed (see ${TMPDIR:-/tmp}/ember-npm.log)"
 fi
 export CHROMIUM
-exec node "$dir/test.js"
+rc=0
+node "$dir/test.js" || rc=1
+node "$dir/speedscope.js" || rc=1
+exit $rc

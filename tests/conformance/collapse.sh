@@ -3,7 +3,8 @@
 # and compares the output with what FlameGraph's script made, byte for
 # byte: perf/expected/NAME--OPT.folded.gz is stackcollapse-perf.pl --OPT
 # (default: no option) on perf/inputs/NAME.txt[.gz]; stap/ and dtrace/ hold
-# stackcollapse-stap.pl and stackcollapse.pl outputs.
+# stackcollapse-stap.pl and stackcollapse.pl outputs, chrome-tracing/
+# stackcollapse-chrome-tracing.py's.
 #
 # Where the script is plainly wrong, ember's output differs as
 # docs/COMPATIBILITY.md documents; deviations/FORMAT/CASE.diff.gz is then
@@ -89,6 +90,11 @@ for fmt in stap dtrace; do
 		case=$(basename "$want" .folded.gz)
 		run_case "$fmt" "$case" "$(input_of "$fmt" "$case")"
 	done
+done
+# stackcollapse-chrome-tracing.py: NAME--default.folded.gz from NAME.json
+for want in "$dir"/chrome-tracing/expected/*.folded.gz; do
+	case=$(basename "$want" .folded.gz)
+	run_case chrome-tracing "$case" "$dir/chrome-tracing/inputs/${case%%--*}.json"
 done
 echo "collapse conformance: $same identical to the scripts, $deviating differing only as docs/COMPATIBILITY.md documents"
 echo "collapse conformance: $pass passed, $fail failed"

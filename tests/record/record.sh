@@ -104,6 +104,13 @@ status 0 "-o /dev/null --format svg" "$EMBER" record -q -o /dev/null --format sv
 check "/dev/null is still a device" test -c /dev/null
 status 0 "--format svg with any name" "$EMBER" record -q -o "$T/graph.out" --format svg -- "$CT" 0.1
 check "--format svg: an SVG" wellformed "$T/graph.out"
+status 0 "-o .pb.gz: pprof" "$EMBER" record -q -o "$T/r.pb.gz" -- "$CT" 0.1
+status 0 "  its sample type is cpu" "$EMBER" collapse --sample-type cpu "$T/r.pb.gz"
+check "  the program's frames" grep -q "^calltree;" "$T/out"
+status 0 "  in nanoseconds" "$EMBER" collapse "$T/r.pb.gz" -o "$T/r.svg"
+check "  (the SVG says)" has "nanoseconds" "$T/r.svg"
+status 0 "--format speedscope" "$EMBER" record -q -o "$T/r.json" --format speedscope -- "$CT" 0.1
+check "  nanoseconds" has '"unit":"nanoseconds"' "$T/r.json"
 status 2 "-o /dev/null without --format" "$EMBER" record -o /dev/null -- "$CT" 0.1
 has "--format svg|folded" "$T/err" && ok || bad "unknown output type names --format: $(cat "$T/err")"
 

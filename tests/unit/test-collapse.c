@@ -206,8 +206,10 @@ static void test_guess(void)
 	CHECK(!ember_collapse_is_folded(perf, strlen(perf)));
 	const char *name, *summary;
 	size_t n = 0;
+	int chrome = 0;
 	while ((name = ember_collapse_format(n, &summary))) {
 		CHECK(name[0] && summary[0]);
+		chrome += !strcmp(name, "chrome");
 		n++;
 	}
 	/* every format listed once */
@@ -265,6 +267,14 @@ static void test_guess(void)
 	CHECK_STR(ember_collapse_guess(sa, strlen(sa)), "sample");
 	CHECK_STR(ember_collapse_guess(ij, strlen(ij)), "ibmjava");
 	CHECK_STR(ember_collapse_guess(in, strlen(in)), "instruments");
+	CHECK(chrome == 1);
+	/* trace events: an object led by traceEvents, a bare array of events,
+	 * or traceEvents later in the object */
+	CHECK_STR(ember_collapse_guess("{\"traceEvents\":[", 16), "chrome");
+	CHECK_STR(ember_collapse_guess(" [ {\"ph\":\"X\"", 12), "chrome");
+	CHECK_STR(ember_collapse_guess("{\"meta\":1,\"traceEvents\":[]}", 29),
+		  "chrome");
+	CHECK(!ember_collapse_guess("{\"a\":1}", 7));
 }
 
 int main(void)

@@ -15,28 +15,37 @@
 #include "driver.h"
 
 /* The formats: one row each. */
+/* clang-format off */
 static const struct ember_collapser *const formats[] = {
-    &ember_collapser_perf,
-    &ember_collapser_stap,
-    &ember_collapser_dtrace,
-    &ember_collapser_recursive,
-    /* guess asks these in order: the stricter first */
-    &ember_collapser_jstack,
-    &ember_collapser_gdb,
-    &ember_collapser_elfutils,
-    &ember_collapser_bpftrace,
-    &ember_collapser_go,
-    &ember_collapser_faulthandler,
-    &ember_collapser_java_exceptions,
-    &ember_collapser_perf_sched,
-    &ember_collapser_sample,
-    &ember_collapser_ibmjava,
-    &ember_collapser_ljp,
-    &ember_collapser_wcp,
-    &ember_collapser_aix,
-    &ember_collapser_pmc,
-    &ember_collapser_instruments,
+	&ember_collapser_perf,
+	&ember_collapser_stap,
+	&ember_collapser_dtrace,
+	&ember_collapser_recursive,
+	/* guess asks these in order: the stricter first */
+	&ember_collapser_jstack,
+	&ember_collapser_gdb,
+	&ember_collapser_elfutils,
+	&ember_collapser_bpftrace,
+	&ember_collapser_go,
+	&ember_collapser_faulthandler,
+	&ember_collapser_java_exceptions,
+	&ember_collapser_perf_sched,
+	&ember_collapser_sample,
+	&ember_collapser_ibmjava,
+	&ember_collapser_ljp,
+	&ember_collapser_wcp,
+	&ember_collapser_aix,
+	&ember_collapser_pmc,
+	&ember_collapser_instruments,
+	/* whole inputs: protobuf and JSON */
+	&ember_collapser_pprof,
+	&ember_collapser_cpuprofile,
+	&ember_collapser_chrome,
+	&ember_collapser_chrome_tracing,
+	&ember_collapser_speedscope,
+	&ember_collapser_folded,
 };
+/* clang-format on */
 
 void ember_collapse_options_init(struct ember_collapse_options *o)
 {
@@ -207,6 +216,8 @@ static int run_whole(struct ember_collapse *c, struct source *src,
 	rec->n = w->sink.n;
 	rec->done = 1;
 	memset(&w->sink.n, 0, sizeof(w->sink.n));
+	if (!rc && rec->n.error[0])
+		rc = EMBER_EFORMAT; /* the format says why, in the stats */
 	return rc;
 }
 
@@ -298,6 +309,8 @@ static void merge(struct ember_collapse *c)
 	if (!c->fmt)
 		c->fmt = &ember_collapser_perf;
 	dst = &collapse_worker(c, 0)->sink;
+	if (c->fmt->finish)
+		c->fmt->finish(collapse_worker(c, 0)->state);
 	for (int i = 1; i < c->nworkers; i++) {
 		struct collapse_sink *src = &c->w[i].sink;
 		size_t nn = ember_intern_count(&src->names);
@@ -353,7 +366,23 @@ int ember_collapse_write(struct ember_collapse *c, ember_write_fn w, void *ctx)
 		for (size_t i = 0; i < k->stacks.n; i++)
 			c->order[i] = (uint32_t)i;
 	}
-	return ember_collapse_write_order(k, c->order, w, ctx);
+	return ember_collapse_write_order(k, c->order, c->fmt->number, w, ctx);
+}
+
+void ember_collapse_profile(struct ember_collapse *c, struct ember_profile *p)
+{
+	struct collapse_sink *k;
+
+	merge(c);
+	k = &collapse_worker(c, 0)->sink;
+	memset(p, 0, sizeof(*p));
+	p->names = &k->names;
+	p->stacks = &k->stacks;
+	p->exact = k->exact;
+	p->nexact = k->aexact < k->stacks.n ? k->aexact : k->stacks.n;
+	p->sample_type = k->sample_type[0] ? k->sample_type : NULL;
+	p->sample_unit = k->sample_unit[0] ? k->sample_unit : NULL;
+	p->thread_roots = k->thread_roots;
 }
 
 static void copy_str(char *dst, size_t size, const char *src)
@@ -391,6 +420,8 @@ static void tally(struct ember_collapse *c)
 		if (n->filtered && !st->filtered)
 			copy_str(st->filtered_event, sizeof(st->filtered_event),
 				 n->filtered_event);
+		if (n->error[0] && !st->error[0])
+			copy_str(st->error, sizeof(st->error), n->error);
 		if (n->truncated && !st->truncated)
 			st->truncated_input = c->inputs[r->input];
 		if (n->inline_missing && !st->inline_missing)
@@ -415,9 +446,16 @@ static void tally(struct ember_collapse *c)
 		copy_str(st->event, sizeof(st->event), ev);
 		st->event_defaulted = defaulted;
 	}
-	if (c->nworkers)
+	if (c->nworkers) {
+		const struct collapse_sink *k = &c->w[0].sink;
 		st->stacks = c->fmt->order == CL_INPUT ? (size_t)st->records
-						       : c->w[0].sink.stacks.n;
+						       : k->stacks.n;
+		copy_str(st->sample_type, sizeof(st->sample_type),
+			 k->sample_type);
+		copy_str(st->sample_unit, sizeof(st->sample_unit),
+			 k->sample_unit);
+		st->thread_roots = k->thread_roots;
+	}
 }
 
 const struct ember_collapse_stats *

@@ -32,6 +32,8 @@ struct collapse_counts {
 	uint64_t truncated; /* records cut off by the end of the input */
 	uint64_t inline_missing;
 	char inline_missing_module[128];
+	/* a whole-input format (JSON, protobuf) could not read its input */
+	char error[200];
 };
 
 /* Where a parser puts what it finds: one per thread. */
@@ -50,6 +52,11 @@ struct collapse_sink {
 	char *event; /* perf: the event type its parser settled on */
 	size_t event_len;
 	int event_defaulted;
+	/* what the counts are (pprof's sample type and unit): "" unknown */
+	char sample_type[32], sample_unit[32];
+	/* the root frames are threads or processes (for one speedscope
+	 * profile each) */
+	int thread_roots;
 };
 
 /* State crossing records, settled in input order by the driver. */
@@ -100,6 +107,11 @@ struct ember_collapser {
 	 * settle (begin and end, if any, frame each input).  0 or an
 	 * EMBER_E* code.  NULL for a line format. */
 	int (*read)(void *st, struct collapse_input *in);
+	/* A format may add its stacks once every input is read (trace
+	 * events nest spans across inputs); NULL: none. */
+	void (*finish)(void *st);
+	/* how counts that are not integers print (NULL: as Perl, %.15g) */
+	void (*number)(struct ember_buf *b, double x);
 };
 
 /* An input handed to a format's `read`: its pieces (the first holds at
@@ -139,6 +151,12 @@ extern const struct ember_collapser ember_collapser_pmc;
 extern const struct ember_collapser ember_collapser_wcp;
 extern const struct ember_collapser ember_collapser_xdebug;
 extern const struct ember_collapser ember_collapser_ghcprof;
+extern const struct ember_collapser ember_collapser_folded;
+extern const struct ember_collapser ember_collapser_chrome;
+extern const struct ember_collapser ember_collapser_chrome_tracing;
+extern const struct ember_collapser ember_collapser_pprof;
+extern const struct ember_collapser ember_collapser_cpuprofile;
+extern const struct ember_collapser ember_collapser_speedscope;
 
 /* The folded core's character and line rules (folded.h), under the names
  * the formats use. */
@@ -306,8 +324,12 @@ void cl_java_shorten(const char *s, size_t n, int no_pkgs,
 
 /* The output (output.c): the lines written in a given order. */
 int ember_collapse_write_order(const struct collapse_sink *k,
-			       const uint32_t *order, ember_write_fn w,
-			       void *ctx);
+			       const uint32_t *order,
+			       void (*number)(struct ember_buf *, double),
+			       ember_write_fn w, void *ctx);
+
+/* A whole-input format's error: the first one counts. */
+void cl_fail(struct collapse_sink *k, const char *fmt, ...) EMBER_PRINTF(2, 3);
 
 /* The line cache (linecache.c): a line's text, with a flag, -> frame ids. */
 enum {

@@ -628,6 +628,9 @@ static void *perf_new(const struct ember_collapse_options *o,
 	struct perf_state *st = ember_xcalloc(1, sizeof(*st));
 
 	st->k = k;
+	/* the root frame is the process (comm, comm-PID, comm-PID/TID)
+	 * unless --skip-after makes another frame the root */
+	k->thread_roots = !o->nskip_after;
 	st->flags = (o->kernel ? EMBER_PERF_KERNEL : 0) |
 		    (o->jit ? EMBER_PERF_JIT : 0) |
 		    (o->addrs ? EMBER_PERF_ADDRS : 0);

@@ -1,7 +1,8 @@
 /*
- * Folded stacks with directly repeated frames collapsed ("a;b;b;b;c" ->
- * "a;b;c"), as stackcollapse-recursive.pl does.  Lines are independent:
- * there is no state between them.
+ * Folded stacks read back: `folded` as they are (equal stacks summed,
+ * for conversion to other formats), `recursive` with directly repeated
+ * frames collapsed ("a;b;b;b;c" -> "a;b;c"), as stackcollapse-recursive.pl
+ * does.  Lines are independent: there is no state between them.
  */
 #include <stdlib.h>
 
@@ -11,6 +12,7 @@ struct recursive_state {
 	struct collapse_sink *k;
 	uint32_t *frames;
 	size_t alloc;
+	int keep_repeats; /* folded: "a;a" stays two frames */
 };
 
 static void recursive_parse(void *arg, const char *p, size_t len)
@@ -44,7 +46,8 @@ static void recursive_parse(void *arg, const char *p, size_t len)
 			const char *sc = memchr(f, ';', (size_t)(s + sl - f));
 			size_t fl =
 			    sc ? (size_t)(sc - f) : (size_t)(s + sl - f);
-			if (fl != lastn || memcmp(f, last, fl)) {
+			if (st->keep_repeats || fl != lastn ||
+			    memcmp(f, last, fl)) {
 				EMBER_GROW(st->frames, nf + 1, st->alloc);
 				st->frames[nf++] =
 				    ember_intern(&st->k->names, f, fl);
@@ -94,7 +97,6 @@ static void recursive_free(void *arg)
 	free(st);
 }
 
-/* Any line boundary: after the last newline. */
 /* Each line is a stack. */
 static int recursive_boundary(const char *s, size_t n)
 {
@@ -117,6 +119,28 @@ static int recursive_parallel(const struct ember_collapse_options *o)
 	(void)o;
 	return 0;
 }
+
+static void *folded_new(const struct ember_collapse_options *o,
+			struct collapse_sink *k)
+{
+	struct recursive_state *st = recursive_new(o, k);
+
+	st->keep_repeats = 1;
+	return st;
+}
+
+const struct ember_collapser ember_collapser_folded = {
+    .name = "folded",
+    .summary = "folded stacks as they are, to convert (--format pprof, ...)",
+    .detect = NULL, /* not profiler output: drawn as it is */
+    .parallel = recursive_parallel,
+    .state_new = folded_new,
+    .state_free = recursive_free,
+    .begin = recursive_begin,
+    .parse = recursive_parse,
+    .end = recursive_end,
+    .split = recursive_split,
+};
 
 const struct ember_collapser ember_collapser_recursive = {
     .name = "recursive",

@@ -1,0 +1,427 @@
+/*
+ * .cpuprofile: V8's CPU profile as Chrome DevTools saves it and
+ * `node --cpu-prof` writes it (JSON): a tree of nodes (id, callFrame,
+ * children), then the samples (the node each sample hit) and the time
+ * from one sample to the next (timeDeltas, microseconds).
+ *
+ * Nodes and samples are kept as they come (samples may come before the
+ * nodes); at the end each sampled node's weight is summed, and its stack
+ * is found by walking parent links up to the root, which is left out
+ * ("(root)" is V8's, not code).  Weights are samples, or with --time the
+ * microseconds until the next sample (the last: until endTime).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "json.h"
+
+struct node {
+	double id;
+	uint32_t name;		  /* interned "function url:line" */
+	uint32_t parent;	  /* node index + 1, 0: none */
+	double hits;		  /* hitCount, or summed from the samples */
+	size_t child_off, nchild; /* children's ids in kids[] */
+	double parent_id;	  /* "parent" when given instead of children */
+	int has_parent_id;
+};
+
+struct cstate {
+	struct collapse_sink *k;
+	const struct ember_collapse_options *o;
+	struct cl_json *j;
+	struct node *nodes;
+	size_t nnodes, anodes;
+	double *kids;
+	size_t nkids, akids;
+	double *samples, *deltas;
+	size_t nsamples, asamples, ndeltas, adeltas;
+	double start_time, end_time;
+	int have_start, have_end, have_samples;
+	int key1, key2; /* what the keys at depths 1 and 3 name */
+	/* the node being read */
+	struct ember_buf fn, url;
+	double line;
+	int have_id;
+	struct ember_buf tmp;
+};
+
+enum {
+	C_OTHER,
+	C_NODES,
+	C_SAMPLES,
+	C_DELTAS,
+	C_START,
+	C_END,
+	C_CALLFRAME,
+	C_CHILDREN,
+};
+
+static void *state_new(const struct ember_collapse_options *o,
+		       struct collapse_sink *k)
+{
+	struct cstate *s = ember_xcalloc(1, sizeof(*s));
+
+	s->k = k;
+	s->o = o;
+	ember_buf_init(&s->fn, 64);
+	ember_buf_init(&s->url, 64);
+	ember_buf_init(&s->tmp, 128);
+	return s;
+}
+
+static void state_free(void *st)
+{
+	struct cstate *s = st;
+
+	cl_json_free(s->j);
+	free(s->nodes);
+	free(s->kids);
+	free(s->samples);
+	free(s->deltas);
+	ember_buf_release(&s->fn);
+	ember_buf_release(&s->url);
+	ember_buf_release(&s->tmp);
+	free(s);
+}
+
+static int fail(struct cstate *s, const char *msg)
+{
+	cl_json_fail(s->j, "%s", msg);
+	return -1;
+}
+
+static int number(struct cstate *s, const struct cl_jval *v, double *out)
+{
+	if (v->type != CJ_NUM || !isfinite(v->num))
+		return fail(s, "a node id, sample, time or count is not a "
+			       "number");
+	*out = v->num;
+	return 0;
+}
+
+static void node_start(struct cstate *s)
+{
+	EMBER_GROW(s->nodes, s->nnodes + 1, s->anodes);
+	struct node *n = &s->nodes[s->nnodes];
+	memset(n, 0, sizeof(*n));
+	n->child_off = s->nkids;
+	ember_buf_reset(&s->fn);
+	ember_buf_reset(&s->url);
+	s->line = -1;
+	s->have_id = 0;
+}
+
+static int node_end(struct cstate *s)
+{
+	struct node *n = &s->nodes[s->nnodes];
+	struct ember_buf *b = &s->tmp;
+
+	if (!s->have_id)
+		return fail(s, "a node has no id");
+	ember_buf_reset(b);
+	if (s->fn.len)
+		ember_buf_add(b, s->fn.buf, s->fn.len);
+	else
+		ember_buf_adds(b, "(anonymous)");
+	if (s->url.len) {
+		ember_buf_addch(b, ' ');
+		ember_buf_add(b, s->url.buf, s->url.len);
+		if (s->line >= 0 && s->line < 1e9)
+			ember_buf_addf(b, ":%.0f", s->line + 1);
+	}
+	for (size_t i = 0; i < b->len; i++)
+		if (b->buf[i] == ';')
+			b->buf[i] = ':';
+		else if (b->buf[i] == '\n' || b->buf[i] == '\r')
+			b->buf[i] = ' ';
+	n->name = ember_intern(&s->k->names, b->buf, b->len);
+	n->nchild = s->nkids - n->child_off;
+	s->nnodes++;
+	return 0;
+}
+
+static int on_json(void *ctx, const struct cl_jval *v)
+{
+	struct cstate *s = ctx;
+	int d = v->depth;
+
+	if (d == 0) {
+		if (v->type != CJ_OBJ && v->type != CJ_END)
+			return fail(s, "not a CPU profile: no object");
+		return 0;
+	}
+	if (d == 1 && v->type != CJ_END) {
+		s->key1 = cl_jkey(v, "nodes")	     ? C_NODES
+			  : cl_jkey(v, "samples")    ? C_SAMPLES
+			  : cl_jkey(v, "timeDeltas") ? C_DELTAS
+			  : cl_jkey(v, "startTime")  ? C_START
+			  : cl_jkey(v, "endTime")    ? C_END
+						     : C_OTHER;
+		if (s->key1 == C_START) {
+			s->have_start = v->type == CJ_NUM;
+			s->start_time = v->num;
+		}
+		if (s->key1 == C_END) {
+			s->have_end = v->type == CJ_NUM;
+			s->end_time = v->num;
+		}
+		if ((s->key1 == C_NODES || s->key1 == C_SAMPLES ||
+		     s->key1 == C_DELTAS) &&
+		    v->type != CJ_ARR)
+			return fail(s, "not a CPU profile: \"nodes\", "
+				       "\"samples\" or \"timeDeltas\" is not "
+				       "an array");
+		if (s->key1 == C_SAMPLES)
+			s->have_samples = 1;
+		return 0;
+	}
+	if (s->key1 == C_SAMPLES || s->key1 == C_DELTAS) {
+		double x;
+		if (d != 2)
+			return 0;
+		if (number(s, v, &x))
+			return -1;
+		if (s->key1 == C_SAMPLES) {
+			EMBER_GROW(s->samples, s->nsamples + 1, s->asamples);
+			s->samples[s->nsamples++] = x;
+		} else {
+			EMBER_GROW(s->deltas, s->ndeltas + 1, s->adeltas);
+			s->deltas[s->ndeltas++] = x;
+		}
+		return 0;
+	}
+	if (s->key1 != C_NODES || d < 2)
+		return 0;
+	if (d == 2) {
+		if (v->type == CJ_OBJ)
+			node_start(s);
+		else if (v->type == CJ_END)
+			return node_end(s);
+		else
+			return fail(s, "a node is not an object");
+		return 0;
+	}
+	struct node *n = &s->nodes[s->nnodes];
+	if (d == 3) {
+		if (v->type == CJ_END)
+			return 0;
+		s->key2 = cl_jkey(v, "callFrame")  ? C_CALLFRAME
+			  : cl_jkey(v, "children") ? C_CHILDREN
+						   : C_OTHER;
+		if (s->key2 == C_CALLFRAME && v->type != CJ_OBJ)
+			return fail(s, "a node's callFrame is not an object");
+		if (s->key2 == C_CHILDREN && v->type != CJ_ARR)
+			return fail(s, "a node's children are not an array");
+		if (cl_jkey(v, "id")) {
+			s->have_id = 1;
+			return number(s, v, &n->id);
+		}
+		if (cl_jkey(v, "hitCount"))
+			return number(s, v, &n->hits);
+		if (cl_jkey(v, "parent")) {
+			n->has_parent_id = 1;
+			return number(s, v, &n->parent_id);
+		}
+		return 0;
+	}
+	if (d == 4 && s->key2 == C_CHILDREN) {
+		double x;
+		if (number(s, v, &x))
+			return -1;
+		EMBER_GROW(s->kids, s->nkids + 1, s->akids);
+		s->kids[s->nkids++] = x;
+		return 0;
+	}
+	if (d == 4 && s->key2 == C_CALLFRAME) {
+		if (cl_jkey(v, "functionName") || cl_jkey(v, "url")) {
+			if (v->type != CJ_STR)
+				return fail(s, "a callFrame's functionName or "
+					       "url is not a string");
+			struct ember_buf *b =
+			    cl_jkey(v, "url") ? &s->url : &s->fn;
+			ember_buf_reset(b);
+			ember_buf_add(b, v->s, v->n);
+		} else if (cl_jkey(v, "lineNumber") && v->type == CJ_NUM) {
+			s->line = v->num;
+		}
+	}
+	return 0;
+}
+
+static int by_id(const void *a, const void *b)
+{
+	double x = ((const struct node *)a)->id,
+	       y = ((const struct node *)b)->id;
+	return (x > y) - (x < y);
+}
+
+/* The index of the node with this id, or -1. */
+static ptrdiff_t find(const struct cstate *s, double id)
+{
+	size_t lo = 0, hi = s->nnodes;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->nodes[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->nnodes && s->nodes[lo].id == id ? (ptrdiff_t)lo : -1;
+}
+
+static int fold(struct cstate *s)
+{
+	uint32_t *ids = NULL;
+	size_t aids = 0;
+	int rc = -1;
+
+	qsort(s->nodes, s->nnodes, sizeof(*s->nodes), by_id);
+	for (size_t i = 1; i < s->nnodes; i++)
+		if (s->nodes[i].id == s->nodes[i - 1].id) {
+			cl_fail(s->k, "two nodes have id %.0f", s->nodes[i].id);
+			return -1;
+		}
+	/* parent links, from children lists or parent ids */
+	for (size_t i = 0; i < s->nnodes; i++) {
+		struct node *n = &s->nodes[i];
+		for (size_t c = 0; c < n->nchild; c++) {
+			ptrdiff_t k = find(s, s->kids[n->child_off + c]);
+			if (k < 0) {
+				cl_fail(s->k,
+					"node %.0f has a child %.0f that "
+					"is not a node",
+					n->id, s->kids[n->child_off + c]);
+				return -1;
+			}
+			s->nodes[k].parent = (uint32_t)i + 1;
+		}
+	}
+	for (size_t i = 0; i < s->nnodes; i++) {
+		struct node *n = &s->nodes[i];
+		if (n->has_parent_id && !n->parent) {
+			ptrdiff_t k = find(s, n->parent_id);
+			if (k >= 0)
+				n->parent = (uint32_t)k + 1;
+		}
+	}
+	/* the weights: from the samples when there are, else hitCount */
+	if (s->have_samples) {
+		for (size_t i = 0; i < s->nnodes; i++)
+			s->nodes[i].hits = 0;
+		if (s->o->time && s->ndeltas != s->nsamples) {
+			cl_fail(s->k,
+				"--time needs a time delta per sample: "
+				"%zu samples, %zu timeDeltas",
+				s->nsamples, s->ndeltas);
+			return -1;
+		}
+		/* the last sample's time */
+		double last = s->start_time;
+		for (size_t q = 0; q < s->ndeltas; q++)
+			last += s->deltas[q];
+		for (size_t i = 0; i < s->nsamples; i++) {
+			ptrdiff_t k = find(s, s->samples[i]);
+			if (k < 0) {
+				cl_fail(s->k,
+					"a sample hit node %.0f, which "
+					"is not in the profile",
+					s->samples[i]);
+				return -1;
+			}
+			double w = 1;
+			if (s->o->time) {
+				/* until the next sample, or the end */
+				if (i + 1 < s->nsamples)
+					w = s->deltas[i + 1];
+				else
+					w = s->have_start && s->have_end
+						? s->end_time - last
+						: 0;
+				if (!(w > 0))
+					w = 0;
+			}
+			s->nodes[k].hits += w;
+		}
+	} else if (s->o->time) {
+		cl_fail(s->k, "--time needs samples and timeDeltas, which "
+			      "this profile lacks");
+		return -1;
+	}
+	for (size_t i = 0; i < s->nnodes; i++) {
+		const struct node *n = &s->nodes[i];
+		if (!(n->hits > 0))
+			continue;
+		size_t depth = 0;
+		for (uint32_t k = (uint32_t)i + 1; k;
+		     k = s->nodes[k - 1].parent) {
+			if (depth > s->nnodes) {
+				cl_fail(s->k, "the nodes' parents form a "
+					      "cycle");
+				goto out;
+			}
+			EMBER_GROW(ids, depth + 1, aids);
+			ids[depth++] = s->nodes[k - 1].name;
+		}
+		/* the root (no parent) is V8's "(root)": left out */
+		size_t n_ids = depth - 1;
+		for (size_t a = 0, b = n_ids ? n_ids - 1 : 0; a < b; a++, b--) {
+			uint32_t t = ids[a];
+			ids[a] = ids[b];
+			ids[b] = t;
+		}
+		if (!n_ids)
+			continue; /* time in the root itself: no code */
+		size_t e = ember_stacks_add(&s->k->stacks, ids, n_ids, 0, 0);
+		double w = n->hits;
+		if (w < 9007199254740992.0 && w == floor(w))
+			cl_count(s->k, e, w, (uint64_t)w, 1);
+		else
+			cl_count(s->k, e, w, 0, 0);
+		s->k->n.records++;
+	}
+	if (s->o->time)
+		strcpy(s->k->sample_unit, "microseconds");
+	rc = 0;
+out:
+	free(ids);
+	return rc;
+}
+
+static int read_cpuprofile(void *st, struct collapse_input *in)
+{
+	struct cstate *s = st;
+
+	cl_json_free(s->j);
+	s->j = cl_json_new(on_json, s);
+	s->nnodes = s->nkids = s->nsamples = s->ndeltas = 0;
+	s->have_start = s->have_end = s->have_samples = 0;
+	s->key1 = s->key2 = 0;
+	int rc = cl_json_read(s->j, in, s->k);
+	if (!rc && !s->nnodes) {
+		cl_fail(s->k, "not a CPU profile: no \"nodes\"");
+		rc = EMBER_EFORMAT;
+	}
+	if (!rc && fold(s))
+		rc = EMBER_EFORMAT;
+	return rc;
+}
+
+static int detect(const char *p, size_t len)
+{
+	static const char *const keys[] = {"nodes", NULL};
+	size_t n = len < 65536 ? len : 65536;
+
+	return cl_json_sniff(p, len, keys, 0) &&
+	       memmem(p, n, "\"callFrame\"", 11);
+}
+
+const struct ember_collapser ember_collapser_cpuprofile = {
+    .name = "cpuprofile",
+    .summary = "V8 CPU profiles: Chrome DevTools, node --cpu-prof (JSON)",
+    .detect = detect,
+    .state_new = state_new,
+    .state_free = state_free,
+    .read = read_cpuprofile,
+};
