@@ -1,10 +1,8 @@
 /*
  * Differential folded stacks, as difffolded.pl makes them: every stack of
- * either input with its count in each.  Stacks go into a stack table (the
- * entry indexes the two count arrays), split into frames at every ';' so
- * that they join back to the very bytes read; the output comes in the
- * byte order of its lines (the script prints in hash order, different on
- * every run).
+ * either input with its count in each.  Whole stacks are interned (the
+ * intern id indexes the two count arrays); the output is sorted by bytes
+ * (the script prints in hash order, different on every run).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -14,12 +12,7 @@
 /* Per key and input: the count summed in doubles, and as an integer
  * while every count is one and the sum fits (as Perl sums integers). */
 struct diff {
-	struct ember_intern names;
-	struct ember_stacks stacks;
-	struct ember_slice *fr;
-	size_t afr;
-	uint32_t *ids;
-	size_t aids;
+	struct ember_intern keys;
 	double *count[2];
 	uint64_t *exact[2]; /* FOLDED_INEXACT: see count */
 	size_t alloc;
@@ -63,12 +56,7 @@ static const char *strip_hex(struct ember_buf *b, const char *s, size_t *n)
 static void add(struct diff *d, int which, const char *s, size_t n,
 		double count, uint64_t v, int exact)
 {
-	size_t nf = ember_folded_fields(s, n, 0, &d->fr, &d->afr);
-
-	EMBER_GROW(d->ids, nf, d->aids);
-	for (size_t i = 0; i < nf; i++)
-		d->ids[i] = ember_intern(&d->names, d->fr[i].s, d->fr[i].len);
-	size_t id = ember_stacks_add(&d->stacks, d->ids, nf, 0, 0);
+	uint32_t id = ember_intern(&d->keys, s, n);
 
 	if (id >= d->alloc) {
 		size_t a = d->alloc ? d->alloc * 2 : 1024;
@@ -132,6 +120,21 @@ static int read_input(struct diff *d, int which, const char *path,
 	return rc;
 }
 
+struct sort_ctx {
+	const struct ember_intern *keys;
+};
+
+static int cmp_key(const void *pa, const void *pb, void *arg)
+{
+	const struct ember_intern *t = ((const struct sort_ctx *)arg)->keys;
+	size_t la, lb;
+	const char *a = ember_intern_str(t, *(const uint32_t *)pa, &la);
+	const char *b = ember_intern_str(t, *(const uint32_t *)pb, &lb);
+	int c = memcmp(a, b, la < lb ? la : lb);
+
+	return c ? c : (la > lb) - (la < lb);
+}
+
 /* int($c1 * $total2 / $total1) as Perl computes it: in integers when the
  * numbers are (exact, x != FOLDED_INEXACT) and the product fits, the division
  * exact or in doubles; else in doubles. */
@@ -163,8 +166,7 @@ int ember_diff(const char *before, const char *after,
 	memset(st, 0, sizeof(*st));
 	st->failed_input = -1;
 	memset(&d, 0, sizeof(d));
-	ember_intern_init(&d.names);
-	ember_stacks_init(&d.stacks);
+	ember_intern_init(&d.keys);
 	ember_buf_init(&d.tmp, 256);
 	err = read_input(&d, 0, before, o, st);
 	if (err) {
@@ -178,8 +180,12 @@ int ember_diff(const char *before, const char *after,
 	}
 	st->total[0] = d.total[0];
 	st->total[1] = d.total[1];
-	size_t n = d.stacks.n;
-	order = ember_stacks_order(&d.stacks, &d.names, 1);
+	size_t n = ember_intern_count(&d.keys);
+	struct sort_ctx sc = {&d.keys};
+	order = ember_xreallocarray(NULL, n ? n : 1, sizeof(*order));
+	for (size_t i = 0; i < n; i++)
+		order[i] = (uint32_t)i;
+	qsort_r(order, n, sizeof(*order), cmp_key, &sc);
 	st->stacks = n;
 	/* Perl's $total1 != $total2: as integers when both are */
 	int scale = o->normalize && (d.total_exact[0] != FOLDED_INEXACT &&
@@ -192,8 +198,10 @@ int ember_diff(const char *before, const char *after,
 	}
 	ember_folded_out_init(&out, w, ctx);
 	for (size_t i = 0; i < n && !err; i++) {
+		size_t len;
+		const char *s = ember_intern_str(&d.keys, order[i], &len);
 		uint32_t k = order[i];
-		ember_stacks_add_folded(&out.b, &d.stacks, &d.names, k);
+		ember_buf_add(&out.b, s, len);
 		for (int c = 0; c < 2; c++) {
 			ember_buf_addch(&out.b, ' ');
 			if (!c && scale) {
@@ -224,9 +232,6 @@ out:
 	free(d.exact[0]);
 	free(d.exact[1]);
 	ember_buf_release(&d.tmp);
-	ember_stacks_release(&d.stacks);
-	ember_intern_release(&d.names);
-	free(d.fr);
-	free(d.ids);
+	ember_intern_release(&d.keys);
 	return err;
 }
