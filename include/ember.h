@@ -371,6 +371,8 @@ struct ember_collapse_stats {
 	/* records cut off by the end of an input (truncated?): not counted */
 	uint64_t truncated;
 	const char *truncated_input;
+	/* perf: samples with no frame lines (recorded without -g) */
+	uint64_t no_callchain;
 	/* perf --inline: modules without usable debugging information */
 	uint64_t inline_missing;
 	char inline_missing_module[128];
@@ -539,6 +541,10 @@ struct ember_record_stats {
 	const char *fp_fallback;   /* why AUTO fell back to FP, or NULL */
 	uint64_t user_stacks;	   /* samples with a user stack unwound */
 	uint64_t truncated;	   /* of them, cut short ("[truncated]") */
+	uint64_t truncated_copy;   /* ... because they go on past the copy */
+	uint64_t fp_truncated;	   /* frame pointers: stacks cut at the
+				    * kernel's limit ("[truncated]") */
+	long max_stack;		   /* ... kernel.perf_event_max_stack */
 	double unwind_seconds;	   /* time spent unwinding them */
 	uint64_t jitdumps;	   /* jitdump files read */
 	size_t jit_maps_removed;   /* perf maps and jitdumps ember removed */

@@ -282,7 +282,14 @@ static void report(const struct ember_collapse_stats *st,
 		cli_warn("no samples of event '%s' (the input has '%s' "
 			 "samples)",
 			 o->event_filter, st->filtered_event);
-	if (st->truncated)
+	int no_chains = !st->stacks && st->no_callchain;
+	if (no_chains)
+		cli_warn("the recording has no call chains: its %llu samples "
+			 "have no frame lines, only the sampled address; "
+			 "record with 'perf record -g' (or --call-graph "
+			 "dwarf), or profile with 'ember record'",
+			 (unsigned long long)st->no_callchain);
+	else if (st->truncated)
 		cli_warn("%s ends inside a %s (truncated?): it was not counted",
 			 st->truncated_input ? st->truncated_input
 					     : "standard input",
@@ -294,7 +301,7 @@ static void report(const struct ember_collapse_stats *st,
 			 (unsigned long long)st->inline_missing,
 			 st->inline_missing == 1 ? "" : "s",
 			 st->inline_missing_module);
-	if (!st->stacks && st->lines)
+	if (!st->stacks && st->lines && !no_chains)
 		cli_warn("no stacks found in the input");
 }
 

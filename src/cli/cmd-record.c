@@ -913,15 +913,37 @@ int cmd_record(int argc, char **argv, const char *preset)
 		cli_warn("user stacks were walked by frame pointers, which "
 			 "break in code built without them: %s",
 			 st->fp_fallback);
+	if (st->fp_truncated)
+		cli_warn("%llu stacks reached the kernel's limit of %ld "
+			 "frames and are cut ([truncated]): raise it with "
+			 "'sysctl kernel.perf_event_max_stack=1024', or use "
+			 "--call-graph dwarf",
+			 (unsigned long long)st->fp_truncated, st->max_stack);
 	if (st->user_stacks &&
-	    st->truncated * 20 > st->user_stacks) /* over 5% */
+	    st->truncated * 20 > st->user_stacks) { /* over 5% */
+		uint64_t other = st->truncated - st->truncated_copy;
+		struct ember_buf why = EMBER_BUF_INIT;
+		if (st->truncated_copy)
+			ember_buf_addf(
+			    &why, "%llu deeper than the %zu-byte stack copy%s",
+			    (unsigned long long)st->truncated_copy,
+			    st->stack_size,
+			    st->stack_size < EMBER_RECORD_STACK_MAX
+				? " (copy more with --call-graph dwarf,65528)"
+				: "");
+		if (other)
+			ember_buf_addf(&why,
+				       "%s%llu in code whose unwinding "
+				       "information and frame pointers did "
+				       "not lead on",
+				       st->truncated_copy ? "; " : "",
+				       (unsigned long long)other);
 		cli_warn("%.0f%% of user stacks were truncated: %s",
 			 100.0 * (double)st->truncated /
 			     (double)st->user_stacks,
-			 st->stack_size < EMBER_RECORD_STACK_MAX
-			     ? "copy more of each stack with --call-graph "
-			       "dwarf,65528"
-			     : "deeper than the largest stack copy");
+			 why.buf);
+		ember_buf_release(&why);
+	}
 	if (err == EMBER_EEMPTY) {
 		/* an idle or short command: an empty profile, not an error */
 		cli_warn("no samples were recorded: %s",

@@ -244,6 +244,19 @@ status 0 "--no-include-tname" "$EMBER" collapse jstack --no-include-tname "$G/js
 check "--no-include-tname: no thread names" test "$(grep -c '^worker;\|^sorter;' "$T/out")" = 0
 check "--include-tname (default): thread names" has "worker;" "$G/jstack-jdk17/expected"
 
+
+# perf script of a recording without -g: no call chains, and it says so
+cat > "$T/nog.txt" << 'EOF'
+            r9ct 20321  8742.257195:    1001001 cpu-clock:ppp:      5571dc4a837b spin+0x2b (/tmp/r9ct)
+            r9ct 20321  8742.258192:    1001001 cpu-clock:ppp:      5571dc4a8374 spin+0x24 (/tmp/r9ct)
+            r9ct 20321  8742.259192:    1001001 cpu-clock:ppp:      5571dc4a837b spin+0x2b (/tmp/r9ct)
+EOF
+status 0 "perf without -g" "$EMBER" collapse perf "$T/nog.txt"
+check "perf without -g: no stacks, as the script" test ! -s "$T/out"
+check "perf without -g: says there are no call chains" has "the recording has no call chains: its 3 samples" "$T/err"
+check "perf without -g: says how to make them" has "perf record -g" "$T/err"
+check "perf without -g: not 'no stacks found'" sh -c "! grep -q 'no stacks found' '$T/err'"
+
 # a count with no frames before it: an empty stack, kept as the Perl
 # scripts keep it (under UBSan this once passed NULL to memcpy)
 status 0 "stap: a count without frames" sh -c "printf ' 7\\n' | \"$EMBER\" collapse stap"

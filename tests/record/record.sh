@@ -15,7 +15,7 @@ skip_all() {
 	exit 0
 }
 
-for p in calltree threads forkexec jitmap noperf; do
+for p in calltree threads forkexec jitmap noperf deepfp plt; do
 	$CC $CFLAGS_FP -pthread -o "$R/$p" "tests/record/$p.c" 2> "$T/cc.err" ||
 		skip_all "cannot compile tests/record/$p.c: $(head -1 "$T/cc.err")"
 done
@@ -113,6 +113,23 @@ status 0 "--format speedscope" "$EMBER" record -q -o "$T/r.json" --format speeds
 check "  nanoseconds" has '"unit":"nanoseconds"' "$T/r.json"
 status 2 "-o /dev/null without --format" "$EMBER" record -o /dev/null -- "$CT" 0.1
 has "--format svg|folded" "$T/err" && ok || bad "unknown output type names --format: $(cat "$T/err")"
+
+# --- frame pointers: stacks cut at kernel.perf_event_max_stack -------------
+maxstack=$(cat /proc/sys/kernel/perf_event_max_stack 2> /dev/null || echo 127)
+status 0 "fp: a recursion deeper than the kernel walks" "$EMBER" record --call-graph fp -o "$T/deep.folded" -- "$R/deepfp" 0.3 $((maxstack + 50))
+check "fp, cut stacks: every stack starts with [truncated]" sh -c "! grep -v '^deepfp;\[truncated\];' '$T/deep.folded' | grep -q 'deep;deep'"
+grep -q '^deepfp;\[truncated\];deep;' "$T/deep.folded" && ok || bad "fp, cut stacks: [truncated] above the walk's last frame"
+has "reached the kernel's limit of $maxstack frames" "$T/err" && ok || bad "fp, cut stacks: warned: $(cat "$T/err")"
+status 0 "fp: a recursion the kernel walks whole" "$EMBER" record --call-graph fp -o "$T/deep.folded" -- "$R/deepfp" 0.3 50
+check "fp, whole stacks: no [truncated]" sh -c "! grep -q 'truncated' '$T/deep.folded'"
+grep -q "^deepfp;.*;main;deep;" "$T/deep.folded" && ok || bad "fp, whole stacks: from main"
+
+# --- registers CFI rules use: the dynamic linker's resolver (CFA in rbx) ----
+status 0 "the resolver on every call (LD_BIND_NOT)" env LD_BIND_NOT=1 "$EMBER" record -o "$T/plt.folded" -- "$R/plt" 0.3
+rw=$(weight "$T/plt.folded" ';_dl_runtime_resolve[a-z_]*(;| )')
+rm_=$(weight "$T/plt.folded" ';main;(caller;)?_dl_runtime_resolve[a-z_]*(;| )')
+check "resolver: sampled ($rw)" test "$rw" -gt 0
+check "resolver: under main, unwound by its rbx rule ($(pct "$rm_" "$rw")%)" test "$(pct "$rm_" "$rw")" -ge 95
 
 # --- option values: the option and what it takes -------------------------------
 for a in "-F abc" "-F 0" "-d -1" "-c -5"; do
@@ -344,6 +361,24 @@ EOF
 	check "node: JS frames in order under their callers ($(pct "$ordered" "$lw")%)" \
 		test "$(pct "$ordered" "$lw")" -ge 80
 	grep -q 'Builtins_JSEntryTrampoline;JS:' "$T/node.folded" && ok || bad "node: JS frames under V8's entry"
+	# samples in V8's builtins (no unwinding information, frame
+	# pointers kept): walked on to their JS callers
+	cat > "$T/builtins.js" << 'EOF'
+function strs(n) { const a = []; for (let i = 0; i < n; i++) a.push(String(i) + 'x'); return a.join(',').length; }
+const end = Date.now() + 1200;
+let acc = 0;
+while (Date.now() < end) acc += strs(20000);
+if (!(acc > 0)) console.log("?");
+EOF
+	status 0 "node builtins" sh -c "cd '$T' && '$EMBER' record -o '$T/nb.folded' -- node '$T/builtins.js'"
+	bw=$(weight "$T/nb.folded" ';Builtins_[A-Za-z]* [0-9]')
+	bj=$(weight "$T/nb.folded" 'JS:[*~^]strs [^;]*;(.*;)?Builtins_[A-Za-z]* [0-9]')
+	check "node: builtins sampled as the leaf ($bw)" test "$bw" -gt 0
+	check "node: builtins under their JS caller ($(pct "$bj" "$bw")%)" test "$(pct "$bj" "$bw")" -ge 90
+	tr=$(weight "$T/nb.folded" '\[truncated\]')
+	check "node: under 2% of stacks truncated ($(pct "$tr" "$(weight "$T/nb.folded" .)")%)" \
+		test "$(pct "$tr" "$(weight "$T/nb.folded" .)")" -lt 2
+	check "node: no hint to copy more" sh -c "! grep -q 'copy more' '$T/err'"
 else
 	echo "record: node tests skipped: node is not installed"
 fi

@@ -288,12 +288,14 @@ static size_t fake_read(void *ctx, int pid, uint64_t a, void *buf, size_t n)
 }
 
 /* jitted functions with CFI */
-#define F_LEAF	(JIT + 0x000) /* from +4: CFA sp+16, rbp saved at CFA-16 */
-#define F_OUTER (JIT + 0x100) /* return address undefined */
-#define F_STUCK (JIT + 0x200) /* CFA = sp, ra at [sp]: never advances */
-#define F_MID	(JIT + 0x300) /* CFA = sp+8 */
-#define F_BP	(JIT + 0x400) /* CFA = rbp+16 */
-#define F_EPI	(JIT + 0x500) /* CFA = sp+8, rbp "saved" at CFA-16 */
+#define F_LEAF	 (JIT + 0x000) /* from +4: CFA sp+16, rbp saved at CFA-16 */
+#define F_OUTER	 (JIT + 0x100) /* return address undefined */
+#define F_STUCK	 (JIT + 0x200) /* CFA = sp, ra at [sp]: never advances */
+#define F_MID	 (JIT + 0x300) /* CFA = sp+8 */
+#define F_BP	 (JIT + 0x400) /* CFA = rbp+16 */
+#define F_EPI	 (JIT + 0x500) /* CFA = sp+8, rbp "saved" at CFA-16 */
+#define F_SAVEBX (JIT + 0x600) /* CFA = sp+16, rbx saved at CFA-16 */
+#define F_BXCFA	 (JIT + 0x700) /* CFA = rbx+16 (_dl_runtime_resolve's) */
 
 static struct ember_jitdump *fake_jitdump(void)
 {
@@ -302,6 +304,8 @@ static struct ember_jitdump *fake_jitdump(void)
 	static const uint8_t stuck[] = {0x0e, 0x00, 0x11, 0x10, 0x00};
 	static const uint8_t bp[] = {0x0c, 0x06, 0x10, 0x86, 0x02};
 	static const uint8_t epi[] = {0x86, 0x02};
+	static const uint8_t savebx[] = {0x0e, 0x10, 0x83, 0x02};
+	static const uint8_t bxcfa[] = {0x0c, 0x03, 0x10};
 	static const struct {
 		uint64_t addr;
 		const uint8_t *ins;
@@ -314,6 +318,8 @@ static struct ember_jitdump *fake_jitdump(void)
 	    {F_MID, NULL, 0, "mid"},
 	    {F_BP, bp, sizeof(bp), "bp"},
 	    {F_EPI, epi, sizeof(epi), "epilogue"},
+	    {F_SAVEBX, savebx, sizeof(savebx), "savebx"},
+	    {F_BXCFA, bxcfa, sizeof(bxcfa), "bxcfa"},
 	};
 	struct bytes d = {0}, eh = {0};
 	struct ember_jitdump *jd;
@@ -342,6 +348,47 @@ static void walk(struct ember_unwinder *u, uint64_t ip, uint64_t bp,
 	struct ember_unwind_regs regs = {ip, SP0, bp};
 	w->n = ember_unwind(u, 42, &regs, (const uint8_t *)stk, len, fake_find,
 			    NULL, w->ips, max, &w->trunc);
+}
+
+/* A CFA in rbx, whose value the frame below saved and clobbered: the
+ * sampled rbx and its restore rule are needed (_dl_runtime_resolve). */
+static void test_walk_callee_saved(void)
+{
+	struct ember_unwinder *u = ember_unwinder_new();
+	struct ember_jitdump *jd = fake_jitdump();
+	struct ember_unwind_regs regs = {
+	    F_SAVEBX + 8, SP0, 0, 0xdead, 0, 0, 0, 0};
+	uint64_t stk[16], ips[8];
+	int trunc;
+
+	ember_unwinder_set_reader(u, fake_read, NULL);
+	ember_unwinder_set_jitdump(u, 42, jd);
+	memset(stk, 0, sizeof(stk));
+	stk[0] = SP0 + 32;    /* the caller's rbx, saved by savebx */
+	stk[1] = F_BXCFA + 5; /* savebx's return address */
+	stk[5] = F_OUTER + 5; /* bxcfa's: at rbx + 16 - 8 */
+	size_t n = ember_unwind(u, 42, &regs, (const uint8_t *)stk, sizeof(stk),
+				fake_find, NULL, ips, 8, &trunc);
+	CHECK(n == 3 && !trunc && ips[1] == F_BXCFA + 5 &&
+	      ips[2] == F_OUTER + 5);
+	/* rbx as it was in bxcfa, never restored: the walk cannot go on */
+	stk[0] = 0;
+	n = ember_unwind(u, 42, &regs, (const uint8_t *)stk, sizeof(stk),
+			 fake_find, NULL, ips, 8, &trunc);
+	CHECK(n == 2 && trunc);
+
+	struct bytes eh = {0};
+	struct ember_cfi_rule r;
+	static const uint8_t ins[] = {0x0c, 0x03, 0x10, 0x8c, 0x03};
+	eh_add(&eh, 0x9000, "zR", 0x1000, 0x10, ins, sizeof(ins));
+	CHECK(rule_at(&eh, 0x9000, 0x1004, 0x1004, &r) == 0);
+	CHECK(r.cfa == EMBER_CFA_BX && r.cfa_off == 16 &&
+	      r.save[EMBER_SAVE_R12] == EMBER_LOC_CFA &&
+	      r.save_off[EMBER_SAVE_R12] == -24 &&
+	      r.save[EMBER_SAVE_BX] == EMBER_LOC_SAME);
+	free(eh.b);
+	ember_unwinder_free(u);
+	ember_jitdump_free(jd);
 }
 
 static void test_walk_synthetic(void)
@@ -819,6 +866,7 @@ int main(void)
 	test_cfi_corrupt();
 	test_cfi_real();
 	test_walk_synthetic();
+	test_walk_callee_saved();
 	test_walk_fallbacks();
 	test_walk_jitdump_grows();
 	test_walk_entry();

@@ -433,6 +433,7 @@ static void tally(struct ember_collapse *c)
 		st->bad.count += n->bad;
 		st->filtered += n->filtered;
 		st->truncated += n->truncated;
+		st->no_callchain += n->bare;
 		st->inline_missing += n->inline_missing;
 		base += n->lines;
 	}

@@ -30,6 +30,7 @@ struct collapse_counts {
 	uint64_t filtered; /* perf: samples of another event type */
 	char filtered_event[64];
 	uint64_t truncated; /* records cut off by the end of the input */
+	uint64_t bare;	    /* perf: event lines with no frame line */
 	uint64_t inline_missing;
 	char inline_missing_module[128];
 	/* a whole-input format (JSON, protobuf) could not read its input */

@@ -308,6 +308,10 @@ static void event_line(struct perf_state *st, const struct event_line *ev,
 			return; /* the sample, if one is open, goes on */
 		}
 	}
+	/* an accepted sample with no frame line before the next one: perf
+	 * recorded no call chains */
+	if (st->open && !st->n)
+		st->k->n.bare++;
 	if (!e.period || (e.period_len == 1 && e.period[0] == '0')) {
 		st->period = "1";
 		st->period_len = 1;
@@ -522,6 +526,19 @@ static void frame_line(struct perf_state *st, const struct ember_perf_frame *f)
 
 /* A line that is not an event line: a frame line (through the cache when
  * it can), else a line in no known shape. */
+/* A line outside any sample that is an event line once its leading
+ * blanks go: perf script of a recording without call chains aligns the
+ * process name right and puts the sampled address on the same line.
+ * Ignored, as the script ignores it, but counted so that it can be said. */
+static void count_bare(struct perf_state *st, const char *s, size_t n,
+		       size_t w0)
+{
+	struct event_line ev;
+
+	if (w0 && w0 < n && event_ids(s + w0, n - w0, &ev))
+		st->k->n.bare++;
+}
+
 static void other_line(struct perf_state *st, const char *s, size_t n)
 {
 	struct ember_perf_frame f;
@@ -540,6 +557,8 @@ static void other_line(struct perf_state *st, const char *s, size_t n)
 	struct lc_hit e;
 	if (cache && w1 > w0 &&
 	    ember_linecache_find(&st->lc, s + kb, n - kb, java, &e)) {
+		if (!st->open)
+			count_bare(st, s, n, w0);
 		if (!st->open || st->skipping)
 			return;
 		size_t first = st->n;
@@ -559,6 +578,8 @@ static void other_line(struct perf_state *st, const char *s, size_t n)
 		cl_bad(st->k, s, n);
 		return;
 	}
+	if (!st->open)
+		count_bare(st, s, n, w0);
 	if (!st->open || st->skipping)
 		return;
 	size_t first = st->n;

@@ -16,8 +16,11 @@
 #include "unwind-cfi.h"
 
 /* DWARF register numbers on x86-64 */
+#define REG_RBX 3
 #define REG_RBP 6
 #define REG_RSP 7
+#define REG_R12 12
+#define REG_R15 15
 
 /* pointer encodings (DW_EH_PE_*) */
 #define PE_OMIT	    0xff
@@ -508,6 +511,7 @@ struct row {
 	const uint8_t *cfa_expr; /* non-NULL: CFA is this expression */
 	size_t cfa_elen;
 	struct reg_rule ra, bp;
+	struct reg_rule save[EMBER_NSAVE]; /* rbx, r12-r15 */
 };
 
 #define STATE_DEPTH 16
@@ -528,7 +532,22 @@ static struct reg_rule *slot(struct prog *p, struct row *r, uint64_t reg)
 		return &r->ra;
 	if (reg == REG_RBP)
 		return &r->bp;
+	if (reg == REG_RBX)
+		return &r->save[EMBER_SAVE_BX];
+	if (reg >= REG_R12 && reg <= REG_R15)
+		return &r->save[EMBER_SAVE_R12 + (reg - REG_R12)];
 	return NULL;
+}
+
+/* The rule's CFA base for DWARF register reg, or -1. */
+static int cfa_base(uint64_t reg)
+{
+	return reg == REG_RSP	? EMBER_CFA_SP
+	       : reg == REG_RBP ? EMBER_CFA_BP
+	       : reg == REG_RBX ? EMBER_CFA_BX
+	       : reg >= REG_R12 && reg <= REG_R15
+		   ? EMBER_CFA_R12 + (int)(reg - REG_R12)
+		   : -1;
 }
 
 /* An operand times the data alignment factor, wrapping as the hardware
@@ -788,11 +807,12 @@ static int compact(const struct prog *p, uint64_t rip, struct ember_cfi_rule *r)
 			 (v.deref ? EMBER_CFA_DEREF : 0);
 		r->cfa_off = (int32_t)v.off;
 	} else {
-		if (row->cfa_reg != REG_RSP && row->cfa_reg != REG_RBP)
+		int base = cfa_base(row->cfa_reg);
+		if (base < 0)
 			return EMBER_ENOTSUP;
 		if (row->cfa_off < INT32_MIN || row->cfa_off > INT32_MAX)
 			return EMBER_ENOTSUP;
-		r->cfa = row->cfa_reg == REG_RSP ? EMBER_CFA_SP : EMBER_CFA_BP;
+		r->cfa = (uint8_t)base;
 		r->cfa_off = (int32_t)row->cfa_off;
 	}
 	if (loc_of(&row->ra, rip, &r->ra, &r->ra_off) ||
@@ -811,6 +831,14 @@ static int compact(const struct prog *p, uint64_t rip, struct ember_cfi_rule *r)
 		if (loc_of(&row->bp, rip, &r->bp, &r->bp_off))
 			r->bp = EMBER_LOC_UNDEF;
 		break;
+	}
+	for (int i = 0; i < EMBER_NSAVE; i++) {
+		const struct reg_rule *g = &row->save[i];
+		if (g->how == R_UNSPEC || g->how == R_SAME)
+			r->save[i] = EMBER_LOC_SAME;
+		else if (g->how == R_UNDEF ||
+			 loc_of(g, rip, &r->save[i], &r->save_off[i]))
+			r->save[i] = EMBER_LOC_UNDEF;
 	}
 	return 0;
 }

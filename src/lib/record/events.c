@@ -492,9 +492,10 @@ static void on_mmap(struct rec_events *r, const struct perf_event_header *h,
  * Frame-pointer mode takes the kernel's walk from the callchain, whose
  * return addresses perf symbolizes as they are.  DWARF mode unwinds the
  * sample's copy of the user stack now, while the process and its
- * mappings are those of the sample (regs_mask 0x1c0: bp, sp, ip in that
- * order); its caller frames are keyed at out[i] - 1, the call (unwind.h).
- * *truncated is set when the walk stopped short of the stack's root.
+ * mappings are those of the sample (regs_mask 0xf001c2: bx, bp, sp, ip,
+ * r12-r15 in that order, or 0x1c0: bp, sp, ip); its caller frames are keyed at
+ * out[i] - 1, the call (unwind.h). *truncated is set when the walk stopped
+ * short of the stack's root.
  */
 static size_t user_frames(struct rec_events *r, struct rec_proc *p,
 			  const struct rec_sample *s, uint64_t *out, size_t max,
@@ -515,8 +516,21 @@ static size_t user_frames(struct rec_events *r, struct rec_proc *p,
 		}
 		if (s->abi != PERF_SAMPLE_REGS_ABI_64 || !s->regs)
 			return 0; /* a kernel thread: no user stack */
-		struct ember_unwind_regs regs = {s->regs[2], s->regs[1],
-						 s->regs[0]};
+		struct ember_unwind_regs regs = {0, 0, 0, 0, 0, 0, 0, 0};
+		if (r->regs_mask == 0x1c0) { /* bp, sp, ip */
+			regs.ip = s->regs[2];
+			regs.sp = s->regs[1];
+			regs.bp = s->regs[0];
+		} else { /* bx, bp, sp, ip, r12-r15 */
+			regs.bx = s->regs[0];
+			regs.bp = s->regs[1];
+			regs.sp = s->regs[2];
+			regs.ip = s->regs[3];
+			regs.r12 = s->regs[4];
+			regs.r13 = s->regs[5];
+			regs.r14 = s->regs[6];
+			regs.r15 = s->regs[7];
+		}
 		struct timespec t0, t1;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		n = ember_unwind(r->unwinder, p->pid, &regs, s->stack,
@@ -528,18 +542,30 @@ static size_t user_frames(struct rec_events *r, struct rec_proc *p,
 		    (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 		r->stats->user_stacks++;
 		r->stats->truncated += *truncated != 0;
+		/* cut because the stack goes on past a full copy */
+		if (*truncated == EMBER_UNWIND_PAST_COPY &&
+		    s->dyn_size >= r->stats->stack_size)
+			r->stats->truncated_copy++;
 		for (size_t i = 1; i < n; i++)
 			out[i]--;
 		return n;
 	}
+	uint64_t depth = 0;
 	for (uint64_t i = 0; i < s->nr; i++) {
 		uint64_t ip = s->ips[i];
 		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
 			user = ip == (uint64_t)PERF_CONTEXT_USER;
 			continue;
 		}
+		depth++;
 		if (user && n < max)
 			out[n++] = ip;
+	}
+	/* the kernel stops its walk at kernel.perf_event_max_stack frames
+	 * (kernel and user together), silently: the stack is cut */
+	if (n && r->max_stack && depth >= r->max_stack) {
+		*truncated = 1;
+		r->stats->fp_truncated++;
 	}
 	return n;
 }

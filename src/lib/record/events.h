@@ -18,6 +18,7 @@ struct rec_events {
 	struct rec_offcpu *off; /* --off-cpu, --wall: switches (owned) */
 	int system_wide, idle;	/* -a; keep the idle task's samples */
 	int root_pid, root_tid; /* root frame comm-PID[/TID] */
+	uint64_t max_stack;	/* the kernel's callchain limit (FP mode) */
 	struct ember_record_stats *stats; /* counters added to */
 	/* what the records built */
 	struct rec_world world;

@@ -28,10 +28,12 @@
 #include "record/symbolize.h"
 #include "record/target.h"
 
-#define DEFAULT_PAGES 128      /* 512 KiB per CPU: frame-pointer samples */
-#define DWARF_PAGES   2048     /* 8 MiB per CPU: 250 ms of 32 KiB samples */
-#define REGS_MASK     0x1c0ull /* bp, sp, ip (x86-64 perf_regs) */
-#define POLL_MS	      100
+#define DEFAULT_PAGES 128  /* 512 KiB per CPU: frame-pointer samples */
+#define DWARF_PAGES   2048 /* 8 MiB per CPU: 250 ms of 32 KiB samples */
+/* x86-64 perf_regs: what CFI rules use, the callee-saved registers
+ * (bx, bp, sp, ip, r12-r15) */
+#define REGS_MASK 0xf001c2ull
+#define POLL_MS	  100
 
 /* The session. */
 struct ember_record {
@@ -678,6 +680,9 @@ int ember_record_start(struct ember_record *r)
 	if (r->events.dwarf)
 		r->events.unwinder = ember_unwinder_new();
 	r->stats.dwarf = r->events.dwarf;
+	r->stats.max_stack = rec_sysctl_long("kernel.perf_event_max_stack");
+	r->events.max_stack =
+	    r->stats.max_stack > 0 ? (uint64_t)r->stats.max_stack : 0;
 	r->stats.stack_size = r->events.dwarf ? r->o.stack_size : 0;
 	r->stats.fp_fallback = r->fallback[0] ? r->fallback : NULL;
 

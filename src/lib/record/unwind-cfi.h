@@ -1,7 +1,8 @@
 /*
  * DWARF call frame information from .eh_frame/.eh_frame_hdr, evaluated to
- * the compact x86-64 rules the unwinder applies (only rip, rsp and rbp are
- * recovered).  Internal to the unwinder.
+ * the compact x86-64 rules the unwinder applies (rip, rsp and the
+ * callee-saved rbp, rbx, r12-r15 are recovered).  Internal to the
+ * unwinder.
  */
 #ifndef EMBER_UNWIND_CFI_H
 #define EMBER_UNWIND_CFI_H
@@ -18,12 +19,20 @@ enum {
 };
 
 /* Where the CFA comes from (rule.cfa): a register plus cfa_off, maybe
- * dereferenced (stack-realigning prologues, signal frames). */
+ * dereferenced (stack-realigning prologues, signal frames).  rbx as the
+ * base: glibc's _dl_runtime_resolve keeps the CFA there while it
+ * realigns the stack. */
 enum {
 	EMBER_CFA_SP = 0,
 	EMBER_CFA_BP = 1,
-	EMBER_CFA_DEREF = 2, /* flag: CFA = [reg + cfa_off] */
+	EMBER_CFA_BX = 2,
+	EMBER_CFA_R12 = 3,   /* ... to EMBER_CFA_R15 = 6 */
+	EMBER_CFA_REG = 7,   /* mask of the register */
+	EMBER_CFA_DEREF = 8, /* flag: CFA = [reg + cfa_off] */
 };
+
+/* The callee-saved registers besides rbp, in rule.save order. */
+enum { EMBER_SAVE_BX, EMBER_SAVE_R12, EMBER_SAVE_R15 = 4, EMBER_NSAVE };
 
 /* Where a register's caller value is (rule.ra, rule.bp). */
 enum {
@@ -44,6 +53,9 @@ struct ember_cfi_rule {
 	uint16_t pad;
 	int32_t cfa_off;
 	int16_t ra_off, bp_off;
+	/* rbx, r12-r15: EMBER_LOC_* as bp (0: unchanged) */
+	uint8_t save[EMBER_NSAVE];
+	int16_t save_off[EMBER_NSAVE];
 };
 
 /* One .eh_frame section (and its .eh_frame_hdr if any), with the

@@ -572,32 +572,82 @@ struct stack {
 	const uint8_t *p;
 	uint64_t lo;
 	size_t len;
+	int past_end; /* a read went beyond the copy's end */
 };
 
-static inline int rd(const struct stack *s, uint64_t a, uint64_t *v)
+static inline int rd(struct stack *s, uint64_t a, uint64_t *v)
 {
 	uint64_t off = a - s->lo;
-	if (a < s->lo || off > s->len || s->len - off < 8)
+	if (a < s->lo || off > s->len || s->len - off < 8) {
+		if (a >= s->lo && off <= (uint64_t)1 << 32)
+			s->past_end = 1;
 		return -1;
+	}
 	memcpy(v, s->p + off, 8);
 	return 0;
 }
 
 enum { STEP_OK, STEP_END, STEP_STACK, STEP_NORULE };
 
-/* Applies rule r to (ip, sp, bp).  cfa receives the caller's sp. */
-static int step(const struct ember_cfi_rule *r, const struct stack *s,
-		int first, unsigned flags, uint64_t *ip, uint64_t *sp,
-		uint64_t *bp)
+/* Whether addr is in executable memory of the process. */
+static int is_code(ember_unwind_find_fn find, void *ctx, uint64_t addr)
 {
-	uint64_t cfa, ra, nbp;
+	const struct ember_unwind_mapping *m = find(ctx, addr);
+
+	return m && m->exec && addr >= m->start && addr < m->end;
+}
+
+/* A frame's registers: what the rules read and recover. */
+enum { RG_IP, RG_SP, RG_BP, RG_BX, RG_R12, RG_NREGS = RG_R12 + 4 };
+
+/* Where a saved register is: its slot's address, or 0 for the rules that
+ * give a value (SAME, UNDEF, VAL_CFA). */
+static uint64_t slot_at(const uint64_t *g, uint64_t cfa, uint8_t loc,
+			int16_t off)
+{
+	uint64_t base = loc == EMBER_LOC_SP   ? g[RG_SP]
+			: loc == EMBER_LOC_BP ? g[RG_BP]
+					      : cfa;
+	return base + (uint64_t)(int64_t)off;
+}
+
+/* The caller's value of a callee-saved register (rbp, rbx, r12-r15). */
+static int restore(struct stack *s, const uint64_t *g, uint64_t cfa,
+		   uint8_t loc, int16_t off, uint64_t cur, uint64_t *out)
+{
+	switch (loc) {
+	case EMBER_LOC_SAME:
+		*out = cur;
+		return 0;
+	case EMBER_LOC_UNDEF:
+		*out = 0;
+		return 0;
+	case EMBER_LOC_VAL_CFA:
+		*out = cfa + (uint64_t)(int64_t)off;
+		return 0;
+	}
+	uint64_t at = slot_at(g, cfa, loc, off);
+	/* below sp: an epilogue has popped it back already (the CFI keeps
+	 * the old slot), so the register holds the caller's value */
+	if (at < g[RG_SP]) {
+		*out = cur;
+		return 0;
+	}
+	return rd(s, at, out);
+}
+
+/* Applies rule r to the frame's registers g, which become the caller's. */
+static int step(const struct ember_cfi_rule *r, struct stack *s, int first,
+		unsigned flags, uint64_t *g)
+{
+	uint64_t cfa, ra, nbp, saved[EMBER_NSAVE];
 	int kind = r->kind;
 
 	if (kind == EMBER_RULE_LEAF_FP && first) {
-		if (rd(s, *sp, &ra))
+		if (rd(s, g[RG_SP], &ra))
 			return STEP_STACK;
-		*ip = ra;
-		*sp += 8;
+		g[RG_IP] = ra;
+		g[RG_SP] += 8;
 		return STEP_OK;
 	}
 	if (kind == EMBER_RULE_LEAF_FP)
@@ -609,52 +659,38 @@ static int step(const struct ember_cfi_rule *r, const struct stack *s,
 		if (flags & EMBER_UNWIND_NO_FP)
 			return STEP_NORULE;
 		/* the frame pointer must point into this frame or above */
-		if (*bp < *sp || rd(s, *bp + 8, &ra) || rd(s, *bp, &nbp))
+		if (g[RG_BP] < g[RG_SP] || rd(s, g[RG_BP] + 8, &ra) ||
+		    rd(s, g[RG_BP], &nbp))
 			return STEP_STACK;
-		*ip = ra;
-		*sp = *bp + 16;
-		*bp = nbp;
+		g[RG_IP] = ra;
+		g[RG_SP] = g[RG_BP] + 16;
+		g[RG_BP] = nbp;
 		return STEP_OK;
 	case EMBER_RULE_CFA:
 		break;
 	default:
 		return STEP_NORULE;
 	}
-	cfa = ((r->cfa & EMBER_CFA_BP) ? *bp : *sp) +
-	      (uint64_t)(int64_t)r->cfa_off;
+	static const uint8_t cfa_reg[] = {
+	    RG_SP, RG_BP, RG_BX, RG_R12, RG_R12 + 1, RG_R12 + 2, RG_R12 + 3};
+	int base = r->cfa & EMBER_CFA_REG;
+	if (base >= (int)sizeof(cfa_reg))
+		return STEP_NORULE;
+	cfa = g[cfa_reg[base]] + (uint64_t)(int64_t)r->cfa_off;
 	if ((r->cfa & EMBER_CFA_DEREF) && rd(s, cfa, &cfa))
 		return STEP_STACK;
-	uint64_t ra_at = r->ra == EMBER_LOC_SP	 ? *sp
-			 : r->ra == EMBER_LOC_BP ? *bp
-						 : cfa;
-	if (rd(s, ra_at + (uint64_t)(int64_t)r->ra_off, &ra))
+	if (rd(s, slot_at(g, cfa, r->ra, r->ra_off), &ra))
 		return STEP_STACK;
-	switch (r->bp) {
-	case EMBER_LOC_SAME:
-		nbp = *bp;
-		break;
-	case EMBER_LOC_UNDEF:
-		nbp = 0;
-		break;
-	case EMBER_LOC_VAL_CFA:
-		nbp = cfa + (uint64_t)(int64_t)r->bp_off;
-		break;
-	default: {
-		uint64_t at = (r->bp == EMBER_LOC_SP   ? *sp
-			       : r->bp == EMBER_LOC_BP ? *bp
-						       : cfa) +
-			      (uint64_t)(int64_t)r->bp_off;
-		/* below sp: an epilogue has popped it back already (the CFI
-		 * keeps the old slot), so rbp holds the caller's value */
-		if (at < *sp)
-			nbp = *bp;
-		else if (rd(s, at, &nbp))
+	if (restore(s, g, cfa, r->bp, r->bp_off, g[RG_BP], &nbp))
+		return STEP_STACK;
+	for (int i = 0; i < EMBER_NSAVE; i++)
+		if (restore(s, g, cfa, r->save[i], r->save_off[i], g[RG_BX + i],
+			    &saved[i]))
 			return STEP_STACK;
-	}
-	}
-	*ip = ra;
-	*sp = cfa;
-	*bp = nbp;
+	g[RG_IP] = ra;
+	g[RG_SP] = cfa;
+	g[RG_BP] = nbp;
+	memcpy(&g[RG_BX], saved, sizeof(saved));
 	return STEP_OK;
 }
 
@@ -700,9 +736,10 @@ size_t ember_unwind(struct ember_unwinder *u, int pid,
 		    size_t stack_len, ember_unwind_find_fn find, void *ctx,
 		    uint64_t *ips, size_t max, int *truncated)
 {
-	struct stack s = {stack, regs->sp, stack ? stack_len : 0};
+	struct stack s = {stack, regs->sp, stack ? stack_len : 0, 0};
 	struct proc *p = find_proc(u, pid, 1);
-	uint64_t ip = regs->ip, sp = regs->sp, bp = regs->bp;
+	uint64_t g[RG_NREGS] = {regs->ip,  regs->sp,  regs->bp,	 regs->bx,
+				regs->r12, regs->r13, regs->r14, regs->r15};
 	int first = 1, exact = 1, stop = 0;
 	size_t n = 0;
 
@@ -711,7 +748,7 @@ size_t ember_unwind(struct ember_unwinder *u, int pid,
 	if (!max)
 		return 0;
 	for (;;) {
-		uint64_t pc = exact ? ip : ip - 1;
+		uint64_t ip = g[RG_IP], pc = exact ? ip : ip - 1;
 		uint64_t key = pc | (first ? FIRST_BIT : 0);
 		struct slot *set = set_of(u, key, p->gen);
 		struct ember_cfi_rule r;
@@ -740,8 +777,15 @@ size_t ember_unwind(struct ember_unwinder *u, int pid,
 		/* after a signal frame, ip is exact: keep "ips[i] - 1" true */
 		ips[n] = exact && n > 0 ? ip + 1 : ip;
 		n++;
-		uint64_t osp = sp;
-		int ret = step(&r, &s, first, u->flags, &ip, &sp, &bp);
+		uint64_t osp = g[RG_SP], top;
+		/* code without an FDE, interrupted: a leaf whose return address
+		 * is at sp, or code with a frame (V8's builtins keep frame
+		 * pointers), whose [sp] is no return address */
+		if (r.kind == EMBER_RULE_LEAF_FP && first &&
+		    !(u->flags & EMBER_UNWIND_NO_FP) &&
+		    !rd(&s, g[RG_SP], &top) && !is_code(find, ctx, top))
+			r.kind = EMBER_RULE_FP;
+		int ret = step(&r, &s, first, u->flags, g);
 		if (ret == STEP_END)
 			break;
 		if (ret == STEP_STACK) {
@@ -754,20 +798,20 @@ size_t ember_unwind(struct ember_unwinder *u, int pid,
 			stop = 1;
 			break;
 		}
-		if (sp <= osp || sp - s.lo > s.len) {
+		if (g[RG_SP] <= osp || g[RG_SP] - s.lo > s.len) {
 			u->st.stop_sp++;
 			stop = 1;
 			break;
 		}
 		u->st.by_src[r.src < EMBER_SRC_COUNT ? r.src : EMBER_SRC_FP]++;
-		if (ip == 0)
+		if (g[RG_IP] == 0)
 			break; /* outermost frame without CFI saying so */
 		first = exact = r.signal;
 	}
 	u->st.frames += n;
 	if (stop) {
 		u->st.truncated++;
-		*truncated = 1;
+		*truncated = s.past_end ? EMBER_UNWIND_PAST_COPY : 1;
 	}
 	return n;
 }

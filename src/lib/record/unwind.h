@@ -12,8 +12,9 @@
  * is read from the mapped files.
  *
  * With perf_event_open: sample_type |= PERF_SAMPLE_REGS_USER |
- * PERF_SAMPLE_STACK_USER, sample_regs_user = 0x1c0 (BP, SP, IP: bits 6,
- * 7, 8, in that order in the record), sample_stack_user = 32768 (the
+ * PERF_SAMPLE_STACK_USER, sample_regs_user = 0xf001c2 (BX, BP, SP, IP,
+ * R12-R15: bits 1, 6, 7, 8, 20-23, in that order in the record; 0x1c0
+ * for BP, SP, IP alone), sample_stack_user = 32768 (the
  * record's dyn_size is stack_len); skip samples whose regs abi is not
  * PERF_SAMPLE_REGS_ABI_64.  Side-band records: an MMAP2 of a file named
  * jit-PID.dump registers that jitdump (ember_unwinder_set_jitdump); an
@@ -48,8 +49,11 @@ typedef const struct ember_unwind_mapping *(*ember_unwind_find_fn)(
 typedef size_t (*ember_unwind_read_fn)(void *ctx, int pid, uint64_t addr,
 				       void *buf, size_t n);
 
+/* The sampled user registers: ip, sp and the callee-saved ones that CFI
+ * rules may need (rbx, r12-r15; 0 when not sampled). */
 struct ember_unwind_regs {
 	uint64_t ip, sp, bp;
+	uint64_t bx, r12, r13, r14, r15;
 };
 
 /* Where the rule that stepped over a frame came from. */
@@ -95,7 +99,8 @@ void ember_unwinder_set_reader(struct ember_unwinder *u,
  * from regs->sp upwards.  Writes the frames' addresses, the sampled ip
  * first and then each return address, into ips (at most max) and returns
  * how many; *truncated is set when the walk had to stop before the
- * stack's end (the caller then adds a "[truncated]" frame).  No frame is
+ * stack's end (the caller then adds a "[truncated]" frame), to
+ * EMBER_UNWIND_PAST_COPY when it needed stack beyond the copy.  No frame is
  * ever guessed: every step is validated (the stack pointer moves up and
  * stays in the copy, the return address is in an executable mapping).
  *
@@ -103,6 +108,7 @@ void ember_unwinder_set_reader(struct ember_unwinder *u,
  * instruction).  A frame interrupted by a signal is reported as its ip + 1
  * so that the same rule holds.
  */
+#define EMBER_UNWIND_PAST_COPY 2
 size_t ember_unwind(struct ember_unwinder *u, int pid,
 		    const struct ember_unwind_regs *regs, const uint8_t *stack,
 		    size_t stack_len, ember_unwind_find_fn find, void *ctx,
