@@ -44,7 +44,11 @@ LINKS := flamegraph.pl stackcollapse-perf.pl stackcollapse-stap.pl \
          stackcollapse-java-exceptions.pl stackcollapse-perf-sched.awk \
          stackcollapse-sample.awk stackcollapse-ibmjava.pl \
          stackcollapse-ljp.awk stackcollapse-wcp.pl stackcollapse-aix.pl \
-         stackcollapse-pmc.pl stackcollapse-instruments.pl
+         stackcollapse-pmc.pl stackcollapse-instruments.pl \
+         stackcollapse-vtune.pl stackcollapse-vtune-mc.pl stackcollapse-vsprof.pl \
+         stackcollapse-xdebug.php inferno-collapse-ghcprof \
+         inferno-collapse-xctrace files.pl \
+         pkgsplit-perf.pl range-perf.pl
 
 ifeq ($(V),0)
 Q = @

@@ -1,8 +1,10 @@
 #!/bin/sh
-# collapse-more: `ember collapse FORMAT` for every format but perf on a
-# generated input of about 20 MB (the conformance inputs repeated; a pprof
-# -raw text with many samples for go), MB/s of input on one thread; with
-# FLAMEGRAPH_DIR set, the script on the same input and the ratio.
+# collapse-more: `ember collapse FORMAT` for each of the other formats on a
+# generated input of about 20 MB (BENCH_MORE_MB): the conformance input
+# doubled until large enough, or for go, ghcprof and xctrace (whose
+# readers stop at the end of the first profile) one large profile made
+# here; MB/s of input on one thread, and with FLAMEGRAPH_DIR set, the
+# script on the same input and the ratio.
 . bench/lib.sh
 V=tests/conformance/collapse-more
 size=${BENCH_MORE_MB:-20}
@@ -10,9 +12,11 @@ size=${BENCH_MORE_MB:-20}
 gen() { # FORMAT INPUT: repeats INPUT to about $size MB
 	out=$W/more-$1.txt
 	if [ ! -s "$out" ]; then
-		case $2 in *.gz) gzip -dc "$2" ;; *) cat "$2" ;; esac > "$W/more-one"
-		n=$(( size * 1000000 / $(stat -c %s "$W/more-one") + 1 ))
-		i=0; while [ $i -lt "$n" ]; do cat "$W/more-one"; i=$((i + 1)); done > "$out"
+		case $2 in *.gz) gzip -dc "$2" ;; *) cat "$2" ;; esac > "$out"
+		# doubled until it is large enough
+		while [ "$(stat -c %s "$out")" -lt $((size * 1000000)) ]; do
+			cat "$out" "$out" > "$W/more-two" && mv "$W/more-two" "$out"
+		done
 	fi
 	echo "$out"
 }
@@ -38,6 +42,45 @@ gen_go() { # many samples over a few hundred locations, then their names
 	echo "$out"
 }
 
+gen_ghcprof() { # one call tree of many cost centres
+	out=$W/more-ghcprof.txt
+	[ -s "$out" ] && { echo "$out"; return; }
+	awk -v mb="$size" 'BEGIN {
+		print "\tTime and Allocation Profiling Report\n"
+		printf "COST CENTRE MODULE SRC no. entries %%time %%alloc %%time %%alloc ticks bytes\n\n"
+		srand(1); bytes = 0; d = 0
+		while (bytes < mb * 1000000) {
+			d = d && rand() < 0.5 ? d - int(rand() * d) : d + 1
+			line = sprintf("%*sf%d Main Main.hs:1:1 %d 0 %.1f %.1f 0.0 0.0 %d %d",
+				d, "", int(rand() * 500), bytes, rand() * 3, rand() * 3,
+				int(rand() * 100), int(rand() * 100000))
+			print line; bytes += length(line) + 1
+		}
+	}' > "$out"
+	echo "$out"
+}
+
+gen_xctrace() { # many rows of backtraces over a few hundred frames
+	out=$W/more-xctrace.xml
+	[ -s "$out" ] && { echo "$out"; return; }
+	awk -v mb="$size" 'BEGIN {
+		print "<?xml version=\"1.0\"?>\n<trace-query-result>\n<node>"
+		srand(1); bytes = 0; id = 1000
+		for (f = 1; f <= 400; f++) {
+			printf "<row><backtrace id=\"%d\"><frame id=\"%d\" name=\"func_%d::h0123456789abcdef\" addr=\"0x%x\"/></backtrace></row>\n", id++, f, f, f * 16
+		}
+		while (bytes < mb * 1000000) {
+			line = sprintf("<row><sample-time>%d</sample-time><backtrace id=\"%d\">", bytes, id++)
+			d = int(rand() * 20) + 2
+			for (j = 0; j < d; j++) line = line sprintf("<frame ref=\"%d\"/>", int(rand() * 400) + 1)
+			line = line "</backtrace></row>"
+			print line; bytes += length(line) + 1
+		}
+		print "</node>\n</trace-query-result>"
+	}' > "$out"
+	echo "$out"
+}
+
 bench_one() { # FORMAT SCRIPT INPUT
 	fmt=$1 script=$2 in=$3
 	bytes=$(stat -c %s "$in")
@@ -56,7 +99,12 @@ bench_one() { # FORMAT SCRIPT INPUT
 
 printf '  inputs: about %s MB each\n' "$size"
 while read -r fmt script input; do
-	if [ "$fmt" = go ]; then in=$(gen_go); else in=$(gen "$fmt" "$V/$input"); fi
+	case $fmt in
+	go) in=$(gen_go) ;;
+	ghcprof) in=$(gen_ghcprof) ;;
+	xctrace) in=$(gen_xctrace) ;;
+	*) in=$(gen "$fmt" "$V/$input") ;;
+	esac
 	"$EMBER" collapse --help | grep -q "^  $fmt " || continue
 	bench_one "$fmt" "$script" "$in"
 done <<EOT
@@ -75,5 +123,12 @@ wcp stackcollapse-wcp.pl wcp/inputs/nimbus-full-stacks.txt
 aix stackcollapse-aix.pl aix/inputs/procstack-three-samples.txt
 pmc stackcollapse-pmc.pl pmc/inputs/pmcstat-graph.txt
 instruments stackcollapse-instruments.pl instruments/inputs/deep-copy-units.txt
+vtune stackcollapse-vtune.pl vtune/inputs/tachyon-hotspots.csv
+vtune-mc stackcollapse-vtune-mc.pl vtune-mc/inputs/tachyon-allocations.csv
+vsprof stackcollapse-vsprof.pl vsprof/inputs/calltree-blank-lines.csv
+xdebug stackcollapse-xdebug.php xdebug/inputs/xdebug-loop.xt.gz
+ghcprof - ghcprof/inputs/percent.prof
+xctrace - xctrace/inputs/generated-two-runs.xml
+pkgsplit-perf pkgsplit-perf.pl ../../golden/collapse/pkgsplit-perf-java/input.txt
 EOT
 exit 0

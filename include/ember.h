@@ -340,6 +340,28 @@ struct ember_collapse_options {
 	int sched_recurse;	     /* wakeup chains */
 	/* sample: the awk operand MODULES=0 */
 	int sample_no_modules; /* no "module`" before names */
+	/* vtune-mc */
+	int vtune_size; /* --size: bytes, not allocations */
+	/* xdebug */
+	int xdebug_counts; /* -c: calls, not time (-t) */
+	/* ghcprof: the cost counted */
+	enum {
+		EMBER_GHCPROF_TIME, /* --time: %time, in tenths (default) */
+		EMBER_GHCPROF_TICKS,
+		EMBER_GHCPROF_BYTES,
+	} ghcprof_source;
+	/* files */
+	int files_xdev; /* --xdev: one file system */
+	/* range-perf: samples from range_min to range_max seconds */
+	double range_min, range_max;
+	int range_raw;	    /* --timeraw: perf's clock */
+	int range_zerosecs; /* --timezerosecs: from the first whole second */
+	/* Where the formats that print each record as they read it (one
+	 * line per stack, in input order: bpftrace, sample, ...) write
+	 * their lines as they go, so that memory stays bounded; NULL: all
+	 * of them at ember_collapse_write. */
+	ember_write_fn write;
+	void *write_ctx;
 	/* pprof */
 	const char *sample_type; /* the value counted (NULL: the profile's
 				    default, else its last sample type) */

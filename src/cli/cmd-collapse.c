@@ -22,6 +22,67 @@ static void help_formats(FILE *f)
 		"guess");
 }
 
+/* The options of the other formats (all with no format named): 1 if
+ * any were listed. */
+static int help_more(FILE *f, const char *format, int before)
+{
+	static const struct {
+		const char *formats, *text;
+	} opts[] = {
+	    {" elfutils ", "elfutils (eu-stack):\n"
+			   "  --pid, --tid         root frames PID=N, TID=N\n"},
+	    {" jstack ibmjava ",
+	     "jstack, ibmjava (Java thread dumps):\n"
+	     "  --no-include-tname   no thread name root frame\n"
+	     "  --include-tid        keep the thread's -N (jstack) or native "
+	     "ID (ibmjava)\n"
+	     "  --shorten-pkgs       com.example.Foo.m as c.e.Foo.m (and "
+	     "java-exceptions)\n"},
+	    {" java-exceptions ", "java-exceptions:\n"
+				  "  --shorten-pkgs, --no-pkgs  c.e.Foo.m, "
+				  "Foo.m\n"},
+	    {" perf-sched ",
+	     "perf-sched (perf script of sched_switch, sched_stat_*), the awk "
+	     "variables:\n"
+	     "  -v record_tid=1      comm-PID frames\n"
+	     "  -v record_wake_stack=1  the waker's stack and name too\n"
+	     "  -v recurse=1         wakeup chains\n"},
+	    {" sample ",
+	     "sample (macOS):\n"
+	     "  MODULES=0            no module` prefixes (an operand, "
+	     "as for awk)\n"},
+	    {" vtune-mc ", "vtune-mc:\n"
+			   "  --size               bytes, not allocations\n"},
+	    {" xdebug ", "xdebug:\n"
+			 "  -t                   weight by time, in us (the "
+			 "default)\n"
+			 "  -c                   count calls\n"},
+	    {" ghcprof ", "ghcprof:\n"
+			  "  --time, --ticks, --bytes  the cost counted "
+			  "(default: --time)\n"},
+	    {" files ",
+	     "files FOLDER... (disk usage):\n"
+	     "  --xdev               stay on the first folder's file "
+	     "system\n"},
+	    {" range-perf ", "range-perf MIN MAX (perf script between MIN "
+			     "and MAX seconds):\n"
+			     "  --timeraw            perf's own clock\n"
+			     "  --timezerosecs       from the first sample's "
+			     "whole second\n"},
+	};
+	char key[48];
+	int any = 0;
+
+	snprintf(key, sizeof(key), " %s ", format ? format : "");
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+		if (format && !strstr(opts[i].formats, key))
+			continue;
+		fprintf(f, "%s%s", before || any ? "\n" : "", opts[i].text);
+		any = 1;
+	}
+	return any;
+}
+
 static void help(FILE *f, const char *prog, const char *format)
 {
 	int perf = !format || !strcmp(format, "perf");
@@ -90,6 +151,7 @@ static void help(FILE *f, const char *prog, const char *format)
 			"\ncpuprofile (Chrome DevTools, node --cpu-prof):\n"
 			"  --time               weights in microseconds, not "
 			"samples\n");
+	int more = help_more(f, format, perf || dtrace);
 	fprintf(
 	    f,
 	    "%s"
@@ -104,7 +166,7 @@ static void help(FILE *f, const char *prog, const char *format)
 	    "  -q, --quiet          no warnings\n"
 	    "  -h, --help           this help\n"
 	    "\nEXAMPLES\n",
-	    perf || dtrace ? "\n" : "");
+	    perf || dtrace || more ? "\n" : "");
 	if (!format) {
 		fprintf(f,
 			"  perf script | %s perf > out.folded\n"
@@ -123,6 +185,19 @@ static void help(FILE *f, const char *prog, const char *format)
 				"  perf script | %s --all --pid > out.folded\n",
 				prog);
 	}
+	if (!format || !strcmp(format, "perf-sched"))
+		fprintf(
+		    f, "  perf record -g -e 'sched:sched_switch' -e "
+		       "'sched:sched_stat_sleep' -e 'sched:sched_stat_blocked' "
+		       "-a -- sleep 1\n"
+		       "  perf script | ember collapse perf-sched -v recurse=1 "
+		       "| ember flamegraph --countname=us > offcpu.svg\n");
+	if (!format || !strcmp(format, "range-perf"))
+		fprintf(f, "  perf script | ember collapse range-perf 10 20 | "
+			   "ember collapse perf > 10-20s.folded\n");
+	if (!format || !strcmp(format, "files"))
+		fprintf(f, "  ember collapse files --xdev / | ember flamegraph "
+			   "--hash --countname=bytes > files.svg\n");
 }
 
 enum {
@@ -146,6 +221,16 @@ enum {
 	O_SHORTEN,
 	O_NO_SHORTEN,
 	O_NO_PKGS,
+	/* vtune-mc */
+	O_SIZE,
+	/* ghcprof */
+	O_GHC_TICKS,
+	O_GHC_BYTES,
+	/* files */
+	O_XDEV,
+	/* range-perf */
+	O_TIMERAW,
+	O_TIMEZERO,
 	/* pprof, cpuprofile */
 	O_SAMPLE_TYPE,
 	O_LABEL,
@@ -173,6 +258,12 @@ static const struct option longopts[] = {
     {"shorten-pkgs", no_argument, NULL, O_SHORTEN},
     {"no-shorten-pkgs", no_argument, NULL, O_NO_SHORTEN},
     {"no-pkgs", no_argument, NULL, O_NO_PKGS},
+    {"size", no_argument, NULL, O_SIZE},
+    {"ticks", no_argument, NULL, O_GHC_TICKS},
+    {"bytes", no_argument, NULL, O_GHC_BYTES},
+    {"xdev", no_argument, NULL, O_XDEV},
+    {"timeraw", no_argument, NULL, O_TIMERAW},
+    {"timezerosecs", no_argument, NULL, O_TIMEZERO},
     {"sample-type", required_argument, NULL, O_SAMPLE_TYPE},
     {"label", required_argument, NULL, O_LABEL},
     {"time", no_argument, NULL, O_TIME},
@@ -339,6 +430,13 @@ static int is_format(const char *s)
 	return 0;
 }
 
+static int write_out(void *ctx, const void *p, size_t n)
+{
+	struct cli_out *out = ctx;
+
+	return ember_write_stdio(out->f, p, n);
+}
+
 /* awk's truth of a -v value: a number not 0, or a string not empty. */
 static int awk_true(const char *v)
 {
@@ -459,6 +557,27 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 	}
 	if (o.format && !strcmp(o.format, "guess"))
 		o.format = NULL;
+	/* xdebug: the PHP script's -t and -c (getopt "htc"), taken before
+	 * getopt_long_only would read them as --tid and --context */
+	if (o.format && !strcmp(o.format, "xdebug")) {
+		int j = 1;
+		for (int i = 1; i < argc; i++) {
+			const char *a = argv[i];
+			if (a[0] == '-' && a[1] &&
+			    strspn(a + 1, "tc") == strlen(a + 1)) {
+				if (strchr(a, 'c'))
+					o.xdebug_counts = 1;
+			} else {
+				argv[j++] = argv[i];
+			}
+			if (!strcmp(a, "--")) {
+				while (++i < argc)
+					argv[j++] = argv[i];
+				break;
+			}
+		}
+		argc = j;
+	}
 	opterr = 0;
 	optind = 1;
 	char fmtbuf[32];
@@ -541,6 +660,29 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 			o.java_no_pkgs = 1;
 			RESTRICT("java-exceptions");
 			break;
+		case O_SIZE:
+			o.vtune_size = 1;
+			RESTRICT("vtune-mc");
+			break;
+		case O_GHC_TICKS:
+		case O_GHC_BYTES:
+			o.ghcprof_source = c == O_GHC_TICKS
+					       ? EMBER_GHCPROF_TICKS
+					       : EMBER_GHCPROF_BYTES;
+			RESTRICT("ghcprof");
+			break;
+		case O_XDEV:
+			o.files_xdev = 1;
+			RESTRICT("files");
+			break;
+		case O_TIMERAW:
+			o.range_raw = 1;
+			RESTRICT("range-perf");
+			break;
+		case O_TIMEZERO:
+			o.range_zerosecs = 1;
+			RESTRICT("range-perf");
+			break;
 		case 'v':
 			/* awk's -v NAME=VALUE (perf-sched) */
 			if (awk_var(&o, optarg)) {
@@ -564,8 +706,11 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 			RESTRICT("pprof");
 			break;
 		case O_TIME:
+			/* cpuprofile: microseconds; ghcprof: %time (its
+			 * default) */
 			o.time = 1;
-			RESTRICT("cpuprofile");
+			o.ghcprof_source = EMBER_GHCPROF_TIME;
+			RESTRICT("cpuprofile ghcprof");
 			break;
 		case O_FORMAT:
 			out_format = optarg;
@@ -656,6 +801,24 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 		}
 		argc = j;
 	}
+	/* range-perf: MIN MAX first, as the script takes them */
+	if (o.format && !strcmp(o.format, "range-perf")) {
+		if (argc - optind < 2 ||
+		    cli_double(argv[optind], &o.range_min) ||
+		    cli_double(argv[optind + 1], &o.range_max)) {
+			free(skip);
+			return cli_usage(cmd,
+					 "range-perf takes MIN MAX seconds "
+					 "first (e.g. 10 20)");
+		}
+		optind += 2;
+	}
+	/* files: folders to walk, not a stream */
+	if (o.format && !strcmp(o.format, "files") && optind == argc) {
+		free(skip);
+		return cli_usage(cmd, "files takes the folders to measure "
+				      "(e.g. files /usr /home)");
+	}
 	if (optind == argc && isatty(0)) {
 		free(skip);
 		return cli_usage(cmd,
@@ -665,10 +828,18 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 	}
 	struct ember_collapse *col;
 	struct cli_out out = {0};
+	if (as == CLI_FOLDED) { /* the lines as they come */
+		o.write = write_out;
+		o.write_ctx = &out;
+	}
 	if (ember_collapse_new(&col, &o)) {
 		free(skip);
 		return cli_usage(cmd, "unknown format '%s'", o.format);
 	}
+	/* opened first: the formats that print as they read write as they
+	 * go (a temporary file, renamed at the end, or kept away on error) */
+	if (cli_out_open(&out, output))
+		goto out;
 	int nin = argc - optind;
 	for (int i = 0; i < (nin ? nin : 1); i++) {
 		const char *path = nin ? argv[optind + i] : "-";
@@ -678,11 +849,10 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 		progress_done(&prog_state);
 		if (err) {
 			input_error(col, path, err, !o.format && !i);
+			cli_out_close(&out, 0);
 			goto out;
 		}
 	}
-	if (cli_out_open(&out, output))
-		goto out;
 	int err;
 	if (as == CLI_FOLDED) {
 		err = ember_collapse_write(col, ember_write_stdio, out.f);

@@ -32,6 +32,10 @@ static void help(FILE *f, const char *prog)
 	    "                       comparing (addresses that differ between "
 	    "runs)\n"
 	    "  -o, --output FILE    write to FILE (default: standard output)\n"
+	    "      --format FMT     folded (the default) or svg: the "
+	    "differential flame\n"
+	    "                       graph itself; or by -o's extension "
+	    "(.folded, .svg)\n"
 	    "  -q, --quiet          no warnings\n"
 	    "  -h, --help           this help\n"
 	    "\n"
@@ -52,6 +56,7 @@ static const struct option longopts[] = {
     {"normalize", no_argument, NULL, 'n'},
     {"strip-hex", no_argument, NULL, 's'},
     {"output", required_argument, NULL, 'o'},
+    {"format", required_argument, NULL, 'F'},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -66,7 +71,7 @@ int cmd_diff(int argc, char **argv, const char *preset)
 {
 	const char *prog = preset ? "difffolded.pl" : "ember diff";
 	const char *cmd = "diff";
-	const char *output = NULL;
+	const char *output = NULL, *format = NULL;
 	struct ember_diff_options o = {0, 0};
 	struct ember_diff_stats st;
 	struct cli_out out;
@@ -89,6 +94,9 @@ int cmd_diff(int argc, char **argv, const char *preset)
 		case 'o':
 			output = optarg;
 			break;
+		case 'F':
+			format = optarg;
+			break;
 		case 'q':
 			cli_verbose = -1;
 			break;
@@ -105,10 +113,28 @@ int cmd_diff(int argc, char **argv, const char *preset)
 	if (!strcmp(before, "-") && !strcmp(after, "-"))
 		return cli_usage(cmd, "only one of BEFORE and AFTER can be "
 				      "standard input");
+	/* two counts per stack: pprof and speedscope have no place for
+	 * them; the flame graph draws them */
+	int as;
+	if (cli_format_pick(cmd, format, output,
+			    1u << CLI_FOLDED | 1u << CLI_SVG, CLI_FOLDED, &as))
+		return 2;
 	if (cli_out_open(&out, output))
 		return 1;
 	errno = 0;
-	int err = ember_diff(before, after, &o, ember_write_stdio, out.f, &st);
+	struct ember_buf folded = EMBER_BUF_INIT;
+	int err =
+	    as == CLI_SVG
+		? ember_diff(before, after, &o, cli_buf_write, &folded, &st)
+		: ember_diff(before, after, &o, ember_write_stdio, out.f, &st);
+	if (!err && as == CLI_SVG) {
+		err = cli_write_as(out.f, CLI_SVG, folded.buf, folded.len, NULL,
+				   NULL);
+		if (err && err != EMBER_EIO)
+			cli_error("cannot draw the flame graph: %s",
+				  ember_strerror(err));
+	}
+	ember_buf_release(&folded);
 	if (err && st.failed_input >= 0) {
 		const char *path = st.failed_input ? after : before;
 		cli_error("cannot read '%s': %s", name(path),

@@ -43,6 +43,15 @@ static const struct link {
     {"stackcollapse-aix", cmd_collapse, "aix"},
     {"stackcollapse-pmc", cmd_collapse, "pmc"},
     {"stackcollapse-instruments", cmd_collapse, "instruments"},
+    {"stackcollapse-vtune", cmd_collapse, "vtune"},
+    {"stackcollapse-vtune-mc", cmd_collapse, "vtune-mc"},
+    {"stackcollapse-vsprof", cmd_collapse, "vsprof"},
+    {"stackcollapse-xdebug", cmd_collapse, "xdebug"},
+    {"inferno-collapse-ghcprof", cmd_collapse, "ghcprof"},
+    {"inferno-collapse-xctrace", cmd_collapse, "xctrace"},
+    {"files", cmd_collapse, "files"},
+    {"pkgsplit-perf", cmd_collapse, "pkgsplit-perf"},
+    {"range-perf", cmd_collapse, "range-perf"},
     {"difffolded", cmd_diff, "compat"},
 };
 

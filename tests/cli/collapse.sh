@@ -99,13 +99,14 @@ check "no boundary: same output" cmp -s "$T/out" "$T/nb1"
 head -c 200000 /dev/urandom > "$T/random"
 for f in $("$EMBER" collapse -h | sed -n "/^formats:/,/^$/s/^  \\([a-z-]*\\) .*/\\1/p" | grep -v guess); do
 	# lines are skipped and counted; a whole JSON or protobuf input is
-	# refused, saying why
+	# refused, saying why; files walks folders; range-perf takes MIN MAX
 	want=0
 	case $f in pprof|cpuprofile|chrome|chrome-tracing|speedscope) want=1 ;; esac
-	status $want "random bytes as $f" "$EMBER" collapse "$f" -j 1 "$T/random"
+	case $f in files) continue ;; range-perf) set -- 0 1e9 ;; *) set -- ;; esac
+	status $want "random bytes as $f" "$EMBER" collapse "$f" -j 1 "$@" "$T/random"
 	cp "$T/out" "$T/r1"
 	[ $want = 0 ] || check "random bytes as $f: why" has "cannot read '$T/random' as $f: " "$T/err"
-	status $want "random bytes as $f, threads" env EMBER_JOB_SIZE=3000 "$EMBER" collapse "$f" -j 3 "$T/random"
+	status $want "random bytes as $f, threads" env EMBER_JOB_SIZE=3000 "$EMBER" collapse "$f" -j 3 "$@" "$T/random"
 	check "random bytes as $f: threads agree" cmp -s "$T/out" "$T/r1"
 done
 status 1 "random bytes, format guessed" "$EMBER" collapse "$T/random"
@@ -240,6 +241,21 @@ check "instruments bad line: skipped and reported" has "skipped 1 unrecognised l
 check "instruments bad line: the lines after it" test "$(wc -l < "$T/out")" = "$(( $(wc -l < "$I/expected/deep-copy-units--default.folded") + 2 ))"
 status 0 "sample MODULES=0 operand" "$EMBER" collapse sample MODULES=0 tests/conformance/collapse-more/sample/inputs/sample.txt
 check "sample MODULES=0: no modules" cmp -s "$T/out" tests/conformance/collapse-more/sample/expected/sample--MODULES0.folded
+status 2 "files without a folder" "$EMBER" collapse files
+check "files without a folder explained" has "files takes the folders" "$T/err"
+status 1 "files of a missing folder" "$EMBER" collapse files "$T/no-such-folder"
+check "files of a missing folder explained" has "No such file or directory" "$T/err"
+mkdir -p "$T/tree/a b/c" && printf 12345 > "$T/tree/a b/c/f.txt" && ln -s f.txt "$T/tree/a b/c/l"
+status 0 "files of a tree" "$EMBER" collapse files "$T/tree"
+check "files: a file's size, blanks and slashes turned" has "tree;a_b;c;f.txt 5" "$T/out"
+check "files: a link's own size" has "tree;a_b;c;l 5" "$T/out"
+status 2 "range-perf without MIN MAX" "$EMBER" collapse range-perf tests/golden/collapse/range-perf-py312/input.txt
+check "range-perf without MIN MAX explained" has "range-perf takes MIN MAX" "$T/err"
+X=tests/conformance/collapse-more/xdebug
+status 0 "xdebug -ct (PHP's getopt)" "$EMBER" collapse xdebug -ct "$X/inputs/header-example.xt"
+check "xdebug -ct counts" cmp -s "$T/out" "$X/expected/header-example--c.folded"
+status 0 "stackcollapse-xdebug.php link -c" sh -c "ln -s \"\$1\" \"\$2/stackcollapse-xdebug.php\" && \"\$2/stackcollapse-xdebug.php\" -c \"\$3\"" sh "$EMBER" "$T" "$X/inputs/header-example.xt"
+check "stackcollapse-xdebug.php -c: the script's output" cmp -s "$T/out" "$X/expected/header-example--c.folded"
 status 0 "--no-include-tname" "$EMBER" collapse jstack --no-include-tname "$G/jstack-jdk17/input.txt"
 check "--no-include-tname: no thread names" test "$(grep -c '^worker;\|^sorter;' "$T/out")" = 0
 check "--include-tname (default): thread names" has "worker;" "$G/jstack-jdk17/expected"

@@ -19,6 +19,17 @@ cp "$T/out" "$T/ns"
 status 0 "options after the files" "$EMBER" diff "$D/before.folded" "$D/after.folded" -n -s
 check "options anywhere: same output" cmp -s "$T/out" "$T/ns"
 
+# the output chosen by --format or -o's extension: the differential graph
+"$EMBER" diff "$D/before.folded" "$D/after.folded" | "$EMBER" flamegraph > "$T/pipe.svg" 2> /dev/null
+status 0 "-o .svg draws the differential graph" "$EMBER" diff -o "$T/d.svg" "$D/before.folded" "$D/after.folded"
+check "  as the pipe through flamegraph" cmp -s "$T/d.svg" "$T/pipe.svg"
+status 0 "--format svg" "$EMBER" diff --format svg "$D/before.folded" "$D/after.folded"
+check "  the same SVG" cmp -s "$T/out" "$T/pipe.svg"
+status 0 "--format folded wins over .svg" "$EMBER" diff --format folded -o "$T/f.svg" "$D/before.folded" "$D/after.folded"
+check "  folded" cmp -s "$T/f.svg" "$D/expected"
+status 2 "--format pprof: two counts have no place there" "$EMBER" diff --format pprof "$D/before.folded" "$D/after.folded"
+check "  names what it takes" has "folded|svg" "$T/err"
+
 # errors
 echo keep > "$T/keep"
 status 1 "missing input" "$EMBER" diff -o "$T/keep" "$D/before.folded" "$T/nope"

@@ -5,14 +5,20 @@
  * format's options, the third the threads' job size.
  * formats: gdb elfutils jstack java-exceptions faulthandler go bpftrace
  * formats: perf-sched sample ibmjava ljp wcp aix pmc instruments
+ * formats: vtune vtune-mc vsprof xdebug ghcprof pkgsplit-perf range-perf
+ * formats: xctrace
  */
 #include <stdio.h>
 
 #include "collapse-fuzz.h"
 
 static const char *const formats[] = {
-    "gdb",	    "elfutils", "jstack",   "java-exceptions",
-    "faulthandler", "go",	"bpftrace",
+    "gdb",	     "elfutils",   "jstack",	  "java-exceptions",
+    "faulthandler",  "go",	   "bpftrace",	  "perf-sched",
+    "sample",	     "ibmjava",	   "ljp",	  "wcp",
+    "aix",	     "pmc",	   "instruments", "vtune",
+    "vtune-mc",	     "vsprof",	   "xdebug",	  "ghcprof",
+    "pkgsplit-perf", "range-perf", "xctrace",
 };
 #define NFORMATS (sizeof(formats) / sizeof(formats[0]))
 
@@ -44,6 +50,13 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	o.sched_record_wake_stack = !!(m & 64);
 	o.sched_recurse = !!(m & 128);
 	o.sample_no_modules = !!(m & 4);
+	o.vtune_size = !!(m & 8);
+	o.xdebug_counts = !!(m & 16);
+	o.ghcprof_source = (m >> 5) % 3;
+	o.range_min = (double)(m & 7) / 4;
+	o.range_max = o.range_min + (double)(m >> 3);
+	o.range_raw = !!(m & 64);
+	o.range_zerosecs = !!(m & 128);
 	fuzz_collapse(&o, data + 3, size - 3, data[2]);
 	return 0;
 }

@@ -6,6 +6,8 @@
 #include "collapse/perf-names.h"
 #include "harness.h"
 
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
 static const char *names(const char *sym, const char *dso, int flags)
 {
 	static struct ember_buf b = EMBER_BUF_INIT;
@@ -233,6 +235,15 @@ static void test_guess(void)
 	    "aix",
 	    "pmc",
 	    "instruments",
+	    "vtune",
+	    "vtune-mc",
+	    "vsprof",
+	    "xdebug",
+	    "ghcprof",
+	    "files",
+	    "pkgsplit-perf",
+	    "range-perf",
+	    "xctrace",
 	};
 	for (size_t w = 0; w < sizeof(want) / sizeof(want[0]); w++) {
 		int seen = 0;
@@ -267,13 +278,35 @@ static void test_guess(void)
 	CHECK_STR(ember_collapse_guess(sa, strlen(sa)), "sample");
 	CHECK_STR(ember_collapse_guess(ij, strlen(ij)), "ibmjava");
 	CHECK_STR(ember_collapse_guess(in, strlen(in)), "instruments");
+	const char *xd = "Version: 3.2.0\nFile format: 4\n"
+			 "TRACE START [2026-11-30 23:38:47.494341]\n";
+	const char *gh =
+	    "\tTue Nov 30 2026 Time and Allocation Profiling Report"
+	    "\n\nCOST CENTRE  MODULE  SRC  no.  entries  %time "
+	    "%alloc   %time %alloc\n";
+	CHECK_STR(ember_collapse_guess(xd, strlen(xd)), "xdebug");
+	CHECK_STR(ember_collapse_guess(gh, strlen(gh)), "ghcprof");
+	const char *xc = "<?xml version=\"1.0\"?>\n<trace-query-result>\n";
+	const char *vt = "Function Stack,Module,CPU Time:Total,CPU Time:Self\n";
+	const char *vm = "war: Column filter is ON.\nFunction Stack,Allocation "
+			 "Size:Self,Deallocation Size:Self\n";
+	const char *vs = "\xef\xbb\xbfLevel,Function Name,Number of Calls\n";
+	CHECK_STR(ember_collapse_guess(xc, strlen(xc)), "xctrace");
+	CHECK_STR(ember_collapse_guess(vt, strlen(vt)), "vtune");
+	CHECK_STR(ember_collapse_guess(vm, strlen(vm)), "vtune-mc");
+	CHECK_STR(ember_collapse_guess(vs, strlen(vs)), "vsprof");
 	CHECK(chrome == 1);
 	/* trace events: an object led by traceEvents, a bare array of events,
 	 * or traceEvents later in the object */
-	CHECK_STR(ember_collapse_guess("{\"traceEvents\":[", 16), "chrome");
-	CHECK_STR(ember_collapse_guess(" [ {\"ph\":\"X\"", 12), "chrome");
-	CHECK_STR(ember_collapse_guess("{\"meta\":1,\"traceEvents\":[]}", 29),
-		  "chrome");
+	static const char *const chrome_starts[] = {
+	    "{\"traceEvents\":[",
+	    " [ {\"ph\":\"X\"",
+	    "{\"meta\":1,\"traceEvents\":[]}",
+	};
+	for (size_t i = 0; i < ARRAY_LEN(chrome_starts); i++)
+		CHECK_STR(ember_collapse_guess(chrome_starts[i],
+					       strlen(chrome_starts[i])),
+			  "chrome");
 	CHECK(!ember_collapse_guess("{\"a\":1}", 7));
 }
 

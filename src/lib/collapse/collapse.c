@@ -37,6 +37,15 @@ static const struct ember_collapser *const formats[] = {
 	&ember_collapser_aix,
 	&ember_collapser_pmc,
 	&ember_collapser_instruments,
+	&ember_collapser_vtune,
+	&ember_collapser_vtune_mc,
+	&ember_collapser_vsprof,
+	&ember_collapser_xdebug,
+	&ember_collapser_ghcprof,
+	&ember_collapser_xctrace,
+	&ember_collapser_files,
+	&ember_collapser_pkgsplit_perf,
+	&ember_collapser_range_perf,
 	/* whole inputs: protobuf and JSON */
 	&ember_collapser_pprof,
 	&ember_collapser_cpuprofile,
@@ -161,6 +170,18 @@ void collapse_progress(struct ember_collapse *c, struct source *s)
 		c->o.progress(c->o.progress_ctx, src_pos(s), src_size(s));
 }
 
+/* The lines a format printing as it reads has made so far, to o.write. */
+static void stream(struct ember_collapse *c, struct worker *w, size_t above)
+{
+	struct ember_buf *out = &w->sink.out;
+
+	if (c->fmt->order != CL_INPUT || !c->o.write || out->len <= above)
+		return;
+	if (!c->stream_err)
+		c->stream_err = c->o.write(c->o.write_ctx, out->buf, out->len);
+	ember_buf_reset(out);
+}
+
 int collapse_run_serial(struct ember_collapse *c, struct source *r,
 			size_t input, int file_start, const char *pre,
 			size_t npre, const char *p, size_t n, int rc)
@@ -176,6 +197,7 @@ int collapse_run_serial(struct ember_collapse *c, struct source *r,
 	for (; rc == 1; rc = src_next(r, &p, &n)) {
 		c->fmt->parse(w->state, p, n);
 		collapse_progress(c, r);
+		stream(c, w, 1 << 16);
 	}
 	/* what crosses records, as this parser settled it, for the jobs of
 	 * later inputs split for threads */
@@ -186,6 +208,7 @@ int collapse_run_serial(struct ember_collapse *c, struct source *r,
 	}
 	if (c->fmt->end)
 		c->fmt->end(w->state);
+	stream(c, w, 1 << 16);
 	rec = collapse_record(c, input);
 	rec->n = w->sink.n;
 	rec->done = 1;
@@ -274,10 +297,35 @@ static int input_done(struct ember_collapse *c, int err)
 	return err;
 }
 
+/* An input that the format walks itself (files: a folder tree). */
+static int run_path(struct ember_collapse *c, const char *path)
+{
+	struct worker *w = collapse_worker(c, 0);
+	struct record *rec;
+	int err;
+
+	c->merged = 0;
+	EMBER_GROW(c->inputs, c->ninputs + 1, c->ainputs);
+	c->inputs[c->ninputs] = ember_xstrdup(path);
+	size_t input = c->ninputs++;
+	memset(&w->sink.n, 0, sizeof(w->sink.n));
+	err = c->fmt->path(w->state, path);
+	stream(c, w, 0);
+	rec = collapse_record(c, input);
+	rec->n = w->sink.n;
+	rec->done = 1;
+	memset(&w->sink.n, 0, sizeof(w->sink.n));
+	return err;
+}
+
 int ember_collapse_input(struct ember_collapse *c, const char *path)
 {
 	struct source src;
-	int err = src_open(&src, path);
+	int err;
+
+	if (c->fmt && c->fmt->path && path && strcmp(path, "-"))
+		return input_done(c, run_path(c, path));
+	err = src_open(&src, path);
 
 	if (err)
 		return input_done(c, err);
@@ -356,8 +404,11 @@ int ember_collapse_write(struct ember_collapse *c, ember_write_fn w, void *ctx)
 
 	merge(c);
 	k = &collapse_worker(c, 0)->sink;
-	if (c->fmt->order == CL_INPUT)
+	if (c->fmt->order == CL_INPUT) {
+		if (c->stream_err)
+			return c->stream_err;
 		return k->out.len ? w(ctx, k->out.buf, k->out.len) : 0;
+	}
 	if (c->fmt->order == CL_FIRST_SEEN) {
 		/* the table's entries are in the order first added */
 		free(c->order);
@@ -369,12 +420,40 @@ int ember_collapse_write(struct ember_collapse *c, ember_write_fn w, void *ctx)
 	return ember_collapse_write_order(k, c->order, c->fmt->number, w, ctx);
 }
 
+/* A format printing as it reads, for the writers of other formats: its
+ * lines read back into the table, as flamegraph.pl reads them. */
+static void lines_to_stacks(struct collapse_sink *k)
+{
+	const char *p = k->out.buf, *end = p + k->out.len;
+	struct cl_frames v = {0};
+
+	while (p < end) {
+		const char *s;
+		size_t n = cl_line(&p, end, &s), sl;
+		double count;
+		if (ember_folded_split(s, n, &sl, &count))
+			continue;
+		v.n = 0;
+		cl_frames_push(k, &v, s, sl);
+		const char *d = s + sl + 1;
+		size_t nd = n - sl - 1;
+		if (memchr(d, '.', nd))
+			cl_add_nv(k, v.f, v.n, count);
+		else
+			cl_add_digits(k, v.f, v.n, d, nd);
+	}
+	free(v.f);
+	ember_buf_reset(&k->out);
+}
+
 void ember_collapse_profile(struct ember_collapse *c, struct ember_profile *p)
 {
 	struct collapse_sink *k;
 
 	merge(c);
 	k = &collapse_worker(c, 0)->sink;
+	if (c->fmt && c->fmt->order == CL_INPUT && k->out.len)
+		lines_to_stacks(k);
 	memset(p, 0, sizeof(*p));
 	p->names = &k->names;
 	p->stacks = &k->stacks;

@@ -113,6 +113,9 @@ struct ember_collapser {
 	void (*finish)(void *st);
 	/* how counts that are not integers print (NULL: as Perl, %.15g) */
 	void (*number)(struct ember_buf *b, double x);
+	/* the input is a path the format walks itself (files: a folder
+	 * tree), not a stream; 0 or an EMBER_E* code */
+	int (*path)(void *st, const char *path);
 };
 
 /* An input handed to a format's `read`: its pieces (the first holds at
@@ -152,6 +155,9 @@ extern const struct ember_collapser ember_collapser_pmc;
 extern const struct ember_collapser ember_collapser_wcp;
 extern const struct ember_collapser ember_collapser_xdebug;
 extern const struct ember_collapser ember_collapser_ghcprof;
+extern const struct ember_collapser ember_collapser_files;
+extern const struct ember_collapser ember_collapser_pkgsplit_perf;
+extern const struct ember_collapser ember_collapser_range_perf;
 extern const struct ember_collapser ember_collapser_folded;
 extern const struct ember_collapser ember_collapser_chrome;
 extern const struct ember_collapser ember_collapser_chrome_tracing;
@@ -313,6 +319,19 @@ void cl_frames_reverse(struct cl_frames *v);
 /* Adds the stack (root first) with a whole count. */
 void cl_add_u64(struct collapse_sink *k, const uint32_t *ids, size_t n,
 		uint64_t v);
+/* The scripts' "$stack[$depth] = $func" arrays (instruments, vtune):
+ * the last name seen at each depth ("" where none was). */
+struct cl_depth {
+	struct ember_buf text;
+	size_t *off, *len;
+	size_t alloc;
+};
+void cl_depth_set(struct cl_depth *d, size_t depth, const char *s, size_t n);
+/* Appends the names at depths 0 .. depth-1, each followed by ';'. */
+void cl_depth_callers(const struct cl_depth *d, size_t depth,
+		      struct ember_buf *out);
+void cl_depth_release(struct cl_depth *d);
+
 /* Perl's /^\s*at ([^\(]*)/ (jstack, java-exceptions, ibmjava): the
  * frame after "at", up to '(' or the end, in *f; 0 if not such a line. */
 int cl_java_at(const char *s, size_t n, const char **f, size_t *fn);

@@ -65,6 +65,7 @@ struct ember_collapse {
 	int used_threads; /* the most threads that ran at once */
 	int merged;
 	uint32_t *order; /* the stacks of worker 0, sorted */
+	int stream_err;	 /* o.write failed (formats printing as they go) */
 	struct ember_collapse_stats st;
 	int folded; /* guessing failed on folded stacks */
 };

@@ -102,3 +102,46 @@ void cl_java_shorten(const char *s, size_t n, int no_pkgs,
 	}
 	ember_buf_add(out, d1 + 1, (size_t)(s + n - d1 - 1));
 }
+
+void cl_depth_set(struct cl_depth *d, size_t depth, const char *s, size_t n)
+{
+	if (depth >= d->alloc) {
+		size_t o = d->alloc;
+		d->alloc = depth + 64;
+		d->off = ember_xreallocarray(d->off, d->alloc, sizeof(*d->off));
+		d->len = ember_xreallocarray(d->len, d->alloc, sizeof(*d->len));
+		for (size_t k = o; k < d->alloc; k++)
+			d->off[k] = d->len[k] = 0;
+	}
+	if (d->text.len > (64u << 10) + 4 * n) {
+		/* the text only grows: keep what the levels still use */
+		struct ember_buf t = EMBER_BUF_INIT;
+		for (size_t k = 0; k < d->alloc; k++) {
+			size_t at = t.len;
+			ember_buf_add(&t, d->text.buf + d->off[k], d->len[k]);
+			d->off[k] = at;
+		}
+		ember_buf_release(&d->text);
+		d->text = t;
+	}
+	d->off[depth] = d->text.len;
+	d->len[depth] = n;
+	ember_buf_add(&d->text, s, n);
+}
+
+void cl_depth_callers(const struct cl_depth *d, size_t depth,
+		      struct ember_buf *out)
+{
+	for (size_t k = 0; k < depth; k++) {
+		if (k < d->alloc)
+			ember_buf_add(out, d->text.buf + d->off[k], d->len[k]);
+		ember_buf_addch(out, ';');
+	}
+}
+
+void cl_depth_release(struct cl_depth *d)
+{
+	ember_buf_release(&d->text);
+	free(d->off);
+	free(d->len);
+}

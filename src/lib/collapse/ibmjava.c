@@ -24,6 +24,19 @@ struct ibm_state {
 	int has_tname;
 };
 
+/* The thread's stack counts once, under its name. */
+static void flush(struct ibm_state *st)
+{
+	if (st->has_tname)
+		cl_frames_push_rev(st->k, &st->v, st->tname.buf, st->tname.len);
+	if (st->v.n) {
+		cl_frames_reverse(&st->v);
+		cl_add_u64(st->k, st->v.f, st->v.n, 1);
+	}
+	st->v.n = 0;
+	st->has_tname = 0;
+}
+
 /* /^3XMTHREADINFO      "([^"]*).* state:(.*), /: the name's length, or
  * -1.  The name is the longest that leaves a " state:" followed by ", "
  * after it. */
@@ -58,16 +71,13 @@ static void ibm_parse(void *arg, const char *p, size_t len)
 		if (n && s[0] == '#')
 			continue;
 		if (cl_starts(s, n, END)) {
-			if (st->has_tname)
-				cl_frames_push_rev(st->k, &st->v, st->tname.buf,
-						   st->tname.len);
-			if (st->v.n) {
-				cl_frames_reverse(&st->v);
-				cl_add_u64(st->k, st->v.f, st->v.n, 1);
-			}
-			st->v.n = 0;
-			st->has_tname = 0;
+			flush(st);
 		} else if ((tn = thread_name(s, n)) >= 0) {
+			/* a thread without its "Native callstack:" line ends
+			 * at the next (the script runs its frames into the
+			 * next thread's) */
+			if (st->v.n)
+				flush(st);
 			if (!st->o->java_no_tname) {
 				ember_buf_reset(&st->tname);
 				ember_buf_add(&st->tname,
@@ -76,6 +86,8 @@ static void ibm_parse(void *arg, const char *p, size_t len)
 				st->has_tname = 1;
 			}
 		} else if (memmem(s, n, ANON, sizeof(ANON) - 1)) {
+			if (st->v.n)
+				flush(st);
 			ember_buf_reset(&st->tname);
 			ember_buf_adds(&st->tname, "Anonymous native thread");
 			st->has_tname = 1;
