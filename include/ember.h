@@ -274,6 +274,7 @@ struct ember_fg_options {
 	const char *empty_text; /* the SVG's message when there is nothing
 				 * to draw (NULL: "ERROR: No valid input
 				 * provided to ...") */
+	int html;		/* a canvas viewer page instead of the SVG */
 };
 void ember_fg_options_init(struct ember_fg_options *o);
 

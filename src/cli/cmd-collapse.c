@@ -157,10 +157,11 @@ static void help(FILE *f, const char *prog, const char *format)
 	    f,
 	    "%s"
 	    "  -o, --output FILE    write to FILE (default: standard output)\n"
-	    "      --format FMT     folded (the default), svg, pprof or "
-	    "speedscope; or by\n"
-	    "                       -o's extension: .folded .svg .pb.gz "
-	    ".speedscope.json\n"
+	    "      --format FMT     folded (the default), svg, html, pprof or "
+	    "speedscope; or\n"
+	    "                       by -o's extension: .folded .svg .html "
+	    ".pb.gz\n"
+	    "                       .speedscope.json\n"
 	    "  -j, --threads N      parse on N threads (default: one per CPU "
 	    "for\n"
 	    "                       large inputs); the output is the same\n"
@@ -906,7 +907,7 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 		ember_fg_options_init(&fo);
 		if (st->sample_unit[0] && strcmp(st->sample_unit, "count"))
 			fo.countname = st->sample_unit;
-		err = as == CLI_SVG
+		err = as == CLI_SVG || as == CLI_HTML
 			  ? ember_collapse_write(col, cli_buf_write, &folded)
 			  : 0;
 		p.name = nin ? argv[optind] : NULL;
