@@ -9,7 +9,7 @@ MANDIR  ?= $(PREFIX)/share/man
 BUILD   ?= build
 V       ?= 0
 
-PKGS    := libelf libdw zlib yajl
+PKGS    := libelf libdw zlib yajl libzstd
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes \
            -Wno-unused-parameter -Wno-missing-field-initializers
@@ -17,7 +17,7 @@ ifeq ($(WERROR),1)
 WARN    += -Werror
 endif
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lelf -ldw -lz -lyajl)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lelf -ldw -lz -lyajl -lzstd)
 ALL_CFLAGS  = -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -Iinclude -Isrc/lib \
               $(PKG_CFLAGS) -D_GNU_SOURCE -MMD -MP
 ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS)

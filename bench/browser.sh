@@ -4,7 +4,10 @@
 # profile drawn with every frame (--minwidth 0, about 90,000 frames) and
 # with the default minimum width (about 8,000).  With FLAMEGRAPH_DIR (or
 # INFERNO_DIR), the same for flamegraph.pl's (or inferno's) SVGs of the
-# same folded input, and the ratios.
+# same folded input, and the ratios.  Then the HTML viewer
+# (bench/html.js) on the same two drawings and on a generated profile of
+# about 1,000,000 frames: load, zoom, search and hover, and the HTML's
+# size against the SVG's.
 #   BROWSER_RUNS=N     runs per SVG, best kept (default 3)
 #   BROWSER_TERM=RE    the search (default malloc)
 #   FOLDED=FILE        use this folded profile instead of collapsing
@@ -45,3 +48,21 @@ for mw in all default; do
 done
 CHROMIUM=$CHROMIUM node bench/browser.js --runs "${BROWSER_RUNS:-3}" \
 	--term "${BROWSER_TERM:-malloc}" "$@"
+
+echo
+echo "  the HTML viewer (--format html):"
+set --
+for mw in all default; do
+	opt=; [ $mw = all ] && opt="--minwidth 0"
+	"$EMBER" flamegraph --format html $opt "$folded" > "$W/ember-$mw.html" 2> /dev/null ||
+		skip "ember flamegraph --format html failed"
+	set -- "$@" "recording/$mw=$W/ember-$mw.html,$W/ember-$mw.svg"
+done
+# 60,000 generated stacks make about 1,000,000 frames with --minwidth 0
+[ -s "$W/gen-1m.folded" ] || sh bench/gen-folded.sh 60000 > "$W/gen-1m.folded"
+"$EMBER" flamegraph --format html --minwidth 0 "$W/gen-1m.folded" > "$W/gen-1m.html" 2> /dev/null &&
+	"$EMBER" flamegraph --minwidth 0 "$W/gen-1m.folded" > "$W/gen-1m.svg" 2> /dev/null ||
+	skip "ember flamegraph failed on the generated profile"
+set -- "$@" "generated/all=$W/gen-1m.html,$W/gen-1m.svg"
+CHROMIUM=$CHROMIUM node bench/html.js --runs "${BROWSER_RUNS:-3}" \
+	--term "${BROWSER_TERM:-malloc|push_back}" "$@"

@@ -274,6 +274,7 @@ struct ember_fg_options {
 	const char *empty_text; /* the SVG's message when there is nothing
 				 * to draw (NULL: "ERROR: No valid input
 				 * provided to ...") */
+	int html;		/* a canvas viewer page instead of the SVG */
 };
 void ember_fg_options_init(struct ember_fg_options *o);
 
@@ -398,6 +399,12 @@ struct ember_collapse_stats {
 	/* perf --inline: modules without usable debugging information */
 	uint64_t inline_missing;
 	char inline_missing_module[128];
+	/* perf.data inputs: samples, lost samples, user stacks unwound by
+	 * DWARF and those cut short, records of unknown types skipped,
+	 * malformed samples skipped */
+	int perfdata;
+	uint64_t pd_samples, pd_lost, pd_user_stacks, pd_truncated;
+	uint64_t pd_unknown, pd_corrupt;
 	/* why an input in a whole-input format (JSON, protobuf) could not
 	 * be read ("" when it could) */
 	char error[200];
@@ -563,6 +570,7 @@ struct ember_record_stats {
 	const char *fp_fallback;   /* why AUTO fell back to FP, or NULL */
 	uint64_t user_stacks;	   /* samples with a user stack unwound */
 	uint64_t truncated;	   /* of them, cut short ("[truncated]") */
+	uint64_t bad_callchains;   /* perf.data: corrupt callchains dropped */
 	uint64_t truncated_copy;   /* ... because they go on past the copy */
 	uint64_t fp_truncated;	   /* frame pointers: stacks cut at the
 				    * kernel's limit ("[truncated]") */

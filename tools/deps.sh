@@ -7,7 +7,7 @@
 # formatter (Debian 12's clang-format, the version .clang-format is for).
 set -u
 case "${1:-build}" in
-build) pkgs="gcc make pkg-config libelf-dev libdw-dev libiberty-dev zlib1g-dev libyajl-dev" ;;
+build) pkgs="gcc make pkg-config libelf-dev libdw-dev libiberty-dev zlib1g-dev libyajl-dev libzstd-dev" ;;
 test)  pkgs="xz-utils libxml2-utils chromium nodejs npm libc6-dbg golang-go" ;;
 bench) pkgs="xz-utils bc time" ;;
 fmt)   pkgs="clang-format" ;;

@@ -59,20 +59,22 @@ int cli_out_close(struct cli_out *o, int ok);
 int cli_out_is_stream(const struct cli_out *o);
 
 /* What a command writes (output.c). */
-enum { CLI_FOLDED, CLI_SVG, CLI_PPROF, CLI_SPEEDSCOPE };
+enum { CLI_FOLDED, CLI_SVG, CLI_PPROF, CLI_SPEEDSCOPE, CLI_HTML };
 #define CLI_ALL_FORMATS                                                        \
 	(1u << CLI_FOLDED | 1u << CLI_SVG | 1u << CLI_PPROF |                  \
-	 1u << CLI_SPEEDSCOPE)
+	 1u << CLI_SPEEDSCOPE | 1u << CLI_HTML)
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 /* The format --format names (one of the allowed, a mask of 1 << CLI_*),
  * else the one -o's extension names (.folded, .svg, .pb.gz,
- * .speedscope.json), else dflt, in *out; 0, or 2 after a usage message. */
+ * .speedscope.json, .html), else dflt, in *out; 0, or 2 after a usage message.
+ */
 int cli_format_pick(const char *cmd, const char *format, const char *output,
 		    unsigned allowed, int dflt, int *out);
 const char *cli_format_name(int f);
 /* An ember_write_fn appending to a struct ember_buf. */
 int cli_buf_write(void *ctx, const void *p, size_t n);
-/* Writes in format: folded text as it is or drawn as a flame graph (fo:
+/* Writes in format: folded text as it is or drawn as a flame graph, SVG
+ * or the HTML viewer (fo:
  * its options, NULL: the defaults), or the profile p as pprof or
  * speedscope.  0 or an EMBER_E* code. */
 int cli_write_as(FILE *f, int format, const char *folded, size_t len,

@@ -108,7 +108,8 @@ static void help(FILE *f, const char *prog, const char *format)
 	if (perf)
 		fprintf(
 		    f,
-		    "perf (perf script output):\n"
+		    "perf (perf script output, or perf.data itself: file or "
+		    "pipe mode):\n"
 		    "  --pid                root frame comm-PID (perf script "
 		    "-F+pid)\n"
 		    "  --tid                root frame comm-PID/TID\n"
@@ -156,10 +157,11 @@ static void help(FILE *f, const char *prog, const char *format)
 	    f,
 	    "%s"
 	    "  -o, --output FILE    write to FILE (default: standard output)\n"
-	    "      --format FMT     folded (the default), svg, pprof or "
-	    "speedscope; or by\n"
-	    "                       -o's extension: .folded .svg .pb.gz "
-	    ".speedscope.json\n"
+	    "      --format FMT     folded (the default), svg, html, pprof or "
+	    "speedscope; or\n"
+	    "                       by -o's extension: .folded .svg .html "
+	    ".pb.gz\n"
+	    "                       .speedscope.json\n"
 	    "  -j, --threads N      parse on N threads (default: one per CPU "
 	    "for\n"
 	    "                       large inputs); the output is the same\n"
@@ -169,12 +171,15 @@ static void help(FILE *f, const char *prog, const char *format)
 	    perf || dtrace || more ? "\n" : "");
 	if (!format) {
 		fprintf(f,
+			"  %s perf.data | ember flamegraph > out.svg\n"
+			"  perf record -g -o - -- ./prog | %s perf - > "
+			"out.folded\n"
 			"  perf script | %s perf > out.folded\n"
 			"  %s perf --all --tid perf.txt.gz -o out.folded\n"
 			"  %s out.stacks | ember flamegraph > out.svg      # "
 			"format guessed\n"
 			"  %s dtrace out.dtrace > out.folded\n",
-			prog, prog, prog, prog);
+			prog, prog, prog, prog, prog, prog);
 	} else {
 		fprintf(f,
 			"  %s out.txt > out.folded\n"
@@ -349,9 +354,43 @@ static const char *input_name(const char *path)
 	return buf[k];
 }
 
+/* perf.data: the paragraph ember record ends with. */
+static void report_perfdata(const struct ember_collapse_stats *st)
+{
+	if (st->pd_lost)
+		cli_warn("%llu samples were lost while recording (perf's "
+			 "buffer was full): record with a larger -m or a "
+			 "lower -F",
+			 (unsigned long long)st->pd_lost);
+	if (st->pd_user_stacks && st->pd_truncated * 20 > st->pd_user_stacks)
+		cli_warn("%.0f%% of user stacks were truncated: record with "
+			 "a larger stack copy (--call-graph dwarf,65528)",
+			 100.0 * (double)st->pd_truncated /
+			     (double)st->pd_user_stacks);
+	if (st->pd_unknown)
+		cli_warn("skipped %llu records of types this ember does not "
+			 "know (from a newer perf?)",
+			 (unsigned long long)st->pd_unknown);
+	if (st->pd_corrupt)
+		cli_warn("skipped %llu malformed samples",
+			 (unsigned long long)st->pd_corrupt);
+	if (cli_verbose < 0)
+		return;
+	fprintf(stderr, "ember: read %llu samples: %llu lost, %zu stacks",
+		(unsigned long long)st->pd_samples,
+		(unsigned long long)st->pd_lost, st->stacks);
+	if (st->pd_user_stacks)
+		fprintf(stderr, ", %llu of %llu user stacks truncated",
+			(unsigned long long)st->pd_truncated,
+			(unsigned long long)st->pd_user_stacks);
+	fputc('\n', stderr);
+}
+
 static void report(const struct ember_collapse_stats *st,
 		   const struct ember_collapse_options *o)
 {
+	if (st->perfdata)
+		report_perfdata(st);
 	if (st->bad.count)
 		cli_warn("skipped %llu unrecognised line%s (the first is line "
 			 "%llu of %s: \"%s\")",
@@ -776,7 +815,7 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 		o.job_size = (size_t)lv;
 	if (cli_stderr_tty()) {
 		const char *d = getenv("EMBER_PROGRESS_DELAY"); /* for tests */
-		prog_state.delay = 2;
+		prog_state.delay = 1;
 		if (d)
 			cli_double(d, &prog_state.delay);
 		clock_gettime(CLOCK_MONOTONIC, &prog_state.start);
@@ -868,7 +907,7 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 		ember_fg_options_init(&fo);
 		if (st->sample_unit[0] && strcmp(st->sample_unit, "count"))
 			fo.countname = st->sample_unit;
-		err = as == CLI_SVG
+		err = as == CLI_SVG || as == CLI_HTML
 			  ? ember_collapse_write(col, cli_buf_write, &folded)
 			  : 0;
 		p.name = nin ? argv[optind] : NULL;

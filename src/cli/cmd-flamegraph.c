@@ -25,7 +25,14 @@ static void help(FILE *f, const char *prog)
 	    "first.\n"
 	    "\n"
 	    "  -o, --output FILE    write the SVG to FILE (default: standard "
-	    "output)\n"
+	    "output);\n"
+	    "                       FILE.html: the HTML viewer\n"
+	    "  --format svg|html    svg (default), or html: one self-contained "
+	    "page that\n"
+	    "                       draws on a canvas, for any number of "
+	    "frames, with\n"
+	    "                       search, a function table, sandwich, focus "
+	    "and exclude\n"
 	    "  --title TEXT         title (default \"Flame Graph\")\n"
 	    "  --subtitle TEXT      second title line\n"
 	    "  --width NUM          image width in pixels (default 1200)\n"
@@ -73,11 +80,15 @@ static void help(FILE *f, const char *prog)
 	    "  grep ext4 out.folded | %s --title 'ext4 only' > ext4.svg\n"
 	    "  %s --colors java --minwidth 0.5%% -o java.svg java.folded.gz\n"
 	    "  ember diff before.folded after.folded | %s > diff.svg\n"
-	    "  %s profile.pb.gz > profile.svg\n",
-	    prog, prog, prog, prog, prog, prog);
+	    "  %s profile.pb.gz > profile.svg\n"
+	    "  %s -o out.html out.folded\n",
+	    prog, prog, prog, prog, prog, prog, prog);
 }
 
+enum { O_FORMAT = 256 };
+
 static const struct option longopts[] = {
+    {"format", required_argument, NULL, O_FORMAT},
     {"output", required_argument, NULL, 'o'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -131,8 +142,8 @@ int cmd_flamegraph(int argc, char **argv, const char *preset)
 	struct ember_fg_options o;
 	const char *prog = preset ? "flamegraph.pl" : "ember flamegraph";
 	const char *cmd = "flamegraph";
-	const char *output = NULL;
-	int c, rc = 1;
+	const char *output = NULL, *format = NULL;
+	int c, rc = 1, as;
 
 	ember_fg_options_init(&o);
 	o.perl_compat = preset != NULL;
@@ -151,6 +162,9 @@ int cmd_flamegraph(int argc, char **argv, const char *preset)
 			continue;
 		}
 		switch (c) {
+		case O_FORMAT:
+			format = optarg;
+			break;
 		case 'o':
 			output = optarg;
 			break;
@@ -167,6 +181,10 @@ int cmd_flamegraph(int argc, char **argv, const char *preset)
 		return stop;
 	if (cli_fg_check(cmd, &o))
 		return 2;
+	if (cli_format_pick(cmd, format, output, 1u << CLI_SVG | 1u << CLI_HTML,
+			    CLI_SVG, &as))
+		return 2;
+	o.html = as == CLI_HTML;
 
 	/* all inputs are read before anything is written */
 	int nin = argc - optind > 0 ? argc - optind : 1;

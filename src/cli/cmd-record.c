@@ -64,6 +64,7 @@ static void help(FILE *f)
 	    "\n"
 	    "  -o, --output FILE    FILE.svg: a flame graph (default "
 	    "flamegraph.svg);\n"
+	    "                       FILE.html: the same in the HTML viewer;\n"
 	    "                       FILE.folded, FILE.txt or '-' (standard "
 	    "output):\n"
 	    "                       folded stacks; FILE.pb.gz: pprof (cpu "
@@ -81,7 +82,7 @@ static void help(FILE *f)
 	    "                       output goes to standard error\n"
 	    "  --format FMT         the output type, whatever FILE's name "
 	    "(/dev/stdout...):\n"
-	    "                       svg, folded, pprof or speedscope\n"
+	    "                       svg, html, folded, pprof or speedscope\n"
 	    "  -p PID[,PID...]      profile running processes and their "
 	    "threads\n"
 	    "  -a, --all-cpus       profile the whole system (with a command: "
@@ -487,7 +488,8 @@ static char *default_title(const struct ember_record_options *ro)
 	return ember_buf_detach(&b, NULL);
 }
 
-/* The output type: CLI_SVG, CLI_FOLDED, CLI_PPROF, CLI_SPEEDSCOPE. */
+/* The output type: CLI_SVG, CLI_HTML, CLI_FOLDED, CLI_PPROF,
+ * CLI_SPEEDSCOPE. */
 enum { FMT_NONE = -1 };
 
 /*
@@ -532,6 +534,7 @@ static int save_elsewhere(const struct ember_buf *data, int fmt)
 {
 	const char *dir = getenv("TMPDIR");
 	const char *ext = fmt == CLI_SVG	  ? ".svg"
+			  : fmt == CLI_HTML	  ? ".html"
 			  : fmt == CLI_PPROF	  ? ".pb.gz"
 			  : fmt == CLI_SPEEDSCOPE ? ".speedscope.json"
 						  : ".folded";
@@ -579,11 +582,12 @@ static int out_write(struct rec_out *o, struct ember_fg_options *fo,
 		err = o->fmt == CLI_PPROF
 			  ? ember_pprof_write(&p, buf_write, &data)
 			  : ember_speedscope_write(&p, buf_write, &data);
-	} else if (o->fmt == CLI_SVG) {
+	} else if (o->fmt == CLI_SVG || o->fmt == CLI_HTML) {
 		struct ember_buf folded = EMBER_BUF_INIT;
 		struct ember_flamegraph *fg;
 		struct ember_fg_stats st;
 		err = ember_stacks_write(stacks, names, 0, buf_write, &folded);
+		fo->html = o->fmt == CLI_HTML;
 		fg = ember_flamegraph_new(fo);
 		ember_flamegraph_add(fg, "record", folded.buf, folded.len);
 		if (!err)
@@ -657,7 +661,7 @@ static int bad_value(const char *cmd, int c, const char *arg)
 		break;
 	case O_FORMAT:
 		snprintf(range, sizeof(range),
-			 "svg, folded, pprof or speedscope");
+			 "svg, html, folded, pprof or speedscope");
 		break;
 	default: /* --min-block */
 		snprintf(range, sizeof(range),
@@ -782,7 +786,7 @@ int cmd_record(int argc, char **argv, const char *preset)
 			break;
 		case O_FORMAT:
 			out.fmt = FMT_NONE;
-			for (int f = 0; f <= CLI_SPEEDSCOPE; f++)
+			for (int f = 0; f <= CLI_HTML; f++)
 				if (!strcmp(optarg, cli_format_name(f)))
 					out.fmt = f;
 			if (out.fmt == FMT_NONE)
@@ -850,9 +854,10 @@ int cmd_record(int argc, char **argv, const char *preset)
 			free(pids);
 			return cli_usage(cmd,
 					 "cannot tell the output type of "
-					 "'%s': name it .svg, .folded, .txt, "
-					 ".pb.gz or .speedscope.json, or give "
-					 "--format svg|folded|pprof|speedscope",
+					 "'%s': name it .svg, .html, .folded, "
+					 ".txt, .pb.gz or .speedscope.json, or "
+					 "give --format "
+					 "svg|html|folded|pprof|speedscope",
 					 out.path);
 		}
 	}

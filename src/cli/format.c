@@ -1,6 +1,6 @@
-/* What a command writes: folded stacks, an SVG flame graph, pprof or
- * speedscope, chosen by --format or by the -o file's extension, the same
- * way for every command. */
+/* What a command writes: folded stacks, an SVG flame graph or the HTML
+ * viewer, pprof or speedscope, chosen by --format or by the -o file's
+ * extension, the same way for every command. */
 #include <string.h>
 
 #include "cli.h"
@@ -12,6 +12,7 @@ static const struct {
     [CLI_SVG] = {"svg", ".svg"},
     [CLI_PPROF] = {"pprof", ".pb.gz"},
     [CLI_SPEEDSCOPE] = {"speedscope", ".speedscope.json"},
+    [CLI_HTML] = {"html", ".html"},
 };
 
 static int ends_with(const char *s, const char *ext)
@@ -77,14 +78,16 @@ int cli_write_as(FILE *f, int format, const char *folded, size_t len,
 		return ember_pprof_write(p, ember_write_stdio, f);
 	case CLI_SPEEDSCOPE:
 		return ember_speedscope_write(p, ember_write_stdio, f);
-	case CLI_SVG: {
-		struct ember_fg_options dflt;
+	case CLI_SVG:
+	case CLI_HTML: {
+		struct ember_fg_options o;
 		struct ember_fg_stats st;
-		if (!fo) {
-			ember_fg_options_init(&dflt);
-			fo = &dflt;
-		}
-		struct ember_flamegraph *fg = ember_flamegraph_new(fo);
+		if (fo)
+			o = *fo;
+		else
+			ember_fg_options_init(&o);
+		o.html = format == CLI_HTML;
+		struct ember_flamegraph *fg = ember_flamegraph_new(&o);
 		ember_flamegraph_add(fg, NULL, folded, len);
 		err = ember_flamegraph_render(fg, ember_write_stdio, f, &st);
 		ember_flamegraph_free(fg);

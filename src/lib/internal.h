@@ -29,5 +29,8 @@ struct ember_slice {
 /* The SVG's embedded assets (generated from src/lib/render/assets/). */
 extern const char ember_asset_flamegraph_js[];
 extern const char ember_asset_flamegraph_css[];
+/* The HTML viewer's (html.c). */
+extern const char ember_asset_viewer_js[];
+extern const char ember_asset_viewer_css[];
 
 #endif

@@ -1,6 +1,6 @@
 #!/bin/sh
-# The interactive SVG in headless Chromium (tests/browser/test.js), and
-# ember's speedscope files against speedscope's schema and page
+# The interactive SVG in headless Chromium (tests/browser/test.js), the
+# HTML viewer (html.js), and ember's speedscope files against speedscope's schema and page
 # (speedscope.js), with playwright-core, speedscope and ajv from the npm
 # registry; skips, saying why, without Chromium, Node.js or the registry.
 set -u
@@ -20,4 +20,5 @@ export CHROMIUM
 rc=0
 node "$dir/test.js" || rc=1
 node "$dir/speedscope.js" || rc=1
+node "$dir/html.js" || rc=1
 exit $rc

@@ -151,6 +151,33 @@ awk 'BEGIN { srand(4) } { print rand() "\t" $0 }' "$T/tricky" | sort -k1,1 | cut
 check "unsorted input sorted as sort(1) in the C locale" cmp -s "$T/t1.svg" "$T/t2.svg"
 check "sort test is not vacuous" test "$(grep -c '<title>' "$T/t1.svg")" -gt 1000
 
+# --format html and -o FILE.html: the canvas viewer page
+status 0 "--format html" "$EMBER" flamegraph --format html "$IN/calltree.folded"
+check "--format html: an HTML page" sh -c "head -1 '$T/out' | grep -qx '<!DOCTYPE html>'"
+check "--format html: a frame table, no SVG" sh -c "grep -q '^EMBER.data = \"' '$T/out' && ! grep -q '<svg' '$T/out'"
+status 0 "-o FILE.html" "$EMBER" flamegraph -o "$T/o.html" "$IN/calltree.folded"
+check "-o FILE.html: html" sh -c "head -1 '$T/o.html' | grep -qx '<!DOCTYPE html>'"
+status 0 "--format svg -o FILE.html" "$EMBER" flamegraph --format svg -o "$T/s.html" "$IN/calltree.folded"
+check "--format wins over the name" has "<svg" "$T/s.html"
+status 2 "bad --format" "$EMBER" flamegraph --format pdf "$IN/calltree.folded"
+check "bad --format: says which" has "--format takes svg|html, not 'pdf'" "$T/err"
+status 1 "--format html, no input" "$EMBER" flamegraph --format html "$IN/empty.folded"
+check "--format html, no input: an error page" has "No valid input provided" "$T/out"
+# names can hold anything: the page's scripts stay two, the names escaped
+printf 'a;</script><script>alert(1)//;b\\\\\\"q 5\na;\377\376<!--;\342\200\250 3\n' > "$T/evil"
+status 0 "--format html, hostile names" "$EMBER" flamegraph --format html "$T/evil"
+check "hostile names cannot close the script" test "$(grep -c '</script>' "$T/out")" = 2
+check "hostile names: no <!-- in the data" sh -c "! grep -q '^EMBER.names.*<!--' '$T/out'"
+check "hostile names: invalid UTF-8 as U+FFFD" sh -c "grep '^EMBER.names' '$T/out' | grep -qF '\\ufffd\\ufffd\\u003c!--'"
+check "hostile names: valid UTF-8 as U+2028 escaped" sh -c "grep '^EMBER.names' '$T/out' | grep -qF '\\u2028'"
+# counts past a double's range: an error, not a page of NaN
+awk 'BEGIN { s = "a;b 1"; for (i = 0; i < 400; i++) s = s "0"; print s }' > "$T/inf"
+status 1 "--format html, infinite total" "$EMBER" flamegraph --format html "$T/inf"
+# the same boxes as the SVG: frame counts agree
+"$EMBER" flamegraph --minwidth 0 "$IN/example-perf.folded" > "$T/p.svg" 2> /dev/null
+"$EMBER" flamegraph --minwidth 0 --format html "$IN/example-perf.folded" > "$T/p.html" 2> /dev/null
+check "html: as many frames as the SVG" test "$(grep -c '<title>' "$T/p.svg")" = \
+	"$(grep -o 'frames: [0-9]*' "$T/p.html" | cut -d' ' -f2)"
 # wall-clock folded stacks (ember record --wall): frames with only off-CPU
 # time below them ("[off-cpu: S]" last) in the io palette, others not;
 # the same stacks without CPU time keep the palette asked for

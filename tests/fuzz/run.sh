@@ -13,7 +13,7 @@ if ! command -v "$CC" > /dev/null 2>&1; then
 fi
 out=build/fuzz
 mkdir -p "$out"
-pkg=$(pkg-config --cflags --libs libelf libdw zlib yajl 2>/dev/null || echo -lelf -ldw -lz -lyajl)
+pkg=$(pkg-config --cflags --libs libelf libdw zlib yajl libzstd 2>/dev/null || echo -lelf -ldw -lz -lyajl -lzstd)
 failed=0 n=0
 for src in tests/fuzz/fuzz-*.c; do
 	[ -f "$src" ] || continue

@@ -66,6 +66,15 @@ has "work_a" "$T/svg/flamegraph.svg" && ok || bad "SVG has the frames"
 check "no temporary file left" sh -c "! ls '$T/svg' | grep -q tmp"
 status 0 "--title passed through" "$EMBER" record -q --title 'my title' --colors blue -o "$T/t.svg" -- "$CT" 0.2
 has "my title" "$T/t.svg" && ok || bad "--title in the SVG"
+# -o FILE.html: the HTML viewer, with the same title and frames
+status 0 "-o FILE.html" "$EMBER" record -q --title 'html title' -o "$T/t.html" -- "$CT" 0.2
+check "-o FILE.html: an HTML page" sh -c "head -1 '$T/t.html' | grep -qx '<!DOCTYPE html>'"
+has "html title" "$T/t.html" && ok || bad "--title in the HTML"
+grep '^EMBER.names' "$T/t.html" | grep -q 'work_a' && ok || bad "HTML has the frames"
+status 0 "--format html on standard output" "$EMBER" record -q --format html -o - -- "$CT" 0.2
+check "--format html -o -: an HTML page" sh -c "head -1 '$T/out' | grep -qx '<!DOCTYPE html>'"
+status 2 "-o with an unknown extension" "$EMBER" record -q -o "$T/t.pdf" -- "$CT" 0.2
+has "name it .svg, .html, .folded" "$T/err" && ok || bad "unknown extension message: $(cat "$T/err")"
 
 # --- exit status of the command ------------------------------------------
 status 3 "command's exit status" "$EMBER" record -q -o "$T/x.folded" -- sh -c "'$CT' 0.2; exit 3"
@@ -93,6 +102,8 @@ status 7 "no samples: the command's exit status" "$EMBER" record -q -o "$T/none.
 status 0 "no samples: an SVG" "$EMBER" record -q -o "$T/none.svg" -- sleep 0.2
 check "no samples: a well-formed SVG" wellformed "$T/none.svg"
 has "No samples were recorded" "$T/none.svg" && ok || bad "no samples: the SVG says so"
+status 0 "no samples: an HTML page" "$EMBER" record -q -o "$T/none.html" -- sleep 0.2
+has "No samples were recorded" "$T/none.html" && ok || bad "no samples: the HTML page says so"
 "$EMBER" record -q -o - -- sh -c "echo COMMAND-OUTPUT; '$CT' 0.2" > "$T/out" 2> "$T/err"
 check "-o -: the command's output is not in the stacks" sh -c "! grep -q COMMAND-OUTPUT '$T/out'"
 check "-o -: folded stacks on standard output" folded_ok "$T/out"
@@ -112,7 +123,7 @@ check "  (the SVG says)" has "nanoseconds" "$T/r.svg"
 status 0 "--format speedscope" "$EMBER" record -q -o "$T/r.json" --format speedscope -- "$CT" 0.1
 check "  nanoseconds" has '"unit":"nanoseconds"' "$T/r.json"
 status 2 "-o /dev/null without --format" "$EMBER" record -o /dev/null -- "$CT" 0.1
-has "--format svg|folded" "$T/err" && ok || bad "unknown output type names --format: $(cat "$T/err")"
+has "--format svg|html|folded" "$T/err" && ok || bad "unknown output type names --format: $(cat "$T/err")"
 
 # --- frame pointers: stacks cut at kernel.perf_event_max_stack -------------
 maxstack=$(cat /proc/sys/kernel/perf_event_max_stack 2> /dev/null || echo 127)

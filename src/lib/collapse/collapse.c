@@ -269,7 +269,8 @@ static int run(struct ember_collapse *c, struct source *src, const char *name)
 		if (!c->fmt)
 			return rc == 1 ? EMBER_EFORMAT : EMBER_EEMPTY;
 	}
-	if (c->fmt->read) {
+	if (c->fmt->read && (!c->fmt->parse || (rc == 1 && c->fmt->whole &&
+						c->fmt->whole(p, n)))) {
 		rc = run_whole(c, src, name, input, p, n, rc);
 		return rc < 0 ? rc : 0;
 	}
@@ -514,6 +515,13 @@ static void tally(struct ember_collapse *c)
 		st->truncated += n->truncated;
 		st->no_callchain += n->bare;
 		st->inline_missing += n->inline_missing;
+		st->perfdata |= n->perfdata;
+		st->pd_samples += n->pd_samples;
+		st->pd_lost += n->pd_lost;
+		st->pd_user_stacks += n->pd_user_stacks;
+		st->pd_truncated += n->pd_truncated;
+		st->pd_unknown += n->pd_unknown;
+		st->pd_corrupt += n->pd_corrupt;
 		base += n->lines;
 	}
 	const char *ev = c->sh.event;

@@ -33,6 +33,10 @@ struct collapse_counts {
 	uint64_t bare;	    /* perf: event lines with no frame line */
 	uint64_t inline_missing;
 	char inline_missing_module[128];
+	/* perf.data */
+	uint64_t pd_samples, pd_lost, pd_user_stacks, pd_truncated;
+	uint64_t pd_unknown, pd_corrupt;
+	int perfdata;
 	/* a whole-input format (JSON, protobuf) could not read its input */
 	char error[200];
 };
@@ -108,6 +112,9 @@ struct ember_collapser {
 	 * settle (begin and end, if any, frame each input).  0 or an
 	 * EMBER_E* code.  NULL for a line format. */
 	int (*read)(void *st, struct collapse_input *in);
+	/* A line format that also reads some inputs whole (perf: perf.data):
+	 * whether the input starting with p is one of those. */
+	int (*whole)(const char *p, size_t len);
 	/* A format may add its stacks once every input is read (trace
 	 * events nest spans across inputs); NULL: none. */
 	void (*finish)(void *st);
@@ -164,6 +171,23 @@ extern const struct ember_collapser ember_collapser_chrome_tracing;
 extern const struct ember_collapser ember_collapser_pprof;
 extern const struct ember_collapser ember_collapser_cpuprofile;
 extern const struct ember_collapser ember_collapser_speedscope;
+
+/* perf.c, for a reader that decodes samples itself: the root frame's
+ * names for a thread, and one frame's names (pushed as the text's frame
+ * line pushes them, to be reversed with the rest of the stack); returns
+ * 1 when the frame is a --skip-after frame.  The state is perf's. */
+size_t cl_perf_root(void *perf_state, const char *comm, size_t n, int pid,
+		    int tid, const uint32_t **ids, int *java);
+int cl_perf_frame(void *perf_state, const struct ember_perf_frame *f, int java,
+		  const uint32_t **ids, size_t *n);
+
+/* perfdata.c: a perf.data file (mapped) or stream read whole into k,
+ * named by the perf state: 0, or an EMBER_E* code with a message in
+ * k->n.error. */
+int cl_perfdata_read(const struct ember_collapse_options *o,
+		     struct collapse_sink *k, void *perf_state,
+		     struct collapse_input *in);
+int cl_perfdata_detect(const char *p, size_t len);
 
 /* The folded core's character and line rules (folded.h), under the names
  * the formats use. */

@@ -21,6 +21,7 @@
 
 struct perf_state {
 	struct collapse_sink *k;
+	const struct ember_collapse_options *o;
 	struct ember_linecache lc; /* frame line -> frame ids */
 	int key_addr;		   /* cache keys include the address */
 	int flags; /* EMBER_PERF_KERNEL | EMBER_PERF_JIT | EMBER_PERF_ADDRS */
@@ -285,6 +286,8 @@ static void set_event(struct perf_state *st, const char *e, size_t n,
 	}
 }
 
+static void set_root(struct perf_state *st, const struct event_line *e);
+
 static void event_line(struct perf_state *st, const struct event_line *ev,
 		       const char *s, size_t n)
 {
@@ -323,15 +326,21 @@ static void event_line(struct perf_state *st, const struct event_line *ev,
 		st->period_len = e.period_len;
 	}
 
+	set_root(st, &e);
+}
+
+/* The root frame of the sample: "comm", "comm-pid" or "comm-pid/tid". */
+static void set_root(struct perf_state *st, const struct event_line *e)
+{
 	struct ember_buf *r = &st->rootname;
 	ember_buf_reset(r);
-	ember_buf_add(r, e.comm, e.comm_len);
+	ember_buf_add(r, e->comm, e->comm_len);
 	if (st->tid || st->pid) {
 		ember_buf_addch(r, '-');
-		ember_buf_add(r, e.pid, e.pid_len);
+		ember_buf_add(r, e->pid, e->pid_len);
 		if (st->tid) {
 			ember_buf_addch(r, '/');
-			ember_buf_add(r, e.tid, e.tid_len);
+			ember_buf_add(r, e->tid, e->tid_len);
 		}
 	}
 	for (size_t i = 0; i < r->len; i++)
@@ -649,6 +658,7 @@ static void *perf_new(const struct ember_collapse_options *o,
 	struct perf_state *st = ember_xcalloc(1, sizeof(*st));
 
 	st->k = k;
+	st->o = o;
 	/* the root frame is the process (comm, comm-PID, comm-PID/TID)
 	 * unless --skip-after makes another frame the root */
 	k->thread_roots = !o->nskip_after;
@@ -695,6 +705,14 @@ static void perf_free(void *arg)
 	ember_buf_release(&st->lastroot);
 	ember_buf_release(&st->period_buf);
 	free(st);
+}
+
+/* A perf.data file or stream, read whole (perfdata.c). */
+static int perf_read(void *arg, struct collapse_input *in)
+{
+	struct perf_state *st = arg;
+
+	return cl_perfdata_read(st->o, st->k, st, in);
 }
 
 /* After the last blank line of p. */
@@ -747,6 +765,8 @@ static int perf_detect(const char *p, size_t len)
 	const char *end = p + len;
 	int seen_event = 0;
 
+	if (cl_perfdata_detect(p, len))
+		return 1;
 	for (int lines = 0; p < end && lines < 200; lines++) {
 		const char *s;
 		size_t n = cl_line(&p, end, &s);
@@ -780,4 +800,52 @@ const struct ember_collapser ember_collapser_perf = {
     .end = perf_end,
     .split = perf_split,
     .settle = perf_settle,
+    .read = perf_read,
+    .whole = cl_perfdata_detect,
 };
+
+/* ---- samples decoded by a reader (perf.data) ---- */
+
+size_t cl_perf_root(void *arg, const char *comm, size_t n, int pid, int tid,
+		    const uint32_t **ids, int *java)
+{
+	struct perf_state *st = arg;
+	char p[16], t[16];
+	struct event_line e = {comm, p, t, NULL, NULL, n, 0, 0, 0, 0};
+
+	e.pid_len = (size_t)snprintf(p, sizeof(p), "%d", pid);
+	e.tid_len = (size_t)snprintf(t, sizeof(t), "%d", tid);
+	set_root(st, &e);
+	st->open = 0; /* no sample of the text is open */
+	*ids = st->root;
+	*java = st->java;
+	return st->nroot;
+}
+
+int cl_perf_frame(void *arg, const struct ember_perf_frame *f, int java,
+		  const uint32_t **ids, size_t *n)
+{
+	struct perf_state *st = arg;
+
+	struct ember_perf_frame parts;
+	struct ember_buf *line = &st->period_buf;
+
+	st->n = 0;
+	st->skipping = 0;
+	st->java = java;
+	/* the line perf script prints, read back as the text is read: a
+	 * " (" in a symbol or a module splits it there as well */
+	ember_buf_reset(line);
+	ember_buf_addch(line, '\t');
+	ember_buf_add(line, f->addr, f->addr_len);
+	ember_buf_addch(line, ' ');
+	ember_buf_add(line, f->sym, f->sym_len);
+	ember_buf_adds(line, " (");
+	ember_buf_add(line, f->dso, f->dso_len);
+	ember_buf_addch(line, ')');
+	if (frame_parts(line->buf, line->len, &parts))
+		frame_line(st, &parts);
+	*ids = st->frames;
+	*n = st->n;
+	return st->skipping;
+}

@@ -160,7 +160,8 @@ int rec_elf_open(struct rec_elf *e, const char *path)
 	e->fd = -1;
 	if (!libelf_ready())
 		return EMBER_ENOTSUP;
-	e->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* non-blocking: a FIFO named by a recording must not hang us */
+	e->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (e->fd < 0)
 		return errno == ENOENT ? EMBER_ENOENT : EMBER_EIO;
 	/* only regular files: a FIFO or a device would block or mislead */

@@ -45,6 +45,7 @@ void rec_events_release(struct rec_events *r)
 	ember_stacks_release(&r->stacks);
 	free(r->ubuf);
 	free(r->ibuf);
+	free(r->fcache);
 	ember_unwinder_free(r->unwinder);
 	rec_offcpu_free(r->off);
 	memset(r, 0, sizeof(*r));
@@ -128,6 +129,23 @@ static int parse_sample(const struct rec_events *r, const void *rec,
 	s->period = 1;
 	if (t & PERF_SAMPLE_PERIOD)
 		s->period = take64(&c);
+	if (t & PERF_SAMPLE_READ) {
+		uint64_t f = r->read_format, one = 8;
+		one += (f & PERF_FORMAT_ID) ? 8 : 0;
+		one += (f & PERF_FORMAT_LOST) ? 8 : 0;
+		if (f & PERF_FORMAT_GROUP) {
+			uint64_t nr = take64(&c);
+			if (nr > size / 8)
+				return -1;
+			take(&c, nr * one);
+		} else {
+			take(&c, one);
+		}
+		if (f & PERF_FORMAT_TOTAL_TIME_ENABLED)
+			take64(&c);
+		if (f & PERF_FORMAT_TOTAL_TIME_RUNNING)
+			take64(&c);
+	}
 	if (t & PERF_SAMPLE_CALLCHAIN) {
 		s->nr = take64(&c);
 		if (s->nr > (size / 8))
@@ -141,6 +159,14 @@ static int parse_sample(const struct rec_events *r, const void *rec,
 			memcpy(&n, p, 4);
 		s->raw = take(&c, n);
 		s->raw_size = s->raw ? n : 0;
+	}
+	if (t & PERF_SAMPLE_BRANCH_STACK) {
+		uint64_t bnr = take64(&c);
+		if (bnr > size / 24)
+			return -1;
+		if (r->branch_hw_index)
+			take64(&c);
+		take(&c, bnr * 24);
 	}
 	if (t & PERF_SAMPLE_REGS_USER) {
 		s->abi = take64(&c);
@@ -310,6 +336,15 @@ static void open_jitdump(struct rec_events *r, struct rec_proc *p,
 
 	if (p->jd || !path[0])
 		return;
+	if (r->replay) {
+		/* the process is gone: the file by its name, if it is the
+		 * reader's own or root's, as perf maps are */
+		if (stat(path, &st) || !S_ISREG(st.st_mode) ||
+		    (st.st_uid != geteuid() && st.st_uid != 0) ||
+		    ember_jitdump_open(path, &jd))
+			return;
+		goto found;
+	}
 	snprintf(alt, sizeof(alt), "/proc/%d/map_files/%llx-%llx", p->pid,
 		 (unsigned long long)start, (unsigned long long)end);
 	if (ember_jitdump_open(alt, &jd)) {
@@ -322,6 +357,7 @@ static void open_jitdump(struct rec_events *r, struct rec_proc *p,
 				return;
 		}
 	}
+found:
 	p->jd = jd;
 	r->stats->jitdumps++;
 	if (r->unwinder)
@@ -376,7 +412,11 @@ static void on_comm(struct rec_events *r, const struct perf_event_header *h,
 		struct rec_proc *old = rec_world_find_proc(w, (int)pid);
 		if (old)
 			old->owner.end = realtime_of(r, time);
-		struct rec_proc *p = rec_world_new_proc(w, (int)pid, NULL, 0);
+		/* read back, the old image's mappings stay until the new
+		 * ones replace them, as perf keeps them */
+		struct rec_proc *p =
+		    r->replay && old ? rec_world_new_proc(w, (int)pid, old, 1)
+				     : rec_world_new_proc(w, (int)pid, NULL, 0);
 		p->owner.start = realtime_of(r, time);
 		if (r->unwinder)
 			ember_unwinder_forget(r->unwinder, (int)pid);
@@ -384,7 +424,8 @@ static void on_comm(struct rec_events *r, const struct perf_event_header *h,
 			p->owner.uid = old->owner.uid;
 			p->owner.uid_known = old->owner.uid_known;
 		}
-		rec_world_read_owner(w, p);
+		if (!r->replay)
+			rec_world_read_owner(w, p);
 	}
 	struct rec_thread *t = rec_world_thread(w, (int)pid, (int)tid);
 	rec_world_set_comm(w, t, body + 8, n - 8);
@@ -470,6 +511,7 @@ static void on_mmap(struct rec_events *r, const struct perf_event_header *h,
 		return; /* the kernel's own maps come from kallsyms */
 	size_t namelen = strnlen(name, (size_t)((body + n) - name));
 	struct rec_proc *p = rec_world_proc(&r->world, (int)pid);
+	r->map_gen++; /* the frame cache is stale */
 	if (rec_world_mmap(&r->world, p, addr, len, pgoff, makedev(maj, min),
 			   ino, name, namelen, (int)pid) &&
 	    r->unwinder)
@@ -516,21 +558,26 @@ static size_t user_frames(struct rec_events *r, struct rec_proc *p,
 		}
 		if (s->abi != PERF_SAMPLE_REGS_ABI_64 || !s->regs)
 			return 0; /* a kernel thread: no user stack */
+		/* the registers come in the order of the mask's bits
+		 * (x86-64 perf_regs: bx 1, bp 6, sp 7, ip 8, r12-r15 20-23):
+		 * ember's own mask or perf's */
+		uint64_t m = r->regs_mask;
+		if ((m & 0x1c0) != 0x1c0)
+			return 0;
+#define REG(bit)                                                               \
+	((m >> (bit)) & 1                                                      \
+	     ? s->regs[__builtin_popcountll(m & ((1ull << (bit)) - 1))]        \
+	     : 0)
 		struct ember_unwind_regs regs = {0, 0, 0, 0, 0, 0, 0, 0};
-		if (r->regs_mask == 0x1c0) { /* bp, sp, ip */
-			regs.ip = s->regs[2];
-			regs.sp = s->regs[1];
-			regs.bp = s->regs[0];
-		} else { /* bx, bp, sp, ip, r12-r15 */
-			regs.bx = s->regs[0];
-			regs.bp = s->regs[1];
-			regs.sp = s->regs[2];
-			regs.ip = s->regs[3];
-			regs.r12 = s->regs[4];
-			regs.r13 = s->regs[5];
-			regs.r14 = s->regs[6];
-			regs.r15 = s->regs[7];
-		}
+		regs.ip = REG(8);
+		regs.sp = REG(7);
+		regs.bp = REG(6);
+		regs.bx = REG(1);
+		regs.r12 = REG(20);
+		regs.r13 = REG(21);
+		regs.r14 = REG(22);
+		regs.r15 = REG(23);
+#undef REG
 		struct timespec t0, t1;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		n = ember_unwind(r->unwinder, p->pid, &regs, s->stack,
@@ -588,12 +635,40 @@ static size_t kernel_frames(const struct rec_sample *s, uint64_t *out,
 	return n;
 }
 
+/* A recording read back: the root is "comm\0pid\0tid", named later
+ * as the reader's options say. */
+static uint32_t replay_root(struct rec_events *r, struct rec_thread *t)
+{
+	char small[128];
+	size_t len = 0;
+	/* tid -1 (a task being reaped): perf names it after its process */
+	uint32_t comm = t->tid == -1 ? t->proc->comm : t->comm;
+
+	if (comm != UINT32_MAX) {
+		const char *c = ember_intern_str(&r->world.comms, comm, &len);
+		if (len > 64)
+			len = 64;
+		memcpy(small, c, len);
+	} else if (!t->tid) {
+		len = 7; /* perf's name for the idle task */
+		memcpy(small, "swapper", len);
+	} else {
+		len = (size_t)snprintf(small, sizeof(small), ":%d", t->tid);
+	}
+	len += (size_t)snprintf(small + len, sizeof(small) - len, "%c%d%c%d", 0,
+				t->proc->pid, 0, t->tid);
+	uint32_t id = ember_intern(&r->roots, small, len);
+	return rec_frames_id(&r->frames, REC_FRAME_ROOT, id, 0);
+}
+
 static uint32_t root_frame(struct rec_events *r, struct rec_thread *t)
 {
 	char small[128];
 
-	if (t->comm == UINT32_MAX)
+	if (t->comm == UINT32_MAX && !r->replay)
 		read_comm(&r->world, t);
+	if (r->replay)
+		return replay_root(r, t);
 	if (t->comm == UINT32_MAX) {
 		snprintf(small, sizeof(small), ":%d", t->tid);
 	} else {
@@ -641,18 +716,93 @@ static uint64_t jit_stamp(struct rec_proc *p, uint64_t addr, uint64_t t)
 	return c && c->time <= t && c->end_time > t ? c->time : 0;
 }
 
-static uint32_t user_frame(struct rec_events *r, struct rec_proc *p,
-			   uint64_t addr, uint64_t t)
+/*
+ * Most samples repeat most of the frames of the one before: a small
+ * direct-mapped cache of (process instance, address) -> frame id saves
+ * the mapping search and the frame table's hashing.  Any new mapping
+ * invalidates it (a generation); JIT frames, whose key has a time, are
+ * not cached.
+ */
+#define FCACHE_SIZE 4096
+
+struct rec_fcache {
+	uint64_t addr;
+	uint32_t proc, gen, id;
+};
+
+static struct rec_fcache *fcache_slot(struct rec_events *r, uint32_t proc,
+				      uint64_t addr)
+{
+	if (!r->fcache)
+		r->fcache = ember_xcalloc(FCACHE_SIZE, sizeof(*r->fcache));
+	uint64_t h = (addr ^ ((uint64_t)proc << 40)) * 0x9e3779b97f4a7c15ull;
+	return &r->fcache[h >> 52];
+}
+
+static uint32_t user_frame_slow(struct rec_events *r, struct rec_proc *p,
+				uint64_t addr, uint64_t t, int *cacheable)
 {
 	const struct rec_map *m = rec_proc_find_map(p, addr);
 
+	*cacheable = 1;
 	if (!m)
-		return rec_frames_id(&r->frames, REC_FRAME_UNKNOWN, 0, 0);
+		return rec_frames_id(&r->frames, REC_FRAME_UNKNOWN, 0,
+				     r->replay ? addr : 0);
+	*cacheable = m->dso->kind != REC_DSO_ANON;
 	if (m->dso->kind == REC_DSO_ANON)
 		return rec_frames_id_at(&r->frames, REC_FRAME_JIT, p->id, addr,
 					jit_stamp(p, addr, t), t);
 	return rec_frames_id(&r->frames, REC_FRAME_DSO, m->dso->id,
 			     addr - m->m.start + m->m.pgoff);
+}
+
+/* Whether every context marker of the callchain is one perf knows. */
+static int valid_callchain(const struct rec_sample *s)
+{
+	for (uint64_t i = 0; i < s->nr; i++) {
+		uint64_t ip = s->ips[i];
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX &&
+		    ip != (uint64_t)PERF_CONTEXT_HV &&
+		    ip != (uint64_t)PERF_CONTEXT_KERNEL &&
+		    ip != (uint64_t)PERF_CONTEXT_USER &&
+		    ip != (uint64_t)PERF_CONTEXT_GUEST &&
+		    ip != (uint64_t)PERF_CONTEXT_GUEST_KERNEL &&
+		    ip != (uint64_t)PERF_CONTEXT_GUEST_USER)
+			return 0;
+	}
+	return 1;
+}
+
+static uint32_t user_frame(struct rec_events *r, struct rec_proc *p,
+			   uint64_t addr, uint64_t t)
+{
+	struct rec_fcache *e = fcache_slot(r, p->id, addr);
+	int cacheable;
+
+	if (e->gen == r->map_gen + 1 && e->addr == addr && e->proc == p->id)
+		return e->id;
+	uint32_t id = user_frame_slow(r, p, addr, t, &cacheable);
+	if (cacheable) {
+		e->addr = addr;
+		e->proc = p->id;
+		e->gen = r->map_gen + 1;
+		e->id = id;
+	}
+	return id;
+}
+
+static uint32_t kernel_frame(struct rec_events *r, uint64_t addr)
+{
+	struct rec_fcache *e = fcache_slot(r, UINT32_MAX, addr);
+
+	if (e->gen == r->map_gen + 1 && e->addr == addr &&
+	    e->proc == UINT32_MAX)
+		return e->id;
+	e->addr = addr;
+	e->proc = UINT32_MAX;
+	e->gen = r->map_gen + 1;
+	e->id = rec_frames_id(&r->frames, REC_FRAME_KERNEL, 0, addr);
+	return e->id;
 }
 
 static void on_sample(struct rec_events *r, const void *rec, size_t size)
@@ -662,6 +812,22 @@ static void on_sample(struct rec_events *r, const void *rec, size_t size)
 	if (parse_sample(r, rec, size, &s)) {
 		r->corrupt++;
 		return;
+	}
+	uint64_t one[2];
+	if (!(r->sample_type & PERF_SAMPLE_CALLCHAIN)) {
+		/* no callchain recorded: the sampled address alone */
+		const struct perf_event_header *h = rec;
+		int cpumode = h->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+		one[0] = cpumode == PERF_RECORD_MISC_KERNEL
+			     ? (uint64_t)PERF_CONTEXT_KERNEL
+			     : (uint64_t)PERF_CONTEXT_USER;
+		one[1] = s.ip;
+		s.ips = one;
+		s.nr = 2;
+	}
+	if (r->replay && !valid_callchain(&s)) {
+		r->stats->bad_callchains++;
+		s.nr = 0; /* as perf: a corrupt callchain is dropped whole */
 	}
 	if (s.pid == 0 && s.tid == 0 && !r->idle) {
 		r->stats->idle++;
@@ -683,8 +849,7 @@ static void on_sample(struct rec_events *r, const void *rec, size_t size)
 		ids[n++] = user_frame(r, p, ub[i], s.time);
 	size_t nk = kernel_frames(&s, ub, MAX_FRAMES);
 	for (size_t i = nk; i-- > 0;)
-		ids[n++] =
-		    rec_frames_id(&r->frames, REC_FRAME_KERNEL, 0, ub[i]);
+		ids[n++] = kernel_frame(r, ub[i]);
 	if (rec_offcpu_is_switch(r->off, s.raw, s.raw_size)) {
 		rec_offcpu_out(r, (int)s.tid, s.time, s.raw, s.raw_size, ids,
 			       n);

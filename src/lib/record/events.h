@@ -18,7 +18,14 @@ struct rec_events {
 	struct rec_offcpu *off; /* --off-cpu, --wall: switches (owned) */
 	int system_wide, idle;	/* -a; keep the idle task's samples */
 	int root_pid, root_tid; /* root frame comm-PID[/TID] */
-	uint64_t max_stack;	/* the kernel's callchain limit (FP mode) */
+	/* a recording read back (perf.data): nothing of the processes is
+	 * read from /proc, roots are "comm\0pid\0tid", an exec keeps the
+	 * old mappings until replaced and unknown frames their address, as
+	 * perf script has them */
+	int replay;
+	uint64_t read_format; /* of PERF_SAMPLE_READ */
+	int branch_hw_index;  /* PERF_SAMPLE_BRANCH_STACK has hw_idx */
+	uint64_t max_stack;   /* the kernel's callchain limit (FP mode) */
 	struct ember_record_stats *stats; /* counters added to */
 	/* what the records built */
 	struct rec_world world;
@@ -28,6 +35,8 @@ struct rec_events {
 	int corrupt;		    /* malformed records skipped */
 	uint64_t *ubuf;		    /* scratch */
 	uint32_t *ibuf;
+	struct rec_fcache *fcache; /* recent frames */
+	uint32_t map_gen;	   /* bumped by every new mapping */
 };
 
 void rec_events_init(struct rec_events *ev, struct ember_record_stats *stats);

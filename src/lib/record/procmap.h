@@ -30,6 +30,10 @@ struct rec_dso {
 	struct rec_elf debug; /* separate debug file, if any */
 	int has_debug;
 	struct rec_symtab syms;
+	/* the build-id the recording saw, when it told (perf.data) */
+	uint8_t want_id[20];
+	uint8_t want_len;
+	int rebuilt; /* found by build-id, not at its path */
 };
 
 struct rec_map {

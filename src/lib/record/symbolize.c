@@ -16,15 +16,6 @@
 #include "collapse/perf-names.h"
 #include "record/symbolize.h"
 
-struct symctx {
-	struct rec_events *r;
-	int flags;		 /* REC_FOLD_KERNEL, REC_FOLD_JIT */
-	const char *perfmap_dir; /* NULL: /tmp */
-	struct rec_symtab kernel;
-	int kernel_state; /* 0 untried, 1 loaded, -1 unavailable */
-	struct ember_buf raw, out;
-};
-
 /* ---- folding names as stackcollapse-perf does ------------------------- */
 
 /* The same code as `ember collapse perf`, so that the names are the same. */
@@ -43,11 +34,26 @@ int rec_fold_frame(struct ember_buf *out, const char *sym, size_t n,
 
 /* ---- symbol sources --------------------------------------------------- */
 
-static const char *kernel_sym(struct symctx *c, uint64_t addr)
+static const char *kernel_sym(struct rec_symctx *c, uint64_t addr)
 {
-	if (!c->kernel_state) {
+	if (!c->kernel_state && c->no_kallsyms) {
+		/* a recording made under another kernel */
+		c->kernel_state = -1;
 		rec_symtab_init(&c->kernel, REC_SYMTAB_KALLSYMS);
-		int err = rec_kallsyms_load(&c->kernel, NULL);
+		ember_log(EMBER_LOG_WARN, "%s", c->no_kallsyms);
+	}
+	if (!c->kernel_state) {
+		int err;
+		if (c->pre) {
+			/* loaded meanwhile by the caller */
+			c->kernel = *c->pre;
+			err = c->pre_err;
+			c->pre = NULL;
+		} else {
+			rec_symtab_init(&c->kernel, REC_SYMTAB_KALLSYMS);
+			err = rec_kallsyms_load(&c->kernel, NULL);
+			rec_symtab_finish(&c->kernel);
+		}
 		c->kernel_state = err ? -1 : 1;
 		if (err == EMBER_EPERM)
 			ember_log(EMBER_LOG_WARN,
@@ -58,7 +64,6 @@ static const char *kernel_sym(struct symctx *c, uint64_t addr)
 			ember_log(EMBER_LOG_WARN,
 				  "cannot read /proc/kallsyms: kernel frames "
 				  "stay unnamed");
-		rec_symtab_finish(&c->kernel);
 	}
 	const struct rec_sym *s =
 	    c->kernel_state > 0 ? rec_symtab_find(&c->kernel, addr) : NULL;
@@ -88,6 +93,43 @@ static int load_vdso(struct rec_elf *e)
 	return rec_elf_open_mem(e, (const void *)base, size);
 }
 
+static void hex(char *out, const uint8_t *id, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		snprintf(out + 2 * i, 3, "%02x", id[i]);
+}
+
+/* The file the recording saw, by its build-id: perf's build-id cache
+ * (~/.debug), then the system's debug files. */
+static int open_by_build_id(struct rec_dso *d)
+{
+	char h[64], path[4200];
+	const char *home = getenv("HOME");
+	const char *tails[] = {"elf", "debug"};
+
+	hex(h, d->want_id, d->want_len);
+	for (int i = 0; i < 3; i++) {
+		if (i < 2 && !(home && *home))
+			continue;
+		if (i < 2)
+			snprintf(path, sizeof(path),
+				 "%s/.debug/.build-id/%.2s/%s/%s", home, h,
+				 h + 2, tails[i]);
+		else
+			snprintf(path, sizeof(path),
+				 "/usr/lib/debug/.build-id/%.2s/%s.debug", h,
+				 h + 2);
+		if (rec_elf_open(&d->elf, path))
+			continue;
+		if (d->elf.build_id_len == d->want_len &&
+		    !memcmp(d->elf.build_id, d->want_id, d->want_len))
+			return 0;
+		rec_elf_close(&d->elf);
+		d->elf.fd = -1;
+	}
+	return EMBER_ENOENT;
+}
+
 static void load_dso(struct rec_dso *d)
 {
 	int err = EMBER_ENOENT;
@@ -100,6 +142,23 @@ static void load_dso(struct rec_dso *d)
 		err = load_vdso(&d->elf);
 	else if (d->kind == REC_DSO_FILE && !d->deleted)
 		err = rec_elf_open(&d->elf, d->path);
+	if (d->want_len && d->kind == REC_DSO_FILE &&
+	    (err || d->elf.build_id_len != d->want_len ||
+	     memcmp(d->elf.build_id, d->want_id, d->want_len))) {
+		/* not the file recorded: rebuilt or upgraded since */
+		if (!err)
+			rec_elf_close(&d->elf);
+		d->elf.fd = -1;
+		err = open_by_build_id(d);
+		if (err)
+			ember_log(EMBER_LOG_INFO,
+				  "'%s' is not the file recorded (another "
+				  "build-id), and the recorded one is not in "
+				  "~/.debug: no symbols",
+				  d->path);
+		else
+			d->rebuilt = 1;
+	}
 	if (err) {
 		if (d->kind == REC_DSO_FILE && !d->deleted)
 			ember_log(EMBER_LOG_INFO, "no symbols for '%s'",
@@ -107,7 +166,7 @@ static void load_dso(struct rec_dso *d)
 		return;
 	}
 	d->usable = 1;
-	if (d->kind == REC_DSO_FILE &&
+	if (d->kind == REC_DSO_FILE && !d->rebuilt &&
 	    !rec_debuginfo_open(&d->elf, d->path, NULL, &d->debug, NULL)) {
 		if (d->debug.has_symtab)
 			d->has_debug = 1;
@@ -150,7 +209,7 @@ static void load_perfmap(const char *dir, struct rec_proc *p)
 
 /* JIT code's name: from the jitdump, for the code that was at addr when
  * the frame was first sampled, else from the perf map. */
-static const char *jit_sym(struct symctx *c, struct rec_proc *p,
+static const char *jit_sym(struct rec_symctx *c, struct rec_proc *p,
 			   const struct rec_frame *f)
 {
 	struct ember_jitdump *jd = rec_proc_jitdump(p);
@@ -178,15 +237,13 @@ static const char *jit_sym(struct symctx *c, struct rec_proc *p,
 
 /* ---- one frame -------------------------------------------------------- */
 
-/* Appends the folded names of frame f (';'-joined); returns how many. */
-static int name_frame(struct symctx *c, const struct rec_frame *f)
+const char *rec_frame_symbol(struct rec_symctx *c, const struct rec_frame *f,
+			     struct ember_buf *dso, int *java)
 {
 	struct rec_events *r = c->r;
-	struct ember_buf *dso = &c->raw;
 	const char *sym = NULL;
-	int flags = c->flags;
 
-	/* the symbol and module as perf script prints them */
+	*java = 0;
 	ember_buf_reset(dso);
 	switch (f->kind) {
 	case REC_FRAME_KERNEL:
@@ -197,6 +254,9 @@ static int name_frame(struct symctx *c, const struct rec_frame *f)
 		struct rec_dso *d = r->world.dsos[f->obj];
 		sym = dso_sym(d, f->addr);
 		ember_buf_adds(dso, d->path);
+		if (d->deleted && r->replay)
+			ember_buf_adds(dso,
+				       " (deleted)"); /* as perf names it */
 		break;
 	}
 	case REC_FRAME_JIT: {
@@ -206,7 +266,7 @@ static int name_frame(struct symctx *c, const struct rec_frame *f)
 		if (p->comm != UINT32_MAX &&
 		    !strncmp(ember_intern_str(&r->world.comms, p->comm, NULL),
 			     "java", 4))
-			flags |= REC_FOLD_JAVA;
+			*java = 1;
 		break;
 	}
 	case REC_FRAME_TRUNCATED:
@@ -216,6 +276,19 @@ static int name_frame(struct symctx *c, const struct rec_frame *f)
 		ember_buf_adds(dso, "[unknown]");
 		break;
 	}
+	return sym;
+}
+
+/* Appends the folded names of frame f (';'-joined); returns how many. */
+static int name_frame(struct rec_symctx *c, const struct rec_frame *f)
+{
+	struct ember_buf *dso = &c->raw;
+	int java, flags = c->flags;
+
+	/* the symbol and module as perf script prints them */
+	const char *sym = rec_frame_symbol(c, f, dso, &java);
+	if (java)
+		flags |= REC_FOLD_JAVA;
 	if (!sym)
 		sym = "[unknown]";
 	return rec_fold_frame(&c->out, sym, strlen(sym), dso->buf, dso->len,
@@ -224,15 +297,13 @@ static int name_frame(struct symctx *c, const struct rec_frame *f)
 
 /* Frame i becomes the folded frames (*ids)[off[i] .. off[i + 1])
  * (malloc'd; off has frames.n + 1 slots). */
-static void name_frames(struct symctx *c, struct ember_intern *names,
+static void name_frames(struct rec_symctx *c, struct ember_intern *names,
 			uint32_t **ids, size_t *off)
 {
 	struct rec_events *r = c->r;
 	size_t n = 0, alloc = 0;
 	uint32_t *v = NULL;
 
-	ember_buf_init(&c->raw, 256);
-	ember_buf_init(&c->out, 256);
 	for (size_t i = 0; i < r->frames.n; i++) {
 		const struct rec_frame *f = &r->frames.v[i];
 		off[i] = n;
@@ -258,6 +329,23 @@ static void name_frames(struct symctx *c, struct ember_intern *names,
 	}
 	off[r->frames.n] = n;
 	*ids = v;
+}
+
+void rec_symctx_init(struct rec_symctx *c, struct rec_events *r, int flags,
+		     const char *perfmap_dir)
+{
+	memset(c, 0, sizeof(*c));
+	c->r = r;
+	c->flags = flags;
+	c->perfmap_dir = perfmap_dir;
+	ember_buf_init(&c->raw, 256);
+	ember_buf_init(&c->out, 256);
+}
+
+void rec_symctx_release(struct rec_symctx *c)
+{
+	if (c->pre)
+		rec_symtab_release(c->pre);
 	if (c->kernel_state)
 		rec_symtab_release(&c->kernel);
 	ember_buf_release(&c->raw);
@@ -267,11 +355,12 @@ static void name_frames(struct symctx *c, struct ember_intern *names,
 int rec_symbolize(struct rec_events *r, int flags, const char *perfmap_dir,
 		  struct ember_intern *names, struct ember_stacks *stacks)
 {
-	struct symctx c = {.r = r, .flags = flags, .perfmap_dir = perfmap_dir};
+	struct rec_symctx c;
 	size_t *off = ember_xcalloc(r->frames.n + 1, sizeof(*off));
 	uint32_t *ids = NULL, *tmp = NULL;
 	size_t atmp = 0;
 
+	rec_symctx_init(&c, r, flags, perfmap_dir);
 	/* what the runtimes wrote since, or at exit (CPython buffers) */
 	for (size_t i = 0; i < r->world.nprocs; i++)
 		if (r->world.procs[i]->jd &&
@@ -294,6 +383,7 @@ int rec_symbolize(struct rec_events *r, int flags, const char *perfmap_dir,
 		}
 		ember_stacks_add(stacks, tmp, m, r->stacks.ents[i].count, 0);
 	}
+	rec_symctx_release(&c);
 	free(off);
 	free(tmp);
 	free(ids);

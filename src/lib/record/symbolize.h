@@ -8,6 +8,27 @@
 
 #include "record/events.h"
 
+/* Symbols of frames. */
+struct rec_symctx {
+	struct rec_events *r;
+	int flags;		 /* REC_FOLD_KERNEL, REC_FOLD_JIT */
+	const char *perfmap_dir; /* NULL: /tmp */
+	const char *no_kallsyms; /* why kernel frames stay unnamed */
+	struct rec_symtab kernel;
+	int kernel_state; /* 0 untried, 1 loaded, -1 unavailable */
+	struct ember_buf raw, out;
+	/* kallsyms loaded beforehand (finished), taken over on first use */
+	struct rec_symtab *pre;
+	int pre_err;
+};
+void rec_symctx_init(struct rec_symctx *c, struct rec_events *r, int flags,
+		     const char *perfmap_dir);
+void rec_symctx_release(struct rec_symctx *c);
+/* The symbol of frame f (NULL: none) and, in dso, the module, as perf
+ * script prints them; *java when it is a java process's JIT code. */
+const char *rec_frame_symbol(struct rec_symctx *c, const struct rec_frame *f,
+			     struct ember_buf *dso, int *java);
+
 enum {
 	REC_FOLD_JAVA = 1,   /* a java process: Lcom/x/Y;.m -> com/x/Y:.m */
 	REC_FOLD_KERNEL = 2, /* --kernel: _[k] */

@@ -246,7 +246,7 @@ static int same_file(int fd, const struct ember_unwind_mapping *m)
 static int open_mapped(int pid, const struct ember_unwind_mapping *m)
 {
 	char alt[4096];
-	int fd = open(m->path, O_RDONLY | O_CLOEXEC), fd2;
+	int fd = open(m->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), fd2;
 
 	if (fd >= 0 && same_file(fd, m))
 		return fd;
@@ -413,8 +413,9 @@ static void sp_rule(struct ember_cfi_rule *r, int32_t cfa_off, int bp_saved)
 
 /* CPython's perf trampoline (Python/asm_trampoline.S, 3.12 and 3.13):
  * sub $8,%rsp; call *%rcx; add $8,%rsp; ret */
-static const uint8_t py_tramp[11] = {0x48, 0x83, 0xec, 0x08, 0xff, 0xd1,
-				     0x48, 0x83, 0xc4, 0x08, 0xc3};
+const uint8_t ember_py_trampoline[11] = {0x48, 0x83, 0xec, 0x08, 0xff, 0xd1,
+					 0x48, 0x83, 0xc4, 0x08, 0xc3};
+#define py_tramp ember_py_trampoline
 
 /*
  * Rules from the code bytes around rip: inside CPython's trampoline (at

@@ -129,4 +129,7 @@ void ember_unwinder_set_jitdump(struct ember_unwinder *u, int pid,
 const struct ember_unwind_stats *
 ember_unwinder_stats(const struct ember_unwinder *u);
 
+/* CPython's perf trampoline, the code of each "py::" perf map entry. */
+extern const uint8_t ember_py_trampoline[11];
+
 #endif

@@ -34,6 +34,11 @@ struct fg_layout {
 int ember_fg_write_svg(struct ember_flamegraph *fg, struct ember_tree *tree,
 		       const struct fg_layout *lay, ember_write_fn w, void *ctx,
 		       const char **bad_file);
+int ember_fg_write_html(struct ember_flamegraph *fg, struct ember_tree *tree,
+			const struct fg_layout *lay, ember_write_fn w,
+			void *ctx, const char **bad_file);
+int ember_fg_write_html_error(struct ember_flamegraph *fg, ember_write_fn w,
+			      void *ctx);
 int ember_fg_write_error(struct ember_flamegraph *fg, ember_write_fn w,
 			 void *ctx);
 

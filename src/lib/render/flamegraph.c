@@ -326,7 +326,8 @@ int ember_flamegraph_render(struct ember_flamegraph *fg, ember_write_fn w,
 	stats->total = time;
 
 	if (time <= 0 || fg->nlines == 0) {
-		err = ember_fg_write_error(fg, w, ctx);
+		err = o->html ? ember_fg_write_html_error(fg, w, ctx)
+			      : ember_fg_write_error(fg, w, ctx);
 		return err ? err : EMBER_EEMPTY;
 	}
 
@@ -399,7 +400,12 @@ int ember_flamegraph_render(struct ember_flamegraph *fg, ember_write_fn w,
 	    .maxdelta = maxdelta,
 	    .mixed = tree.offcpu_seen && tree.oncpu_seen,
 	};
-	err = ember_fg_write_svg(fg, &tree, &lay, w, ctx, &stats->bad_file);
+	if (o->html)
+		err = ember_fg_write_html(fg, &tree, &lay, w, ctx,
+					  &stats->bad_file);
+	else
+		err = ember_fg_write_svg(fg, &tree, &lay, w, ctx,
+					 &stats->bad_file);
 	stats->frames = tree.n;
 	ember_tree_release(&tree);
 	return err;

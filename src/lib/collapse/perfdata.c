@@ -1,0 +1,490 @@
+/*
+ * perf.data read directly, folded as `perf script | ember collapse perf`
+ * folds its text.  The records go through ember record's own consumer (a
+ * session in replay mode: the same decoding, DWARF unwinding, processes
+ * and mappings, only the bytes come from a file); its stack table holds
+ * unique stacks of unique frames.  At the end each frame is symbolized
+ * once, named by collapse perf's frame-line code with the same options
+ * (a cache per frame and java-ness), and each unique stack becomes a
+ * folded stack with its periods summed as integers.
+ */
+#include <linux/perf_event.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collapse.h"
+#include "record/jitdump.h"
+#include "record/perfdata.h"
+#include "record/symbolize.h"
+
+/* /proc/kallsyms takes tens of milliseconds of the kernel's time to
+ * read: on another core while the records are read. */
+struct kpre {
+	pthread_t thread;
+	struct rec_symtab st;
+	int err, started;
+};
+
+static void *kallsyms_thread(void *arg)
+{
+	struct kpre *k = arg;
+
+	k->err = rec_kallsyms_load(&k->st, NULL);
+	rec_symtab_finish(&k->st);
+	return NULL;
+}
+
+struct pdc {
+	const struct ember_collapse_options *o;
+	struct collapse_sink *k;
+	void *perf;
+	struct rec_pd pd;
+	struct rec_events *r;
+	struct ember_record_stats stats;
+	char no_kallsyms[300];
+	const char *no_kallsyms_why; /* NULL: kallsyms names kernel frames */
+	uint64_t last_time;
+	/* per attribute: -1 not decided, 0 filtered, 1 counted */
+	signed char *want;
+	size_t nwant;
+	/* the names of each frame: ids[off[2f + java] .. + len] */
+	uint32_t *cache;
+	size_t ncache, acache;
+	struct fcache {
+		uint32_t off, len;
+		int state; /* 0 not named, 1 named, 2 named and skip-after */
+	} * fc;
+	/* perf maps for the unwinder, by process instance */
+	struct rec_symtab **maps;
+	size_t nmaps;
+	struct rec_symtab *kallsyms; /* loaded on another thread */
+	int kallsyms_err;
+	struct kpre kp;
+	int cpus;
+};
+
+/* The event's name as perf script prints it. */
+static const char *event_name(const struct rec_pd_attr *a, char *buf, size_t n)
+{
+	static const char *const hw[] = {"cycles",
+					 "instructions",
+					 "cache-references",
+					 "cache-misses",
+					 "branches",
+					 "branch-misses",
+					 "bus-cycles",
+					 "stalled-cycles-frontend",
+					 "stalled-cycles-backend",
+					 "ref-cycles"};
+	static const char *const sw[] = {"cpu-clock",	     "task-clock",
+					 "page-faults",	     "context-switches",
+					 "cpu-migrations",   "minor-faults",
+					 "major-faults",     "alignment-faults",
+					 "emulation-faults", "dummy",
+					 "bpf-output",	     "cgroup-switches"};
+
+	if (a->name)
+		return a->name;
+	if (a->attr.type == PERF_TYPE_HARDWARE && a->attr.config < 10)
+		return hw[a->attr.config];
+	if (a->attr.type == PERF_TYPE_SOFTWARE && a->attr.config < 12)
+		return sw[a->attr.config];
+	snprintf(buf, n, "raw-%u-%llx", a->attr.type,
+		 (unsigned long long)a->attr.config);
+	return buf;
+}
+
+/* Whether samples of attribute i are folded: the event asked for, else
+ * the first one sampled (as for text). */
+static int wanted(struct pdc *c, uint32_t i)
+{
+	struct collapse_sink *k = c->k;
+	char buf[64];
+
+	if (i >= c->nwant) {
+		size_t n = c->pd.nattrs > i ? c->pd.nattrs : i + 1;
+		c->want = ember_xrealloc(c->want, n);
+		memset(c->want + c->nwant, -1, n - c->nwant);
+		c->nwant = n;
+	}
+	if (c->want[i] >= 0)
+		return c->want[i];
+	const char *name = i < c->pd.nattrs
+			       ? event_name(&c->pd.attrs[i], buf, sizeof(buf))
+			       : "unknown";
+	size_t len = strlen(name);
+	if (!k->event && c->o->event_filter && *c->o->event_filter) {
+		k->event = ember_xstrdup(c->o->event_filter);
+		k->event_len = strlen(k->event);
+	}
+	if (!k->event) {
+		k->event = ember_xmemdup(name, len);
+		k->event_len = len;
+		k->event_defaulted = 1;
+	}
+	c->want[i] = k->event_len == len && !memcmp(k->event, name, len);
+	if (!c->want[i] && !k->n.filtered) {
+		size_t m = len < sizeof(k->n.filtered_event) - 1
+			       ? len
+			       : sizeof(k->n.filtered_event) - 1;
+		memcpy(k->n.filtered_event, name, m);
+		k->n.filtered_event[m] = '\0';
+	}
+	return c->want[i];
+}
+
+/*
+ * The unwinder's view of process memory when the process is gone: the
+ * code of CPython's trampolines (the "py::" entries of its perf map, each
+ * a copy of the same few instructions) rebuilt from the map, int3 around
+ * them; nothing else.  The map is taken by its owner alone here (the
+ * times are checked when naming frames).
+ */
+static size_t replay_code(void *ctx, int pid, uint64_t addr, void *buf,
+			  size_t n)
+{
+	struct pdc *c = ctx;
+	struct rec_proc *p = rec_world_find_proc(&c->r->world, pid);
+	uint8_t *out = buf;
+	size_t known = 0;
+
+	for (int depth = 0; p && depth < 16; p = p->parent, depth++) {
+		if (p->id >= c->nmaps) {
+			size_t a = p->id + 16;
+			c->maps =
+			    ember_xreallocarray(c->maps, a, sizeof(*c->maps));
+			memset(c->maps + c->nmaps, 0,
+			       (a - c->nmaps) * sizeof(*c->maps));
+			c->nmaps = a;
+		}
+		struct rec_symtab **st = &c->maps[p->id];
+		if (!*st) {
+			struct rec_perfmap_owner o = {p->pid, geteuid(), 1, 0,
+						      0};
+			const char *dir = NULL; /* /tmp, as perf reads them */
+			struct ember_buf why = EMBER_BUF_INIT;
+			*st = ember_xcalloc(1, sizeof(**st));
+			rec_symtab_init(*st, REC_SYMTAB_PERFMAP);
+			rec_perfmap_load(*st, dir, &o, &why);
+			rec_symtab_finish(*st);
+			ember_buf_release(&why);
+		}
+		memset(out, 0xcc, n);
+		for (size_t i = 0; i < n; i++) {
+			const struct rec_sym *s =
+			    rec_symtab_find(*st, addr + i);
+			if (!s || strncmp(s->name, "py::", 4))
+				continue;
+			uint64_t k = addr + i - s->start;
+			if (k < sizeof(ember_py_trampoline)) {
+				out[i] = ember_py_trampoline[k];
+				known++;
+			}
+		}
+		if (known)
+			return n;
+	}
+	return 0;
+}
+
+/* Each record, in time order, as the recording session handles one from
+ * its ring buffers. */
+static void on_record(void *ctx, const void *rec, size_t size, uint32_t attr)
+{
+	struct pdc *c = ctx;
+	struct rec_events *r = c->r;
+	const struct perf_event_header *h = rec;
+	const struct perf_event_attr *a = &c->pd.attrs[attr].attr;
+
+	r->sample_type = a->sample_type;
+	r->regs_mask = a->sample_regs_user;
+	r->read_format = a->read_format;
+	r->branch_hw_index =
+	    (a->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX) != 0;
+	if (h->type == PERF_RECORD_SAMPLE) {
+		if (!wanted(c, attr)) {
+			c->k->n.filtered++;
+			return;
+		}
+		if (!c->kp.started && c->cpus > 1 &&
+		    (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
+			PERF_RECORD_MISC_KERNEL)
+			/* kernel frames to name: their symbols meanwhile */
+			c->kp.started = !pthread_create(
+			    &c->kp.thread, NULL, kallsyms_thread, &c->kp);
+		r->dwarf = (a->sample_type & PERF_SAMPLE_REGS_USER) &&
+			   (a->sample_type & PERF_SAMPLE_STACK_USER);
+		if (r->dwarf && !r->unwinder) {
+			r->unwinder = ember_unwinder_new();
+			ember_unwinder_set_reader(r->unwinder, replay_code, c);
+		}
+	}
+	uint64_t t = rec_events_time(r, rec, size);
+	if (t > c->last_time)
+		c->last_time = t;
+	rec_events_handle(r, rec, size);
+}
+
+/* ---- after reading ---------------------------------------------------- */
+
+static const char *osrelease_mismatch(struct pdc *c)
+{
+	struct utsname u;
+
+	if (!c->pd.osrelease || uname(&u) ||
+	    !strcmp(u.release, c->pd.osrelease))
+		return NULL;
+	snprintf(c->no_kallsyms, sizeof(c->no_kallsyms),
+		 "the recording was made under kernel %s, this is %s: kernel "
+		 "frames stay unnamed ([unknown])",
+		 c->pd.osrelease, u.release);
+	return c->no_kallsyms;
+}
+
+/* What the recording tells that the live session learns from /proc:
+ * build-ids, the clock, the kernel. */
+static void prepare(struct pdc *c, double file_time)
+{
+	struct rec_events *r = c->r;
+	struct rec_world *w = &r->world;
+
+	for (size_t i = 0; i < c->pd.nbids; i++) {
+		const struct rec_pd_buildid *b = &c->pd.bids[i];
+		if (b->kernel || !b->path[0])
+			continue;
+		for (size_t d = 0; d < w->ndsos; d++) {
+			struct rec_dso *dso = w->dsos[d];
+			if (dso->kind == REC_DSO_FILE &&
+			    !strcmp(dso->path, b->path)) {
+				memcpy(dso->want_id, b->id, b->len);
+				dso->want_len = (uint8_t)b->len;
+			}
+		}
+	}
+	/* process times were taken on the recording's clock: moved to the
+	 * realtime clock by the file's time at its last record */
+	double off = file_time - (double)c->last_time / 1e9;
+	for (size_t i = 0; i < w->nprocs; i++) {
+		struct rec_proc *p = w->procs[i];
+		if (p->owner.start > 0)
+			p->owner.start += off;
+		if (p->owner.end > 0)
+			p->owner.end += off;
+		if (!p->owner.uid_known) {
+			/* perf's rule: the reader's own maps, or root's */
+			p->owner.uid = geteuid();
+			p->owner.uid_known = 1;
+		}
+		if (p->jd && ember_jitdump_update(p->jd) < 0)
+			ember_log(EMBER_LOG_INFO,
+				  "cannot read the jitdump of process %d",
+				  p->pid);
+	}
+	c->no_kallsyms_why = osrelease_mismatch(c);
+}
+
+/* The names of frame i (java: for a java process), from the cache. */
+static const uint32_t *frame_names(struct pdc *c, struct rec_symctx *sc,
+				   uint32_t i, int java, size_t *n, int *skip)
+{
+	struct fcache *e = &c->fc[2 * (size_t)i + (java != 0)];
+
+	if (!e->state) {
+		const struct rec_frame *f = &c->r->frames.v[i];
+		struct ember_buf dso = EMBER_BUF_INIT;
+		char addr[24];
+		int fjava;
+		const char *sym = rec_frame_symbol(sc, f, &dso, &fjava);
+		if (!sym)
+			sym = "[unknown]";
+		struct ember_perf_frame pf = {sym,     strlen(sym), dso.buf,
+					      dso.len, addr,	    0};
+		pf.addr_len = (size_t)snprintf(addr, sizeof(addr), "%llx",
+					       (unsigned long long)f->addr);
+		const uint32_t *ids;
+		size_t k;
+		int sk = cl_perf_frame(c->perf, &pf, java || fjava, &ids, &k);
+		EMBER_GROW(c->cache, c->ncache + k, c->acache);
+		memcpy(c->cache + c->ncache, ids, k * sizeof(*ids));
+		e->off = (uint32_t)c->ncache;
+		e->len = (uint32_t)k;
+		e->state = sk ? 2 : 1;
+		c->ncache += k;
+		ember_buf_release(&dso);
+	}
+	*n = e->len;
+	*skip = e->state == 2;
+	return c->cache + e->off;
+}
+
+/* Every unique stack of the session as a folded stack of the sink. */
+static void fold(struct pdc *c)
+{
+	struct rec_events *r = c->r;
+	struct collapse_sink *k = c->k;
+	struct rec_symctx sc;
+	uint32_t *out = NULL;
+	size_t aout = 0;
+	/* per root frame: its names */
+	uint32_t *root_off = ember_xcalloc(r->frames.n, sizeof(*root_off));
+	uint32_t *root_len = ember_xcalloc(r->frames.n, sizeof(*root_len));
+	uint8_t *root_java = ember_xcalloc(r->frames.n, 1);
+	struct ember_buf rootbuf = EMBER_BUF_INIT;
+
+	c->fc = ember_xcalloc(2 * r->frames.n + 2, sizeof(*c->fc));
+	rec_symctx_init(&sc, r, 0, NULL);
+	sc.no_kallsyms = c->no_kallsyms_why;
+	if (c->kallsyms) {
+		sc.pre = c->kallsyms;
+		sc.pre_err = c->kallsyms_err;
+	}
+	for (size_t i = 0; i < r->stacks.n; i++) {
+		size_t n, m = 0;
+		const uint32_t *f = ember_stacks_frames(&r->stacks, i, &n);
+		if (!n)
+			continue;
+		uint32_t root = f[0];
+		if (!root_len[root]) {
+			size_t len;
+			const char *s = ember_intern_str(
+			    &r->roots, r->frames.v[root].obj, &len);
+			const char *pid = memchr(s, '\0', len);
+			const char *tid =
+			    pid ? memchr(pid + 1, '\0',
+					 (size_t)(s + len - pid - 1))
+				: NULL;
+			const uint32_t *ids;
+			int java;
+			size_t nr = cl_perf_root(
+			    c->perf, s, pid ? (size_t)(pid - s) : len,
+			    pid ? atoi(pid + 1) : -1, tid ? atoi(tid + 1) : -1,
+			    &ids, &java);
+			EMBER_GROW(c->cache, c->ncache + nr, c->acache);
+			memcpy(c->cache + c->ncache, ids, nr * sizeof(*ids));
+			root_off[root] = (uint32_t)c->ncache;
+			root_len[root] = (uint32_t)nr;
+			root_java[root] = (uint8_t)java;
+			c->ncache += nr;
+		}
+		int java = root_java[root], skipping = 0;
+		/* leaf first, as perf script prints them */
+		for (size_t j = n; j-- > 1 && !skipping;) {
+			size_t nn;
+			const uint32_t *ids =
+			    frame_names(c, &sc, f[j], java, &nn, &skipping);
+			EMBER_GROW(out, m + nn + root_len[root], aout);
+			memcpy(out + m, ids, nn * sizeof(*ids));
+			m += nn;
+		}
+		for (size_t a = 0, b = m ? m - 1 : 0; a < b; a++, b--) {
+			uint32_t t = out[a];
+			out[a] = out[b];
+			out[b] = t;
+		}
+		if (!skipping) {
+			size_t nr = root_len[root];
+			EMBER_GROW(out, m + nr, aout);
+			memmove(out + nr, out, m * sizeof(*out));
+			memcpy(out, c->cache + root_off[root],
+			       nr * sizeof(*out));
+			m += nr;
+		}
+		double w = r->stacks.ents[i].count;
+		int exact = w >= 0 && w < 9007199254740992.0;
+		cl_count(k, ember_stacks_add(&k->stacks, out, m, 0, 0), w,
+			 exact ? (uint64_t)w : 0, exact);
+	}
+	rec_symctx_release(&sc);
+	ember_buf_release(&rootbuf);
+	free(root_off);
+	free(root_len);
+	free(root_java);
+	free(out);
+}
+
+int cl_perfdata_detect(const char *p, size_t len)
+{
+	return rec_pd_is_perfdata(p, len);
+}
+
+static int next_piece(void *ctx, const char **p, size_t *n)
+{
+	return cl_input_next(ctx, p, n);
+}
+
+int cl_perfdata_read(const struct ember_collapse_options *o,
+		     struct collapse_sink *k, void *perf_state,
+		     struct collapse_input *in)
+{
+	struct pdc c;
+	struct rec_events *r;
+	struct stat st;
+	int rc, fd = cl_input_fd(in);
+
+	memset(&c, 0, sizeof(c));
+	c.o = o;
+	c.k = k;
+	c.perf = perf_state;
+	r = c.r = ember_xcalloc(1, sizeof(*r));
+	rec_events_init(r, &c.stats);
+	r->replay = 1;
+	r->idle = 1;
+	r->system_wide = 1;
+	c.stats.exit_status = -1;
+	struct kpre *kp = &c.kp;
+	rec_symtab_init(&kp->st, REC_SYMTAB_KALLSYMS);
+	c.cpus = o->threads == 1 ? 1 : (int)sysconf(_SC_NPROCESSORS_ONLN);
+	rec_pd_init(&c.pd, on_record, &c);
+	c.pd.progress = o->progress;
+	c.pd.progress_ctx = o->progress_ctx;
+	rc = rec_pd_read(&c.pd, fd, NULL, 0, next_piece, in);
+	if (rc) {
+		snprintf(k->n.error, sizeof(k->n.error), "%s",
+			 c.pd.err[0] ? c.pd.err : ember_strerror(rc));
+		goto out;
+	}
+	double file_time = (double)time(NULL);
+	if (fd >= 0 && !c.pd.pipe && !fstat(fd, &st) && S_ISREG(st.st_mode))
+		file_time = (double)st.st_mtim.tv_sec +
+			    (double)st.st_mtim.tv_nsec / 1e9;
+	prepare(&c, file_time);
+	if (kp->started) {
+		pthread_join(kp->thread, NULL);
+		kp->started = 0;
+		if (!c.no_kallsyms_why) {
+			c.kallsyms = &kp->st;
+			c.kallsyms_err = kp->err;
+		}
+	}
+	fold(&c);
+	k->n.records += c.stats.samples;
+	k->n.pd_samples += c.stats.samples;
+	k->n.pd_lost += c.stats.lost;
+	k->n.pd_user_stacks += c.stats.user_stacks;
+	k->n.pd_truncated += c.stats.truncated;
+	k->n.pd_unknown += c.pd.unknown;
+	k->n.pd_corrupt += (uint64_t)r->corrupt;
+	k->n.perfdata = 1;
+out:
+	if (kp->started)
+		pthread_join(kp->thread, NULL);
+	if (!c.kallsyms) /* else the symbolizer had it */
+		rec_symtab_release(&kp->st);
+	rec_pd_release(&c.pd);
+	rec_events_release(r);
+	free(r);
+	free(c.want);
+	free(c.cache);
+	free(c.fc);
+	for (size_t i = 0; i < c.nmaps; i++)
+		if (c.maps[i]) {
+			rec_symtab_release(c.maps[i]);
+			free(c.maps[i]);
+		}
+	free(c.maps);
+	return rc;
+}

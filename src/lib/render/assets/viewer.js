@@ -1,0 +1,984 @@
+// ember's flame-graph viewer: draws the frame table that html.c writes
+// into EMBER on a <canvas>.
+//
+// A tree is a set of typed arrays indexed by frame, in pre-order (a
+// frame's subtree is the index range [i, end[i])): depth, name (an index
+// into names), start and width (in the table's units), self, parent.
+// The base tree comes from the page; focus/exclude filters and the
+// sandwich view derive new trees from it.  Drawing walks the zoomed
+// frame's subtree and skips every subtree narrower than half a pixel, so
+// a paint costs what is visible, not what is in the profile.
+(function () {
+"use strict";
+var E = window.EMBER;
+var DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+var SEARCHCOLOR = "rgb(230,0,230)";
+var XPAD = 10, MINPX = 0.5, TABLEROWS = 1000;
+var fh = E.frameheight, fontsize = E.fontsize;
+var font = fontsize + "px " + JSON.stringify(E.fonttype) + ", sans-serif";
+var names = [], colors = [], nnames = 0, attrs = new Map(), base = null;
+var charw = E.fontsize * E.fontwidth;
+var $ = function (id) { return document.getElementById(id); };
+
+// ---- the page ---------------------------------------------------------
+
+document.body.innerHTML =
+'<header><h1 id="title"></h1><div id="subtitle"></div>' +
+'<div class="bar"><button id="reset" hidden>Reset Zoom</button>' +
+'<button id="view" title="flame graph or icicle (i)">Icicle</button>' +
+'<button id="graph" class="on">Graph</button>' +
+'<button id="table" title="functions by self and total time">Functions</button>' +
+'<button id="back" hidden>Back</button><span id="filters"></span>' +
+'<span class="grow"></span>' +
+'<input id="search" type="search" placeholder="Search (regexp, Ctrl-F)" spellcheck="false">' +
+'<button id="ignorecase" title="ignore case">ic</button>' +
+'<span id="matched"></span>' +
+'<button id="theme" title="light or dark">Dark</button></div></header>' +
+'<main><div id="main" class="pane"><canvas></canvas><div class="spacer"></div><div class="hl"></div></div>' +
+'<div id="sandwich" hidden><div class="label" id="callers-label"></div>' +
+'<div id="callers" class="pane"><canvas></canvas><div class="spacer"></div><div class="hl"></div></div>' +
+'<div class="label" id="callees-label"></div>' +
+'<div id="callees" class="pane"><canvas></canvas><div class="spacer"></div><div class="hl"></div></div></div>' +
+'<div id="tablewrap" hidden><div class="bar"><input id="filter" type="search" placeholder="Filter functions" spellcheck="false"></div>' +
+'<table id="functions"><thead><tr><th data-k="self">Self</th><th data-k="selfpct">Self %</th>' +
+'<th data-k="total">Total</th><th data-k="totalpct">Total %</th><th data-k="name">Function</th></tr></thead>' +
+'<tbody></tbody></table><div id="more"></div></div></main>' +
+'<div id="details"> </div><div id="tip" hidden></div><div id="menu" hidden></div>';
+$("title").textContent = E.title;
+$("subtitle").textContent = E.subtitle;
+var sandwichEl = $("sandwich");
+sandwichEl.style.cssText = "flex:1;min-height:0;display:flex;flex-direction:column";
+
+// ---- decoding ---------------------------------------------------------
+
+function newTree(n, delta) {
+	return {
+		n: n, depth: new Uint32Array(n), name: new Uint32Array(n),
+		start: new Float64Array(n), width: new Float64Array(n),
+		self: new Float64Array(n), parent: new Int32Array(n),
+		end: new Uint32Array(n), delta: delta ? new Float64Array(n) : null,
+		off: E.mixed ? new Uint8Array(n) : null,
+		maxdepth: 0
+	};
+}
+
+// end, self and maxdepth from depth, parent and width.
+function finish(t) {
+	var n = t.n, size = new Uint32Array(n), md = 0, i;
+	for (i = 0; i < n; i++) {
+		t.self[i] = t.width[i];
+		if (t.depth[i] > md) md = t.depth[i];
+	}
+	for (i = n - 1; i >= 0; i--) {
+		size[i]++;
+		var p = t.parent[i];
+		if (p >= 0) {
+			size[p] += size[i];
+			t.self[p] -= t.width[i];
+		}
+	}
+	for (i = 0; i < n; i++) {
+		t.end[i] = i + size[i];
+		if (t.self[i] < 0) t.self[i] = 0;
+	}
+	t.maxdepth = md;
+	return t;
+}
+
+// The table of html.c: five varints a frame (see there).
+function decode() {
+	var s = E.data, len = s.length, n = E.frames, p = 0, bad = false;
+	var lut = new Int8Array(128).fill(-1), i;
+	for (i = 0; i < 64; i++) lut[DIGITS.charCodeAt(i)] = i;
+	function num() {
+		var v = 0, m = 1;
+		for (;;) {
+			var c = p < len ? s.charCodeAt(p++) : 128;
+			var d = c < 128 ? lut[c] : -1;
+			if (d < 0) { bad = true; return 0; }
+			if (d < 32) return v + d * m;
+			v += (d - 32) * m;
+			m *= 32;
+		}
+	}
+	var t = newTree(n, E.differential);
+	var open = new Int32Array(n + 1), cursor = new Float64Array(n + 1);
+	var prev = -1;
+	for (i = 0; i < n && !bad; i++) {
+		var d = prev + 1 - num(), nm = num(), w = num(), gap = num(), off = 0;
+		if (t.off) {
+			off = nm % 2;
+			nm = (nm - off) / 2;
+		}
+		if (d < 0 || (d == 0) != (i == 0) || nm >= nnames) {
+			bad = true;
+			break;
+		}
+		var st, en;
+		if (d == 0) {
+			st = gap;
+			en = gap + w;
+			t.parent[i] = -1;
+		} else {
+			en = cursor[d - 1] - gap;
+			st = en - w;
+			cursor[d - 1] = st;
+			t.parent[i] = open[d - 1];
+		}
+		cursor[d] = en;
+		open[d] = i;
+		t.depth[i] = d;
+		t.name[i] = nm;
+		t.start[i] = st;
+		t.width[i] = w;
+		if (t.off) t.off[i] = off;
+		if (t.delta) {
+			var z = num();
+			t.delta[i] = z % 2 ? -(z + 1) / 2 : z / 2;
+		}
+		prev = d;
+	}
+	if (bad || p != len) throw new Error("the frame table is damaged");
+	return finish(t);
+}
+
+// ---- derived trees ----------------------------------------------------
+
+// The base tree with only the stacks that pass every filter: through each
+// focus name, through no exclude name; merged as before.
+function filtered(b, focus, exclude) {
+	var n = b.n, on = new Int32Array(nnames), stack = new Int32Array(b.maxdepth + 2);
+	var inc = new Float64Array(n), own = new Float64Array(n), sp = 0, i, k;
+	for (i = 0; i < n; i++) {
+		var d = b.depth[i];
+		while (sp > d) on[b.name[stack[--sp]]]--;
+		stack[sp++] = i;
+		on[b.name[i]]++;
+		var ok = true;
+		for (k = 0; k < focus.length; k++) if (!on[focus[k]]) ok = false;
+		for (k = 0; k < exclude.length; k++) if (on[exclude[k]]) ok = false;
+		if (ok) inc[i] = own[i] = b.self[i];
+	}
+	for (i = n - 1; i > 0; i--) inc[b.parent[i]] += inc[i];
+	var map = new Int32Array(n), m = 0;
+	for (i = 0; i < n; i++) if (inc[i] > 0 || i == 0) map[i] = m++;
+	var t = newTree(m, b.delta), cursor = new Float64Array(b.maxdepth + 2);
+	for (i = 0; i < n; i++) {
+		if (!(inc[i] > 0 || i == 0)) continue;
+		var j = map[i], dd = b.depth[i];
+		t.depth[j] = dd;
+		t.name[j] = b.name[i];
+		t.width[j] = inc[i];
+		if (dd == 0) {
+			t.parent[j] = -1;
+			t.start[j] = 0;
+		} else {
+			t.parent[j] = map[b.parent[i]];
+			t.start[j] = cursor[dd - 1] - inc[i];
+			cursor[dd - 1] = t.start[j];
+		}
+		cursor[dd] = t.start[j] + inc[i];
+		if (t.delta && own[i] > 0) t.delta[j] = b.delta[i];
+		if (t.off) t.off[j] = b.off[i];
+	}
+	return finish(t);
+}
+
+// A tree merged from paths: child() finds or adds a node, add() weighs it.
+function Builder(rootName) {
+	this.parent = [-1];
+	this.name = [rootName];
+	this.self = [0];
+	this.kids = new Map();
+}
+Builder.prototype.child = function (p, nm) {
+	var key = p * nnames + nm, c = this.kids.get(key);
+	if (c === undefined) {
+		c = this.name.length;
+		this.kids.set(key, c);
+		this.parent.push(p);
+		this.name.push(nm);
+		this.self.push(0);
+	}
+	return c;
+};
+// Lays the nodes out in pre-order, children by name, own time first.
+Builder.prototype.tree = function () {
+	var n = this.name.length, inc = new Float64Array(n), i;
+	for (i = 0; i < n; i++) inc[i] = this.self[i];
+	for (i = n - 1; i > 0; i--) inc[this.parent[i]] += inc[i];
+	var kids = [];
+	for (i = 0; i < n; i++) kids.push([]);
+	for (i = 1; i < n; i++) kids[this.parent[i]].push(i);
+	var rank = nameRank(), nm = this.name;
+	var t = newTree(n, null), todo = [0], depth = new Uint32Array(n);
+	t.off = null;
+	t.named = true; // the root is the function, not "all"
+	var start = new Float64Array(n), newIdx = new Int32Array(n), k = 0;
+	while (todo.length) {
+		var v = todo.pop(), j = k++;
+		newIdx[v] = j;
+		t.depth[j] = depth[v];
+		t.name[j] = nm[v];
+		t.width[j] = inc[v];
+		t.start[j] = start[v];
+		t.parent[j] = v ? newIdx[this.parent[v]] : -1;
+		var ks = kids[v].sort(function (a, b) { return rank[nm[a]] - rank[nm[b]]; });
+		var x = start[v] + this.self[v];
+		for (i = 0; i < ks.length; i++) {
+			start[ks[i]] = x;
+			depth[ks[i]] = depth[v] + 1;
+			x += inc[ks[i]];
+		}
+		for (i = ks.length - 1; i >= 0; i--) todo.push(ks[i]);
+	}
+	return finish(t);
+};
+
+var rankCache = null;
+function nameRank() {
+	if (rankCache) return rankCache;
+	var idx = [], i;
+	for (i = 0; i < nnames; i++) idx.push(i);
+	idx.sort(function (a, b) { return names[a] < names[b] ? -1 : names[a] > names[b] ? 1 : 0; });
+	rankCache = new Uint32Array(nnames);
+	for (i = 0; i < nnames; i++) rankCache[idx[i]] = i;
+	return rankCache;
+}
+
+// The outermost frames of function f in tree t (not inside another f).
+function outermost(t, f) {
+	var out = [];
+	for (var i = 0; i < t.n;) {
+		if (t.name[i] == f && t.depth[i] > 0) {
+			out.push(i);
+			i = t.end[i];
+		} else {
+			i++;
+		}
+	}
+	return out;
+}
+
+// Sandwich: f's callers (a tree rooted at f, callers as children) and its
+// callees (f's subtrees merged), over every place f runs.
+function sandwich(t, f) {
+	var tops = outermost(t, f), up = new Builder(f), down = new Builder(f);
+	for (var k = 0; k < tops.length; k++) {
+		var i = tops[k], node = 0;
+		for (var a = t.parent[i]; a > 0; a = t.parent[a]) node = up.child(node, t.name[a]);
+		up.self[node] += t.width[i];
+		var map = [0];
+		down.self[0] += t.self[i];
+		for (var j = i + 1; j < t.end[i]; j++) {
+			var c = down.child(map[t.depth[j] - t.depth[i] - 1], t.name[j]);
+			map[t.depth[j] - t.depth[i]] = c;
+			down.self[c] += t.self[j];
+		}
+	}
+	return [up.tree(), down.tree()];
+}
+
+// Self and total time of every function in t (total counted once when
+// a function is on its own stack: recursion does not add up).
+function functionStats(t) {
+	var self = new Float64Array(nnames), total = new Float64Array(nnames);
+	var on = new Int32Array(nnames), stack = new Int32Array(t.maxdepth + 2), sp = 0;
+	for (var i = 1; i < t.n; i++) {
+		var d = t.depth[i], nm = t.name[i];
+		while (sp >= d) on[t.name[stack[--sp]]]--;
+		stack[sp++] = i;
+		if (!on[nm]) total[nm] += t.width[i];
+		on[nm]++;
+		self[nm] += t.self[i];
+	}
+	return { self: self, total: total };
+}
+
+// ---- numbers and colours ----------------------------------------------
+
+function samples(w) { return w * E.unit * E.factor; }
+function grouped(v) {
+	v = Math.round(v);
+	if (!isFinite(v)) return String(v);
+	var s = Math.abs(v) < 1e21 ? String(v) : BigInt(v).toString();
+	return s.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+function pct(a, b) { return b > 0 ? (100 * a / b).toFixed(2) + "%" : "-"; }
+function scaleColor(v, max) {
+	var r = 255, g = 255, b = 255;
+	if (v > 0) g = b = Math.floor(210 * (max - v) / max);
+	else if (v < 0) r = g = Math.floor(210 * (max + v) / max);
+	return "rgb(" + r + "," + g + "," + b + ")";
+}
+// 4 digits a colour; two a name in a wall-clock graph (off-CPU second)
+var offColors = [];
+function decodeColors() {
+	var s = E.colors, lut = {}, per = E.mixed ? 2 : 1, i;
+	for (i = 0; i < 64; i++) lut[DIGITS[i]] = i;
+	var one = function (at) {
+		var v = 0;
+		for (var k = 3; k >= 0; k--) v = v * 64 + (lut[s[at + k]] || 0);
+		return "#" + (v | 0x1000000).toString(16).slice(1);
+	};
+	for (i = 0; i < nnames; i++) {
+		colors.push(one(4 * per * i));
+		if (per == 2) offColors.push(one(4 * per * i + 4));
+	}
+}
+function isAll(t, i) { return t.depth[i] == 0 && !t.named; }
+function displayName(t, i) { return isAll(t, i) ? "all" : names[t.name[i]]; }
+
+// ---- state and the URL ------------------------------------------------
+
+var S = { icicle: !!E.inverted, zoom: 0, search: "", ic: false, focus: [],
+	exclude: [], sandwich: -1, mode: "graph", theme: "", sort: "self" };
+var match = null, matchedWidth = 0, tree = null, charts = [];
+
+function readHash() {
+	var h = location.hash.replace(/^#/, ""), q = {};
+	h.split("&").forEach(function (kv) {
+		var i = kv.indexOf("=");
+		if (i > 0) {
+			try { q[kv.slice(0, i)] = decodeURIComponent(kv.slice(i + 1)); } catch (e) { }
+		}
+	});
+	var ids = function (s) {
+		return (s || "").split(".").filter(function (x) { return /^\d+$/.test(x) && +x < nnames; }).map(Number);
+	};
+	if (q.view) S.icicle = q.view == "icicle";
+	S.zoom = /^\d+$/.test(q.zoom || "") ? +q.zoom : 0;
+	S.search = q.search || "";
+	S.ic = q.ic == "1";
+	S.focus = ids(q.focus);
+	S.exclude = ids(q.exclude);
+	var sw = ids(q.sandwich);
+	S.sandwich = sw.length ? sw[0] : -1;
+	S.mode = q.mode == "table" || (q.mode == "sandwich" && S.sandwich >= 0) ? q.mode : "graph";
+	if (q.theme == "dark" || q.theme == "light") S.theme = q.theme;
+	if (/^(self|total|name|selfpct|totalpct)$/.test(q.sort || "")) S.sort = q.sort;
+}
+function writeHash() {
+	var q = ["view=" + (S.icicle ? "icicle" : "flame")];
+	if (S.zoom) q.push("zoom=" + S.zoom);
+	if (S.search) q.push("search=" + encodeURIComponent(S.search));
+	if (S.ic) q.push("ic=1");
+	if (S.focus.length) q.push("focus=" + S.focus.join("."));
+	if (S.exclude.length) q.push("exclude=" + S.exclude.join("."));
+	if (S.mode == "sandwich") q.push("sandwich=" + S.sandwich);
+	if (S.mode != "graph") q.push("mode=" + S.mode);
+	if (S.sort != "self") q.push("sort=" + S.sort);
+	if (S.theme) q.push("theme=" + S.theme);
+	var h = "#" + q.join("&");
+	if (h != location.hash) {
+		try { history.replaceState(null, "", h); } catch (e) { }
+	}
+}
+
+// ---- charts -----------------------------------------------------------
+
+// A scrolling pane with a sticky canvas that draws one tree.
+function Chart(pane, flip) {
+	this.pane = pane;
+	this.canvas = pane.querySelector("canvas");
+	this.spacer = pane.querySelector(".spacer");
+	this.hl = pane.querySelector(".hl");
+	this.ctx = this.canvas.getContext("2d");
+	this.flip = flip; // draws the other way up from the main chart
+	this.tree = null;
+	this.zoom = 0;
+	this.sel = -1;
+	this.drawn = { idx: new Int32Array(1024), x: new Float64Array(1024), w: new Float64Array(1024), n: 0 };
+	var self = this;
+	pane.addEventListener("scroll", function () { self.draw(); });
+	this.canvas.addEventListener("mousemove", function (e) { self.hover(e); });
+	this.canvas.addEventListener("mouseleave", function () { self.unhover(); });
+	this.canvas.addEventListener("click", function (e) { self.click(e); });
+	this.canvas.addEventListener("contextmenu", function (e) { self.menu(e); });
+	charts.push(this);
+}
+Chart.prototype.icicle = function () { return S.icicle != this.flip; };
+Chart.prototype.contentHeight = function () { return (this.tree.maxdepth + 1) * fh + 2; };
+Chart.prototype.rowY = function (d) {
+	return this.icicle() ? 1 + d * fh : this.contentHeight() - 1 - (d + 1) * fh;
+};
+Chart.prototype.set = function (t, zoom) {
+	this.tree = t;
+	this.zoom = zoom > 0 && zoom < t.n ? zoom : 0;
+	this.sel = -1;
+	this.layout();
+	if (!this.icicle()) this.pane.scrollTop = this.pane.scrollHeight;
+	else this.pane.scrollTop = 0;
+	this.draw();
+};
+Chart.prototype.layout = function () {
+	var ch = this.contentHeight(), vh = Math.min(ch, this.pane.clientHeight || ch);
+	this.viewH = vh;
+	// a flame graph shorter than its pane grows from the pane's bottom edge
+	this.margin = !this.icicle() && ch < this.pane.clientHeight ? this.pane.clientHeight - ch : 0;
+	this.canvas.style.marginTop = this.margin + "px";
+	this.spacer.style.height = (ch - vh) + "px";
+	this.canvas.style.height = vh + "px";
+};
+Chart.prototype.draw = function () {
+	var t = this.tree;
+	if (!t || this.pane.offsetParent === null) return;
+	var dpr = window.devicePixelRatio || 1, W = this.pane.clientWidth;
+	this.layout();
+	var vh = this.viewH, c = this.canvas, ctx = this.ctx;
+	this.canvas.style.width = W + "px";
+	var bw = Math.round(W * dpr), bh = Math.round(vh * dpr);
+	if (c.width != bw || c.height != bh) {
+		c.width = bw;
+		c.height = bh;
+	}
+	ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+	ctx.clearRect(0, 0, W, vh);
+	ctx.font = font;
+	ctx.textBaseline = "middle";
+	this.W = W;
+	var top = this.pane.scrollTop, ch = this.contentHeight(), dlo, dhi;
+	if (this.icicle()) {
+		dlo = Math.floor((top - 1) / fh) - 1;
+		dhi = Math.ceil((top + vh) / fh);
+	} else {
+		dlo = Math.floor((ch - 1 - top - vh) / fh) - 1;
+		dhi = Math.ceil((ch - 1 - top) / fh);
+	}
+	this.top = top;
+	var z = this.zoom, x0 = t.start[z], span = t.width[z] || 1;
+	var scale = (W - 2 * XPAD) / span;
+	this.x0 = x0;
+	this.scale = scale;
+	this.drawn.n = 0;
+	for (var a = t.parent[z]; a >= 0; a = t.parent[a])
+		if (t.depth[a] >= dlo && t.depth[a] <= dhi) this.frame(a, XPAD, W - 2 * XPAD);
+	var depth = t.depth, width = t.width, start = t.start, end = t.end;
+	for (var i = z, e = end[z]; i < e;) {
+		var d = depth[i], w = width[i] * scale;
+		if (w < MINPX || d > dhi) {
+			i = end[i];
+			continue;
+		}
+		if (d >= dlo) this.frame(i, XPAD + (start[i] - x0) * scale, w);
+		i++;
+	}
+	if (this.sel >= 0) this.outline(this.sel);
+};
+Chart.prototype.color = function (i) {
+	var t = this.tree, nm = t.name[i];
+	if (match && match[nm] && !isAll(t, i)) return SEARCHCOLOR;
+	if (t.delta && names[nm] != "--" && names[nm] != "-") {
+		var v = E.negate ? -t.delta[i] : t.delta[i];
+		return scaleColor(v * E.unit, E.maxdelta);
+	}
+	return t.off && t.off[i] ? offColors[nm] : colors[nm];
+};
+Chart.prototype.frame = function (i, x, w) {
+	var ctx = this.ctx, y = this.rowY(this.tree.depth[i]) - this.top, dr = this.drawn;
+	if (dr.n == dr.idx.length) {
+		var grow = function (a) { var b = new a.constructor(a.length * 2); b.set(a); return b; };
+		dr.idx = grow(dr.idx);
+		dr.x = grow(dr.x);
+		dr.w = grow(dr.w);
+	}
+	dr.idx[dr.n] = i;
+	dr.x[dr.n] = x;
+	dr.w[dr.n++] = w;
+	ctx.fillStyle = this.color(i);
+	ctx.fillRect(x, y, w > 2 ? w - 0.5 : w, fh - 1);
+	if (w < 3 * charw + 6) return;
+	var name = displayName(this.tree, i), room = w - 6;
+	var chars = Math.floor(room / charw), label = name;
+	if (chars < name.length) label = name.slice(0, Math.max(chars - 2, 1)) + "..";
+	// the font may be wider than --fontwidth says: cut until it fits
+	while (label.length > 3 && ctx.measureText(label).width > room)
+		label = label.slice(0, Math.max(label.length - 4, 1)) + "..";
+	ctx.fillStyle = "#000";
+	ctx.fillText(label, x + 3, y + (fh - 1) / 2 + 0.5);
+};
+// The frame at client coordinates, or -1.
+Chart.prototype.at = function (cx, cy) {
+	var r = this.canvas.getBoundingClientRect(), x = cx - r.left, y = cy - r.top + this.top;
+	var ch = this.contentHeight(), d = this.icicle() ? Math.floor((y - 1) / fh) : Math.floor((ch - 1 - y) / fh);
+	var dr = this.drawn, t = this.tree;
+	for (var k = 0; k < dr.n; k++) {
+		var i = dr.idx[k];
+		if (t.depth[i] == d && x >= dr.x[k] && x < dr.x[k] + Math.max(dr.w[k], 1)) return i;
+	}
+	return -1;
+};
+// Where frame i is drawn, in the pane's content coordinates.
+Chart.prototype.box = function (i) {
+	var dr = this.drawn;
+	for (var k = 0; k < dr.n; k++)
+		if (dr.idx[k] == i) return { x: dr.x[k], y: this.rowY(this.tree.depth[i]), w: dr.w[k], h: fh - 1 };
+	return null;
+};
+Chart.prototype.outline = function (i) {
+	var b = this.box(i);
+	if (!b) return;
+	this.ctx.strokeStyle = getComputedStyle(document.documentElement).getPropertyValue("--fg") || "#000";
+	this.ctx.lineWidth = 2;
+	this.ctx.strokeRect(b.x + 1, b.y - this.top + 1, Math.max(b.w - 2, 1), fh - 3);
+};
+Chart.prototype.text = function (i) {
+	var t = this.tree, nm = t.name[i], a = attrs.get(nm);
+	if (a && a.title && !isAll(t, i)) return a.title;
+	var w = t.width[i], total = base.width[0];
+	var s = (!isAll(t, i) ? E.nametype + " " : "") + displayName(t, i) + " (" +
+		grouped(samples(w)) + " " + E.countname + ", " + pct(w, total);
+	if (this.zoom && t.end[this.zoom] > i && i >= this.zoom)
+		s += "; " + pct(w, t.width[this.zoom]) + " of the zoomed frame";
+	if (t.delta && !isAll(t, i)) {
+		var dv = (E.negate ? -t.delta[i] : t.delta[i]);
+		s += "; " + (dv > 0 ? "+" : "") + pct(dv, total);
+	}
+	return s + ")";
+};
+Chart.prototype.tip = function (i) {
+	var t = this.tree, s = this.text(i);
+	if (!isAll(t, i)) s += "\nself: " + grouped(samples(t.self[i])) + " " + E.countname + " (" + pct(t.self[i], base.width[0]) + ")";
+	var a = attrs.get(t.name[i]);
+	if (a && a.href) s += "\nCtrl-click: " + a.href;
+	return s;
+};
+Chart.prototype.hover = function (e) {
+	var i = this.at(e.clientX, e.clientY);
+	if (i < 0) return this.unhover();
+	this.hovered = i;
+	var b = this.box(i), hl = this.hl;
+	hl.style.display = "block";
+	hl.style.left = b.x + "px";
+	hl.style.top = b.y + this.margin + "px";
+	hl.style.width = Math.max(b.w, 1) + "px";
+	hl.style.height = fh - 1 + "px";
+	$("details").textContent = this.text(i);
+	var tip = $("tip");
+	tip.textContent = this.tip(i);
+	tip.hidden = false;
+	var x = e.clientX + 12, y = e.clientY + 16;
+	if (x + tip.offsetWidth > innerWidth) x = Math.max(0, innerWidth - tip.offsetWidth - 4);
+	if (y + tip.offsetHeight > innerHeight) y = Math.max(0, e.clientY - tip.offsetHeight - 8);
+	tip.style.left = x + "px";
+	tip.style.top = y + "px";
+	this.canvas.style.cursor = "pointer";
+};
+Chart.prototype.unhover = function () {
+	this.hovered = -1;
+	this.hl.style.display = "none";
+	$("tip").hidden = true;
+	$("details").textContent = " ";
+};
+Chart.prototype.click = function (e) {
+	hideMenu();
+	var i = this.at(e.clientX, e.clientY);
+	if (i < 0) return;
+	var a = attrs.get(this.tree.name[i]);
+	if (a && a.href && (e.ctrlKey || e.metaKey)) {
+		window.open(a.href, "_blank", "noopener");
+		return;
+	}
+	this.zoomTo(i);
+};
+Chart.prototype.zoomTo = function (i) {
+	this.zoom = i > 0 && i < this.tree.n ? i : 0;
+	this.sel = i;
+	if (this == mainChart) {
+		S.zoom = this.zoom;
+		$("reset").hidden = !this.zoom;
+		writeHash();
+	}
+	this.draw();
+	this.unhover();
+	$("details").textContent = this.text(i);
+};
+Chart.prototype.menu = function (e) {
+	var i = this.at(e.clientX, e.clientY);
+	if (i <= 0) return;
+	e.preventDefault();
+	showMenu(e.clientX, e.clientY, this, i);
+};
+
+// ---- search -----------------------------------------------------------
+
+function search(term) {
+	S.search = term;
+	var box = $("search");
+	if (box.value != term) box.value = term;
+	box.classList.remove("bad");
+	match = null;
+	if (term) {
+		var re = null;
+		try { re = new RegExp(term, S.ic ? "i" : ""); } catch (e) { box.classList.add("bad"); }
+		if (re) {
+			match = new Uint8Array(nnames);
+			for (var k = 0; k < nnames; k++) if (re.test(names[k])) match[k] = 1;
+		}
+	}
+	updateMatched();
+	writeHash();
+	charts.forEach(function (c) { c.draw(); });
+}
+// Matched: the share of the total in frames that match, nested matches
+// counted once.
+function updateMatched() {
+	var el = $("matched");
+	if (!S.search) {
+		el.textContent = "";
+		return;
+	}
+	if (!match) {
+		el.textContent = "Invalid regexp";
+		return;
+	}
+	var t = tree, sum = 0;
+	for (var i = 1; i < t.n;) {
+		if (match[t.name[i]]) {
+			sum += t.width[i];
+			i = t.end[i];
+		} else {
+			i++;
+		}
+	}
+	matchedWidth = sum;
+	var p = t.width[0] > 0 ? 100 * sum / t.width[0] : 0;
+	el.textContent = "Matched: " + (p == 100 ? p : p.toFixed(1)) + "%";
+}
+
+// ---- views ------------------------------------------------------------
+
+var mainChart, callersChart, calleesChart;
+
+function rebuild() {
+	tree = S.focus.length || S.exclude.length ? filtered(base, S.focus, S.exclude) : base;
+	var chips = $("filters");
+	chips.textContent = "";
+	var chip = function (label, list, k) {
+		var c = document.createElement("span"), x = document.createElement("button");
+		c.className = "chip";
+		c.textContent = label + names[list[k]];
+		c.title = c.textContent;
+		x.textContent = "\u00d7";
+		x.title = "remove";
+		x.addEventListener("click", function () {
+			list.splice(k, 1);
+			S.zoom = 0;
+			rebuild();
+		});
+		c.appendChild(x);
+		chips.appendChild(c);
+	};
+	S.focus.forEach(function (f, k) { chip("focus: ", S.focus, k); });
+	S.exclude.forEach(function (f, k) { chip("exclude: ", S.exclude, k); });
+	updateMatched();
+	show();
+}
+
+function show() {
+	var m = S.mode;
+	$("main").hidden = m != "graph";
+	sandwichEl.hidden = m != "sandwich";
+	$("tablewrap").hidden = m != "table";
+	$("back").hidden = m == "graph";
+	$("graph").classList.toggle("on", m == "graph");
+	$("table").classList.toggle("on", m == "table");
+	$("view").textContent = S.icicle ? "Flame" : "Icicle";
+	$("ignorecase").classList.toggle("on", S.ic);
+	var dark = S.theme ? S.theme == "dark" : matchMedia("(prefers-color-scheme: dark)").matches;
+	document.documentElement.dataset.theme = dark ? "dark" : "light";
+	$("theme").textContent = dark ? "Light" : "Dark";
+	if (!dark) {
+		document.documentElement.style.setProperty("--bg1", E.bg[0]);
+		document.documentElement.style.setProperty("--bg2", E.bg[1]);
+	} else {
+		document.documentElement.style.removeProperty("--bg1");
+		document.documentElement.style.removeProperty("--bg2");
+	}
+	if (m == "graph") {
+		mainChart.set(tree, S.zoom);
+		S.zoom = mainChart.zoom;
+	} else if (m == "sandwich") {
+		var f = S.sandwich, t2 = sandwich(tree, f);
+		$("callers-label").textContent = "Callers of " + names[f];
+		$("callees-label").textContent = "Callees of " + names[f];
+		callersChart.set(t2[0], 0);
+		calleesChart.set(t2[1], 0);
+	} else {
+		fillTable();
+	}
+	$("reset").hidden = !(m == "graph" && S.zoom);
+	writeHash();
+}
+
+function setMode(m) {
+	S.mode = m;
+	hideMenu();
+	show();
+}
+
+function fillTable() {
+	var st = functionStats(tree), rows = [], total = base.width[0];
+	var filter = $("filter").value.toLowerCase();
+	for (var k = 0; k < nnames; k++)
+		if (st.total[k] > 0 && (!filter || names[k].toLowerCase().indexOf(filter) >= 0)) rows.push(k);
+	var key = S.sort.replace("pct", "");
+	rows.sort(key == "name" ? function (a, b) { return names[a] < names[b] ? -1 : names[a] > names[b] ? 1 : 0; } :
+		function (a, b) { return st[key][b] - st[key][a] || st.total[b] - st.total[a] || a - b; });
+	document.querySelectorAll("#functions th").forEach(function (th) {
+		th.classList.toggle("sorted", th.dataset.k == S.sort);
+	});
+	var body = document.querySelector("#functions tbody"), frag = document.createDocumentFragment();
+	for (var r = 0; r < rows.length && r < TABLEROWS; r++) {
+		var nm = rows[r], tr = document.createElement("tr");
+		[grouped(samples(st.self[nm])), pct(st.self[nm], total), grouped(samples(st.total[nm])),
+			pct(st.total[nm], total), names[nm]].forEach(function (v) {
+			var td = document.createElement("td");
+			td.textContent = v;
+			tr.appendChild(td);
+		});
+		tr.dataset.name = nm;
+		tr.title = "sandwich view of this function";
+		frag.appendChild(tr);
+	}
+	body.textContent = "";
+	body.appendChild(frag);
+	$("more").textContent = rows.length > TABLEROWS ? (rows.length - TABLEROWS) + " more (filter to see them)" : rows.length + " functions";
+}
+
+function openSandwich(nm) {
+	S.sandwich = nm;
+	setMode("sandwich");
+}
+
+var menuTarget = null;
+function showMenu(x, y, chart, i) {
+	var m = $("menu"), nm = chart.tree.name[i], label = names[nm];
+	if (label.length > 60) label = label.slice(0, 57) + "...";
+	m.textContent = "";
+	var items = [["Zoom", function () { chart.zoomTo(i); }],
+		["Focus on " + label, function () { addFilter(S.focus, nm); }],
+		["Exclude " + label, function () { addFilter(S.exclude, nm); }],
+		["Sandwich view of " + label, function () { openSandwich(nm); }],
+		["Copy name", function () { if (navigator.clipboard) navigator.clipboard.writeText(names[nm]).catch(function () { }); }]];
+	items.forEach(function (it) {
+		var d = document.createElement("div");
+		d.textContent = it[0];
+		d.addEventListener("click", function () { hideMenu(); it[1](); });
+		m.appendChild(d);
+	});
+	m.hidden = false;
+	m.style.left = Math.min(x, innerWidth - m.offsetWidth - 4) + "px";
+	m.style.top = Math.min(y, innerHeight - m.offsetHeight - 4) + "px";
+	menuTarget = { chart: chart, i: i };
+}
+function hideMenu() {
+	$("menu").hidden = true;
+	menuTarget = null;
+}
+function addFilter(list, nm) {
+	if (list.indexOf(nm) < 0) list.push(nm);
+	S.zoom = 0;
+	S.mode = "graph";
+	rebuild();
+}
+
+// ---- keys -------------------------------------------------------------
+
+// Arrows move the selection: up and down as drawn, left and right to the
+// next frame on the same row; Enter zooms, Backspace zooms out.
+function move(chart, key) {
+	var t = chart.tree, i = chart.sel >= 0 ? chart.sel : chart.zoom, j = -1;
+	var towardsRoot = (key == "ArrowDown") != chart.icicle();
+	if (key == "ArrowUp" || key == "ArrowDown") {
+		if (towardsRoot) {
+			j = t.parent[i];
+		} else {
+			for (var c = i + 1; c < t.end[i]; c = t.end[c])
+				if (j < 0 || t.width[c] > t.width[j]) j = c;
+		}
+	} else {
+		var b = chart.box(i), dr = chart.drawn, best = Infinity;
+		if (!b) return;
+		for (var k = 0; k < dr.n; k++) {
+			var o = dr.idx[k];
+			if (o == i || t.depth[o] != t.depth[i]) continue;
+			var dx = key == "ArrowLeft" ? b.x - dr.x[k] : dr.x[k] - b.x;
+			if (dx > 0 && dx < best) { best = dx; j = o; }
+		}
+	}
+	if (j < 0) return;
+	chart.sel = j;
+	var y = chart.rowY(t.depth[j]);
+	if (y < chart.pane.scrollTop) chart.pane.scrollTop = y;
+	else if (y + fh > chart.pane.scrollTop + chart.pane.clientHeight) chart.pane.scrollTop = y + fh - chart.pane.clientHeight;
+	chart.draw();
+	$("details").textContent = chart.text(j);
+}
+
+document.addEventListener("keydown", function (e) {
+	var k = e.key, ctrl = e.ctrlKey || e.metaKey, box = $("search");
+	if (k == "F3" || (ctrl && (k == "f" || k == "F"))) {
+		e.preventDefault();
+		if (S.mode == "table") setMode("graph");
+		box.focus();
+		box.select();
+		return;
+	}
+	if (k == "Escape") {
+		hideMenu();
+		if (document.activeElement == box || S.search) {
+			search("");
+			box.blur();
+		} else if (S.mode != "graph") {
+			setMode("graph");
+		} else if (mainChart.zoom) {
+			mainChart.zoomTo(0);
+		}
+		return;
+	}
+	if (e.target && (e.target.tagName == "INPUT" || ctrl || e.altKey)) return;
+	var chart = S.mode == "graph" ? mainChart : S.mode == "sandwich" ? (activeChart || calleesChart) : null;
+	if (k == "/") {
+		e.preventDefault();
+		box.focus();
+	} else if (k == "i") {
+		$("view").click();
+	} else if (!chart) {
+		return;
+	} else if (/^Arrow/.test(k)) {
+		e.preventDefault();
+		move(chart, k);
+	} else if (k == "Enter" && chart.sel >= 0) {
+		chart.zoomTo(chart.sel);
+	} else if (k == "Backspace") {
+		e.preventDefault();
+		chart.zoomTo(chart.zoom ? Math.max(chart.tree.parent[chart.zoom], 0) : 0);
+	} else if (chart.sel > 0 && (k == "f" || k == "x" || k == "s")) {
+		var nm = chart.tree.name[chart.sel];
+		if (k == "f") addFilter(S.focus, nm);
+		else if (k == "x") addFilter(S.exclude, nm);
+		else openSandwich(nm);
+	}
+});
+var activeChart = null;
+
+// ---- start ------------------------------------------------------------
+
+function fail(msg) {
+	var m = document.createElement("div");
+	m.id = "message";
+	m.textContent = msg;
+	document.querySelector("main").replaceChildren(m);
+}
+
+if (E.error) {
+	fail(E.error);
+	window.ember = { ready: true, error: E.error };
+	return;
+}
+names = E.names.split("\n");
+nnames = names.length;
+decodeColors();
+E.attrs.forEach(function (a) { attrs.set(a[0], { title: a[1], href: a[2] }); });
+try {
+	base = decode();
+} catch (err) {
+	fail("ember: cannot show this profile: " + err.message);
+	window.ember = { ready: true, error: err.message };
+	return;
+}
+var canvasProbe = document.createElement("canvas").getContext("2d");
+canvasProbe.font = font;
+var sample = "abcdefghijklmnopqrstuvwxyz_:0123456789";
+charw = Math.max(charw, canvasProbe.measureText(sample).width / sample.length);
+
+mainChart = new Chart($("main"), false);
+callersChart = new Chart($("callers"), !S.icicle);
+calleesChart = new Chart($("callees"), S.icicle);
+callersChart.icicle = function () { return false; };
+calleesChart.icicle = function () { return true; };
+[callersChart, calleesChart].forEach(function (c) {
+	c.canvas.addEventListener("mouseenter", function () { activeChart = c; });
+});
+
+readHash();
+rebuild();
+if (S.search) search(S.search);
+
+$("reset").addEventListener("click", function () { mainChart.zoomTo(0); });
+$("view").addEventListener("click", function () {
+	S.icicle = !S.icicle;
+	show();
+});
+$("graph").addEventListener("click", function () { setMode("graph"); });
+$("table").addEventListener("click", function () { setMode("table"); });
+$("back").addEventListener("click", function () { setMode("graph"); });
+$("theme").addEventListener("click", function () {
+	S.theme = document.documentElement.dataset.theme == "dark" ? "light" : "dark";
+	show();
+});
+$("ignorecase").addEventListener("click", function () {
+	S.ic = !S.ic;
+	$("ignorecase").classList.toggle("on", S.ic);
+	search(S.search);
+});
+$("search").addEventListener("input", function () { search(this.value); });
+$("search").addEventListener("keydown", function (e) {
+	if (e.key == "Enter") this.blur();
+});
+$("filter").addEventListener("input", fillTable);
+document.querySelectorAll("#functions th").forEach(function (th) {
+	th.addEventListener("click", function () {
+		S.sort = th.dataset.k;
+		fillTable();
+		writeHash();
+	});
+});
+document.querySelector("#functions tbody").addEventListener("click", function (e) {
+	var tr = e.target.closest("tr");
+	if (tr) openSandwich(+tr.dataset.name);
+});
+document.addEventListener("click", function (e) {
+	if (!$("menu").contains(e.target)) hideMenu();
+});
+window.addEventListener("hashchange", function () {
+	readHash();
+	rebuild();
+	search(S.search);
+});
+var redraw = function () { charts.forEach(function (c) { c.draw(); }); };
+window.addEventListener("resize", redraw);
+(function watchDpr() {
+	var mq = matchMedia("(resolution: " + (window.devicePixelRatio || 1) + "dppx)");
+	var on = function () {
+		mq.removeEventListener("change", on);
+		redraw();
+		watchDpr();
+	};
+	mq.addEventListener("change", on);
+})();
+
+// for tests and benchmarks: where frames are, and the state
+window.ember = {
+	ready: true, state: S, names: names,
+	chart: function (which) { return which == "callers" ? callersChart : which == "callees" ? calleesChart : mainChart; },
+	find: function (name, which) {
+		var c = this.chart(which), t = c.tree;
+		for (var i = 0; i < t.n; i++) if (displayName(t, i) == name) return i;
+		return -1;
+	},
+	// the client rectangle of frame i as drawn, or null
+	rect: function (i, which) {
+		var c = this.chart(which), b = c.box(i);
+		if (!b) return null;
+		var r = c.canvas.getBoundingClientRect();
+		return { x: r.left + b.x, y: r.top + b.y - c.top, w: b.w, h: b.h };
+	},
+	frame: function (i, which) {
+		var c = this.chart(which), t = c.tree;
+		return { name: displayName(t, i), depth: t.depth[i], samples: samples(t.width[i]),
+			self: samples(t.self[i]), color: c.color(i), text: c.text(i) };
+	}
+};
+})();

@@ -1,0 +1,424 @@
+/*
+ * The HTML writer: one self-contained page that draws the flame graph on
+ * a <canvas> (assets/viewer.js) from a compact frame table.
+ *
+ * The table holds the same boxes as the SVG, in the same order (root
+ * first, pre-order, children right to left), five numbers per frame:
+ *
+ *   up     how many levels above the previous frame's child this one is
+ *          (0: a child of the previous frame, 1: its sibling, ...)
+ *   name   index into the name table (times two, plus one for a frame
+ *          with only off-CPU time below it, in a wall-clock graph)
+ *   width  in units (see below)
+ *   gap    how far its end lies before its parent's end (first child) or
+ *          its previous sibling's start, in units
+ *   delta  (differential graphs only) the self delta, zigzag-encoded
+ *
+ * Every number is a little-endian varint of 5-bit digits written with a
+ * 64-character alphabet: the first 32 characters end a number, the last
+ * 32 continue it.  Positions are rounded to whole units before the
+ * differences are taken, so rounding never accumulates; the unit is 1 for
+ * integer counts, a power of ten for fractional ones, a power of two for
+ * counts beyond 2^53.  Names are distinct (annotation and all), joined by
+ * '\n' into one string literal, with a colour each (4 digits, 24 bits),
+ * and in a wall-clock graph a second one, off-CPU time's (io palette).
+ *
+ * All text from the input goes through js_string(): '<' is escaped so no
+ * name can close the <script>, and invalid UTF-8 becomes U+FFFD.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fg.h"
+#include "nameattr.h"
+
+#define FLUSH_AT (1 << 16)
+
+static const char digits[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+    "0123456789-_";
+
+struct out {
+	struct ember_buf b;
+	ember_write_fn w;
+	void *ctx;
+	int err;
+};
+
+static void out_flush(struct out *o, int force)
+{
+	if (o->err || (!force && o->b.len < FLUSH_AT))
+		return;
+	if (o->b.len)
+		o->err = o->w(o->ctx, o->b.buf, o->b.len);
+	ember_buf_reset(&o->b);
+}
+
+static void varint(struct ember_buf *b, uint64_t v)
+{
+	while (v >= 32) {
+		ember_buf_addch(b, digits[32 + (v & 31)]);
+		v >>= 5;
+	}
+	ember_buf_addch(b, digits[v]);
+}
+
+/* The bytes of s as the inside of a JavaScript string literal that is
+ * safe in a <script> element: valid UTF-8 passes through, '<', quotes,
+ * backslashes, control characters and U+2028/9 are escaped, and a byte
+ * that starts no valid sequence becomes U+FFFD. */
+static void js_chars(struct ember_buf *b, const char *s, size_t n)
+{
+	size_t i = 0, len;
+
+	while (i < n) {
+		unsigned char c = (unsigned char)s[i];
+		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\' &&
+		    c != '<' && c != '>' && c != '&') {
+			ember_buf_addch(b, (char)c);
+			i++;
+			continue;
+		}
+		if (c < 0x80) {
+			ember_buf_addf(b, "\\u%04x", c);
+			i++;
+			continue;
+		}
+		uint32_t cp = ember_utf8_next(s + i, n - i, &len);
+		if (len == 1)
+			ember_buf_adds(b, "\\ufffd");
+		else if (cp == 0x2028 || cp == 0x2029)
+			ember_buf_addf(b, "\\u%04x", cp);
+		else
+			ember_buf_add(b, s + i, len);
+		i += len;
+	}
+}
+
+static void js_string(struct ember_buf *b, const char *s)
+{
+	ember_buf_addch(b, '"');
+	if (s)
+		js_chars(b, s, strlen(s));
+	ember_buf_addch(b, '"');
+}
+
+/* A comment can hold anything but "--" (and may not end in "-"). */
+static void comment(struct ember_buf *b, const char *s)
+{
+	struct ember_buf t = EMBER_BUF_INIT;
+
+	ember_xml_escape(&t, s, strlen(s), 0);
+	ember_buf_adds(b, "<!-- NOTES: ");
+	for (size_t i = 0; i < t.len; i++) {
+		ember_buf_addch(b, t.buf[i]);
+		if (t.buf[i] == '-' && (i + 1 == t.len || t.buf[i + 1] == '-'))
+			ember_buf_addch(b, ' ');
+	}
+	ember_buf_adds(b, " -->\n");
+	ember_buf_release(&t);
+}
+
+static const char *default_title(const struct ember_fg_options *o)
+{
+	if (o->flamechart)
+		return "Flame Chart";
+	return o->inverted ? "Icicle Graph" : "Flame Graph";
+}
+
+static void head(struct ember_buf *b, const struct ember_fg_options *o)
+{
+	const char *title = o->title ? o->title : default_title(o);
+
+	ember_buf_adds(b,
+		       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
+		       "<meta charset=\"utf-8\">\n"
+		       "<meta name=\"viewport\" content=\"width=device-"
+		       "width, initial-scale=1\">\n"
+		       "<meta name=\"generator\" content=\"ember " EMBER_VERSION
+		       "\">\n");
+	if (o->notes && *o->notes)
+		comment(b, o->notes);
+	ember_buf_adds(b, "<title>");
+	ember_xml_escape(b, title, strlen(title), 0);
+	ember_buf_adds(b, "</title>\n<style>\n");
+	ember_buf_adds(b, ember_asset_viewer_css);
+	ember_buf_adds(b,
+		       "</style>\n</head>\n<body>\n<script>\n\"use strict\";\n"
+		       "var EMBER = {title: ");
+	js_string(b, title);
+	ember_buf_adds(b, ", subtitle: ");
+	js_string(b, o->subtitle ? o->subtitle : "");
+	ember_buf_adds(b, ",\ncountname: ");
+	js_string(b, o->countname);
+	ember_buf_adds(b, ", nametype: ");
+	js_string(b, o->nametype);
+	ember_buf_adds(b, ", fonttype: ");
+	js_string(b, o->fonttype);
+	ember_buf_adds(b, ", fontsize: ");
+	ember_buf_addnum(b, o->fontsize);
+	ember_buf_adds(b, ", fontwidth: ");
+	ember_buf_addnum(b, o->fontwidth);
+	ember_buf_addf(b, ", frameheight: %d", o->height);
+	ember_buf_adds(b, ", factor: ");
+	ember_buf_addf(b, "%.17g", o->factor);
+	ember_buf_addf(b, ",\ninverted: %d, flamechart: %d, negate: %d",
+		       !!o->inverted, !!o->flamechart, !!o->negate);
+}
+
+/* A position in whole units. */
+static inline uint64_t at(double x, double unit)
+{
+	double v = nearbyint(x / unit);
+	return v > 0 ? (uint64_t)v : 0;
+}
+
+/* The largest unit in which every position and delta is whole: 1, 0.1,
+ * ... 1e-6 (rounding below that), or 2^k when the total is beyond 2^53. */
+static double pick_unit(const struct ember_tree *tree, double timemax)
+{
+	const double limit = 9007199254740992.0; /* 2^53 */
+
+	if (timemax >= limit)
+		return exp2(ceil(log2(timemax)) - 52);
+	double unit = 1;
+	for (int k = 0; k <= 6; k++, unit /= 10) {
+		if (timemax / unit >= limit)
+			return unit * 10;
+		int whole = 1;
+		for (size_t i = 0; i < tree->n && whole; i++) {
+			const struct ember_tree_node *nd = &tree->nodes[i];
+			double v[3] = {nd->start / unit, nd->end / unit,
+				       nd->delta / unit};
+			for (int j = 0; j < 3; j++)
+				whole &= fabs(v[j] - nearbyint(v[j])) <= 1e-6;
+		}
+		if (whole)
+			return unit;
+	}
+	return unit * 10;
+}
+
+struct names {
+	struct ember_intern ids;
+	struct ember_buf text, colors;
+	struct ember_buf attrs;
+	struct ember_palette *io; /* off-CPU colours, or NULL */
+};
+
+static void add_color(struct ember_buf *b, struct ember_rgb c)
+{
+	uint32_t rgb = (uint32_t)c.r << 16 | (uint32_t)c.g << 8 | c.b;
+	for (int k = 0; k < 4; k++)
+		ember_buf_addch(b, digits[(rgb >> (6 * k)) & 63]);
+}
+
+/* The id of a frame's name, adding it, its colour and its --nameattr
+ * title and link to the tables when new. */
+static uint32_t name_id(struct names *t, const struct ember_tree_node *nd,
+			struct ember_palette *pal,
+			const struct ember_fg_options *o,
+			const struct ember_nameattr *na)
+{
+	size_t before = ember_intern_count(&t->ids);
+	uint32_t id = ember_intern(&t->ids, nd->name, nd->len);
+	if (ember_intern_count(&t->ids) == before)
+		return id;
+
+	const char *name = nd->name;
+	size_t len = nd->len, shown = len;
+	/* the annotation (_[k] _[w] _[i] _[j]) only picks the colour */
+	if (len >= 4 && name[len - 4] == '_' && name[len - 3] == '[' &&
+	    name[len - 1] == ']' && name[len - 2] &&
+	    strchr("kwij", name[len - 2]))
+		shown = len - 4;
+	if (id)
+		ember_buf_adds(&t->text, "\\n");
+	js_chars(&t->text, name, shown);
+
+	struct ember_rgb c, grey = {0, 0, 0};
+	if (len == 2 && name[0] == '-' && name[1] == '-')
+		c = grey = (struct ember_rgb){160, 160, 160};
+	else if (len == 1 && name[0] == '-')
+		c = grey = (struct ember_rgb){200, 200, 200};
+	else if (o->palette_file)
+		c = ember_palette_map_color(pal, name, len);
+	else
+		c = ember_palette_color(pal, name, len);
+	add_color(&t->colors, c);
+	if (t->io)
+		add_color(&t->colors,
+			  grey.r ? grey
+				 : ember_palette_color(t->io, name, len));
+
+	const struct ember_nameattr_ent *a =
+	    na ? ember_nameattr_find(na, name, len) : NULL;
+	if (a && (a->title || a->href)) {
+		ember_buf_addf(&t->attrs, "[%u, ", id);
+		js_string(&t->attrs, a->title);
+		ember_buf_adds(&t->attrs, ", ");
+		js_string(&t->attrs, a->href);
+		ember_buf_adds(&t->attrs, "],\n");
+	}
+	return id;
+}
+
+/* Encodes the boxes into frames (see the top of the file). */
+static void encode(const struct ember_tree *tree, const struct fg_layout *lay,
+		   double unit, int differential, struct names *names,
+		   struct ember_palette *pal, const struct ember_fg_options *o,
+		   const struct ember_nameattr *na, struct ember_buf *frames)
+{
+	uint64_t *cursor = ember_xcalloc(tree->maxdepth + 2, sizeof(*cursor));
+	int64_t prev = -1;
+
+	ember_buf_grow(frames, tree->n * 6);
+	/* post-order reversed: root first, parents before children */
+	for (size_t i = tree->n; i-- > 0;) {
+		const struct ember_tree_node *nd = &tree->nodes[i];
+		int root = nd->depth == 0 && nd->len == 0;
+		uint64_t s = at(nd->start, unit);
+		uint64_t e = at(root ? lay->timemax : nd->end, unit);
+		uint32_t d = nd->depth;
+		if (e < s)
+			e = s;
+		uint64_t gap = s;
+		if (d > 0) {
+			uint64_t c = cursor[d - 1];
+			if (e > c)
+				e = c, s = s < e ? s : e;
+			gap = c - e;
+			cursor[d - 1] = s;
+		}
+		cursor[d] = e;
+		varint(frames, (uint64_t)(prev + 1 - (int64_t)d));
+		uint64_t id = name_id(names, nd, pal, o, na);
+		varint(frames, names->io ? id << 1 | !nd->on_cpu : id);
+		varint(frames, e - s);
+		varint(frames, gap);
+		if (differential) {
+			/* a delta can outgrow the total (c1 is not in it):
+			 * clamped to what a JavaScript number holds exactly */
+			double dv =
+			    nd->has_delta ? nearbyint(nd->delta / unit) : 0;
+			dv = dv > 0x1p53 ? 0x1p53 : dv < -0x1p53 ? -0x1p53 : dv;
+			int64_t q = (int64_t)dv;
+			varint(frames, q < 0 ? ((uint64_t)(-(q + 1)) << 1) | 1
+					     : (uint64_t)q << 1);
+		}
+		prev = d;
+	}
+	free(cursor);
+}
+
+int ember_fg_write_html(struct ember_flamegraph *fg, struct ember_tree *tree,
+			const struct fg_layout *lay, ember_write_fn w,
+			void *ctx, const char **bad_file)
+{
+	const struct ember_fg_options *o = &fg->o;
+	struct out out = {EMBER_BUF_INIT, w, ctx, 0};
+	struct ember_buf *b = &out.b;
+	struct ember_nameattr *na = NULL;
+	struct names names = {.text = EMBER_BUF_INIT,
+			      .colors = EMBER_BUF_INIT,
+			      .attrs = EMBER_BUF_INIT};
+	struct ember_buf frames = EMBER_BUF_INIT;
+	char c1[8], c2[8];
+	int err, differential = 0;
+
+	if (ember_fg_bgcolors(o->bgcolors, o->colors, c1, c2))
+		return EMBER_EINVAL;
+	/* counts beyond a double's range sum to infinity: nothing to draw */
+	if (!isfinite(lay->timemax) || !isfinite(lay->maxdelta) ||
+	    !isfinite(o->factor))
+		return EMBER_EFORMAT;
+	if (o->nameattr_file) {
+		err = ember_nameattr_load(&na, o->nameattr_file);
+		if (err) {
+			*bad_file = o->nameattr_file;
+			return err;
+		}
+	}
+	struct ember_palette *pal =
+	    ember_palette_new(o->colors, o->hash     ? EMBER_COLOR_HASH
+					 : o->random ? EMBER_COLOR_RANDOM
+						     : EMBER_COLOR_NAME);
+	if (o->palette_file) {
+		err = ember_palette_load_map(pal, o->palette_file);
+		if (err) {
+			*bad_file = o->palette_file;
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < tree->n && !differential; i++)
+		differential = tree->nodes[i].has_delta;
+	/* Gregg's wall-clock graphs: off-CPU time in the io palette */
+	if (lay->mixed && !differential)
+		names.io =
+		    ember_palette_new("io", o->hash	? EMBER_COLOR_HASH
+					    : o->random ? EMBER_COLOR_RANDOM
+							: EMBER_COLOR_NAME);
+
+	ember_intern_init(&names.ids);
+	double unit = pick_unit(tree, lay->timemax);
+	encode(tree, lay, unit, differential, &names, pal, o, na, &frames);
+
+	head(b, o);
+	ember_buf_addf(b, ", differential: %d, mixed: %d, maxdelta: ",
+		       differential, names.io != NULL);
+	ember_buf_addf(b, "%.17g", lay->maxdelta);
+	ember_buf_adds(b, ", unit: ");
+	ember_buf_addf(b, "%.17g", unit);
+	ember_buf_addf(b, ",\nbg: [\"%s\", \"%s\"], frames: %zu,\nattrs: [\n",
+		       c1, c2, tree->n);
+	ember_buf_add(b, names.attrs.buf, names.attrs.len);
+	ember_buf_adds(b, "]};\nEMBER.names = \"");
+	out_flush(&out, 0);
+	ember_buf_add(b, names.text.buf, names.text.len);
+	ember_buf_adds(b, "\";\nEMBER.colors = \"");
+	ember_buf_add(b, names.colors.buf, names.colors.len);
+	ember_buf_adds(b, "\";\nEMBER.data = \"");
+	out_flush(&out, 0);
+	ember_buf_add(b, frames.buf, frames.len);
+	ember_buf_adds(b, "\";\n</script>\n<script>\n");
+	ember_buf_adds(b, ember_asset_viewer_js);
+	ember_buf_adds(b, "</script>\n</body>\n</html>\n");
+	out_flush(&out, 1);
+	err = out.err;
+	if (!err && o->palette_file) {
+		err = ember_palette_save_map(pal, o->palette_file);
+		if (err)
+			*bad_file = o->palette_file;
+	}
+	ember_intern_release(&names.ids);
+out:
+	ember_buf_release(&names.text);
+	ember_buf_release(&names.colors);
+	ember_buf_release(&names.attrs);
+	ember_buf_release(&frames);
+	ember_buf_release(b);
+	ember_palette_free(pal);
+	ember_palette_free(names.io);
+	ember_nameattr_free(na);
+	return err;
+}
+
+int ember_fg_write_html_error(struct ember_flamegraph *fg, ember_write_fn w,
+			      void *ctx)
+{
+	struct out out = {EMBER_BUF_INIT, w, ctx, 0};
+	struct ember_buf *b = &out.b;
+
+	head(b, &fg->o);
+	ember_buf_adds(b, ",\nerror: ");
+	js_string(b, fg->o.empty_text ? fg->o.empty_text
+				      : "ERROR: No valid input provided to "
+					"ember flamegraph.");
+	ember_buf_adds(b, "};\n</script>\n<script>\n");
+	ember_buf_adds(b, ember_asset_viewer_js);
+	ember_buf_adds(b, "</script>\n</body>\n</html>\n");
+	out_flush(&out, 1);
+	ember_buf_release(b);
+	return out.err;
+}

@@ -1,0 +1,213 @@
+#!/bin/sh
+# `ember collapse perf perf.data` on real recordings of Debian's perf: for
+# frame-pointer recordings the output is byte for byte that of `perf script
+# | ember collapse perf` with each option; DWARF recordings are unwound by
+# ember's unwinder, at least as completely as `ember record` unwinds the
+# same program.  Bad files: clear errors and warnings with offsets.
+# Skips, saying why, where perf is missing or may not record.
+. tests/cli/lib.sh
+suite=perfdata
+R="$T/bin"
+mkdir -p "$R"
+CC=${CC:-cc}
+
+skip_all() {
+	echo "perfdata: skipped: $*"
+	echo "perfdata: 0 passed, 0 failed"
+	exit 0
+}
+
+command -v perf > /dev/null 2>&1 || skip_all "perf is not installed (apt-get install linux-perf)"
+$CC -O2 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -o "$R/calltree" tests/record/calltree.c 2> "$T/cc.err" ||
+	skip_all "cannot compile tests/record/calltree.c: $(head -1 "$T/cc.err")"
+$CC -O2 -g -fomit-frame-pointer -o "$R/calltree-nofp" tests/record/calltree.c 2> "$T/cc.err" ||
+	skip_all "cannot compile tests/record/calltree.c: $(head -1 "$T/cc.err")"
+$CC -O2 -g -fno-omit-frame-pointer -pthread -o "$R/threads" tests/record/threads.c 2> "$T/cc.err" ||
+	skip_all "cannot compile tests/record/threads.c: $(head -1 "$T/cc.err")"
+CT="$R/calltree"
+if ! perf record -q -g -o "$T/probe.data" -- "$CT" 0.05 > /dev/null 2> "$T/probe.err" ||
+	! perf script -i "$T/probe.data" > /dev/null 2>&1; then
+	skip_all "perf record is refused here: $(grep -v '^$' "$T/probe.err" | head -1)"
+fi
+
+# perf record quietly, failing the test if it fails
+rec() {
+	d=$1; shift
+	if perf record -q "$@" > "$T/rec.out" 2> "$T/rec.err"; then ok; else
+		bad "$d: perf record failed: $(head -3 "$T/rec.err")"; fi
+}
+# same DATA DESCRIPTION [OPTION]: ember collapse perf [OPTION] DATA is
+# byte for byte perf script | ember collapse perf [OPTION] (--pid and --tid
+# read perf script -F+pid, which prints the pid)
+same() {
+	data=$1 d=$2; shift 2
+	F=
+	case "${1:-}" in --pid|--tid) F=-F+pid ;; esac
+	# perf script once per recording and field set
+	txt="$data.txt$F"
+	[ -f "$txt" ] || perf script $F -i "$data" > "$txt" 2> /dev/null
+	"$EMBER" collapse perf "$@" "$txt" 2> /dev/null |
+		grep -E "${ROOTS:-.}" > "$T/text.folded"
+	status 0 "$d: read" "$EMBER" collapse perf "$@" "$data"
+	grep -E "${ROOTS:-.}" "$T/out" > "$T/out.roots"
+	mv "$T/out.roots" "$T/out"
+	if [ ! -s "$T/text.folded" ]; then
+		bad "$d: perf script gave nothing to compare with"
+	elif cmp -s "$T/out" "$T/text.folded"; then
+		ok
+	else
+		bad "$d: differs from perf script | ember collapse perf $*"
+		diff "$T/text.folded" "$T/out" | cut -c1-160 | head -6
+	fi
+}
+# weight of the lines of FILE matching the awk regex RE, and shares
+weight() { awk -v re="$2" '$0 ~ re { s += $NF } END { printf "%.0f\n", s }' "$1"; }
+pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.0f\n", 100 * a / b; else print -1 }'; }
+
+# --- frame pointers: every option -----------------------------------------
+rec "fp recording" -g -F 999 -o "$T/fp.data" -- "$CT" 0.4
+# the event as perf names it (cpu-clock, or cpu-clock:ppp ...)
+perf script -i "$T/fp.data" > "$T/fp.data.txt" 2> /dev/null
+ev=$(awk 'NR == 1 { sub(/:$/, "", $NF); print $NF }' "$T/fp.data.txt")
+for opt in "" --pid --tid --kernel --jit --all --addrs --inline "--inline --context" \
+	"--event-filter=$ev" --skip-after=work_a; do
+	# shellcheck disable=SC2086
+	same "$T/fp.data" "fp ${opt:-default}" $opt
+done
+"$EMBER" collapse perf "$T/fp.data.txt" > "$T/ref.folded" 2> /dev/null
+status 0 "no format named" "$EMBER" collapse "$T/fp.data"
+check "no format named: the same" cmp -s "$T/out" "$T/ref.folded"
+has "ember: read " "$T/err" && ok || bad "summary paragraph: $(cat "$T/err")"
+status 0 "-q" "$EMBER" collapse -q "$T/fp.data"
+check "-q: no summary" test ! -s "$T/err"
+status 0 "another event asked for" "$EMBER" collapse perf --event-filter=no-such-event "$T/fp.data"
+has "no samples of event 'no-such-event'" "$T/err" && ok || bad "--event-filter: other event said: $(cat "$T/err")"
+cat "$T/fp.data" | "$EMBER" collapse perf - > "$T/out" 2> "$T/err"
+check "a perf.data file through a pipe" cmp -s "$T/out" "$T/ref.folded"
+gzip -c "$T/fp.data" > "$T/fp.data.gz"
+status 0 "gzip'd perf.data" "$EMBER" collapse "$T/fp.data.gz"
+check "gzip'd perf.data: the same" cmp -s "$T/out" "$T/ref.folded"
+has "work_a;leaf_hot;spin" "$T/ref.folded" && ok || bad "the recording has the hot path"
+
+# --- the other ways perf records ------------------------------------------
+# the whole machine: the test's own processes compared (what else runs
+# here is not this test's business)
+rec "system-wide" -a -g -F 299 -o "$T/all.data" -- "$R/threads" 0.3
+ROOTS='^(threads|worker-[ab])[-;]'
+same "$T/all.data" "-a"
+same "$T/all.data" "-a --kernel" --kernel
+same "$T/all.data" "-a --tid" --tid
+check "-a: the program's threads" grep -q '^worker-a-[0-9]*/[0-9]*;' "$T/out"
+ROOTS=
+"$CT" 1.5 & bg=$!
+rec "-p" -g -F 499 -p "$bg" -o "$T/p.data" -- sleep 0.3
+kill "$bg" 2> /dev/null
+wait "$bg" 2> /dev/null
+same "$T/p.data" "-p"
+rec "two events" -g -e cpu-clock,task-clock -o "$T/two.data" -- "$CT" 0.3
+same "$T/two.data" "two events"
+ev2=$(perf script -i "$T/two.data" 2> /dev/null | awk '$NF ~ /^task-clock/ { sub(/:$/, "", $NF); print $NF; exit }')
+same "$T/two.data" "two events, the second" "--event-filter=$ev2"
+status 0 "two events: warning" "$EMBER" collapse perf "$T/two.data"
+has "counted only 'cpu-clock" "$T/err" && ok || bad "two events: the other event is said: $(cat "$T/err")"
+rec "-z" -z -g -o "$T/z.data" -- "$CT" 0.3
+same "$T/z.data" "-z (zstd)"
+perf record -q -g -o - -- "$CT" 0.3 2> /dev/null > "$T/pipe.data"
+same "$T/pipe.data" "pipe mode"
+perf record -q -g -o - -- "$CT" 0.3 2> /dev/null | "$EMBER" collapse perf - > "$T/out" 2> "$T/err"
+check "perf record -o - | ember collapse perf -" grep -q 'work_a;leaf_hot;spin' "$T/out"
+
+# --- DWARF: ember's unwinder, as complete as ember record -----------------
+START='_start;__libc_start_main[^;]*;__libc_start_call_main'
+rec "DWARF recording" --call-graph dwarf -F 499 -o "$T/dw.data" -- "$R/calltree-nofp" 0.4
+status 0 "DWARF: read" "$EMBER" collapse perf "$T/dw.data"
+cp "$T/out" "$T/dw.folded"
+has "user stacks truncated" "$T/err" && ok || bad "DWARF: summary counts truncation: $(cat "$T/err")"
+full_pd=$(pct "$(weight "$T/dw.folded" "^calltree-nofp;$START;main;")" "$(weight "$T/dw.folded" ';main;')")
+if "$EMBER" record -q -o "$T/rec.folded" -- "$R/calltree-nofp" 0.4 2> "$T/rec.err"; then
+	full_rec=$(pct "$(weight "$T/rec.folded" "^calltree-nofp;$START;main;")" "$(weight "$T/rec.folded" ';main;')")
+	echo "perfdata: DWARF C: $full_pd% of main's samples have the whole stack (ember record: $full_rec%)"
+	check "DWARF C: stacks as complete as ember record's ($full_pd% vs $full_rec%)" test "$full_pd" -ge $((full_rec - 5))
+else
+	echo "perfdata: ember record cannot run here: $(head -1 "$T/rec.err")"
+fi
+check "DWARF C: whole stacks ($full_pd%)" test "$full_pd" -ge 90
+a=$(pct "$(weight "$T/dw.folded" ';main;work_a;leaf_hot;spin')" "$(weight "$T/dw.folded" ';main;')")
+check "DWARF C: work_a's share $a% near 60%" test "$a" -ge 50 -a "$a" -le 70
+
+# --- JIT: Python 3.12 -X perf and Node's perf maps -------------------------
+findpy() {
+	for c in python3.12 python3.13 "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.1[2-9]*/bin/python3; do
+		if command -v "$c" > /dev/null 2>&1 &&
+			"$c" -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2> /dev/null; then
+			command -v "$c"
+			return
+		fi
+	done
+}
+rootpid() { sed -n 's/^[^;]*-\([0-9][0-9]*\);.*/\1/p' "$1" | head -1; }
+PYCHAIN=';py::<module>:[^;]*;(.*;)?py::main:[^;]*;(.*;)?py::baz:[^;]*;(.*;)?py::bar:[^;]*;(.*;)?py::foo:[^;]*( |;)'
+pychain() { pct "$(weight "$1" "^[^;]*;$START;.*$PYCHAIN")" "$(weight "$1" ';py::foo:[^;]*( |;)')"; }
+py=$(findpy)
+if [ -n "$py" ]; then
+	rec "Python -X perf, fp" -g -F 499 -o "$T/pyfp.data" -- "$py" -X perf tests/unwind/nested.py 0.4
+	same "$T/pyfp.data" "Python -X perf, fp"
+	same "$T/pyfp.data" "Python -X perf, fp, --jit" --jit
+	"$EMBER" collapse perf --pid "$T/pyfp.data" > "$T/pyfp.folded" 2> /dev/null
+	rm -f "/tmp/perf-$(rootpid "$T/pyfp.folded").map"
+	rec "Python -X perf, DWARF" --call-graph dwarf,32768 -F 499 -o "$T/py.data" -- "$py" -X perf tests/unwind/nested.py 0.6
+	status 0 "Python -X perf, DWARF: read" "$EMBER" collapse perf --pid "$T/py.data"
+	cp "$T/out" "$T/py.folded"
+	rm -f "/tmp/perf-$(rootpid "$T/py.folded").map"
+	c=$(pychain "$T/py.folded")
+	if "$EMBER" record -q --pid -o "$T/pyrec.folded" -- "$py" -X perf tests/unwind/nested.py 0.6 2> /dev/null; then
+		rm -f "/tmp/perf-$(rootpid "$T/pyrec.folded").map"
+		cr=$(pychain "$T/pyrec.folded")
+		echo "perfdata: Python DWARF: $c% of foo's samples with the whole py:: chain (ember record: $cr%)"
+		check "Python DWARF: chains as complete as ember record's ($c% vs $cr%)" test "$c" -ge $((cr - 5))
+	fi
+	check "Python DWARF: whole py:: chains ($c%)" test "$c" -ge 80
+else
+	echo "perfdata: Python tests skipped: no Python 3.12 or later"
+fi
+if command -v node > /dev/null 2>&1; then
+	# in $T: node leaves isolate-*.log files in its directory
+	check "Node --perf-basic prof recorded" sh -c "cd '$T' && perf record -q -g -F 499 -o node.data -- \
+		node --perf-basic-prof '$top/tests/unwind/nested.js' 0.5 > /dev/null 2>&1"
+	same "$T/node.data" "Node perf map"
+	check "Node perf map: JS frames named" grep -q 'foo' "$T/out"
+	"$EMBER" collapse perf --pid "$T/node.data" > "$T/node.folded" 2> /dev/null
+	rm -f "/tmp/perf-$(rootpid "$T/node.folded").map"
+else
+	echo "perfdata: Node tests skipped: node is not installed"
+fi
+
+# --- bad input --------------------------------------------------------------
+u64() { od -An -t u8 -j "$2" -N 8 "$1" | tr -d ' '; }
+poke() { printf "$3" | dd of="$1" bs=1 seek="$2" conv=notrunc 2> /dev/null; }
+head -c 60 "$T/fp.data" > "$T/short.data"
+status 1 "header cut short" "$EMBER" collapse perf "$T/short.data"
+has "the file header is cut short (60 bytes)" "$T/err" && ok || bad "header cut short: $(cat "$T/err")"
+size=$(wc -c < "$T/fp.data")
+head -c $((size / 2)) "$T/fp.data" > "$T/half.data"
+status 0 "truncated file" "$EMBER" collapse perf "$T/half.data"
+grep -q "at offset [0-9]* (truncated?)\|ends at offset [0-9]*" "$T/err" && ok || bad "truncated: offset said: $(cat "$T/err")"
+check "truncated file: the samples before the cut" test -s "$T/out"
+doff=$(u64 "$T/fp.data" 40)
+cp "$T/fp.data" "$T/badsize.data"
+poke "$T/badsize.data" $((doff + 6)) '\000\000'
+status 1 "corrupt record size" "$EMBER" collapse perf "$T/badsize.data"
+has "corrupt record size 0 at offset $doff" "$T/err" && ok || bad "corrupt size: $(cat "$T/err")"
+cp "$T/fp.data" "$T/newtype.data"
+poke "$T/newtype.data" "$doff" '\310\000'
+status 0 "unknown record type" "$EMBER" collapse perf "$T/newtype.data"
+has "skipped 1 records of types this ember does not know" "$T/err" && ok || bad "unknown type: $(cat "$T/err")"
+cp "$T/fp.data" "$T/attr.data"
+poke "$T/attr.data" 16 '\001'
+status 1 "bad attribute size" "$EMBER" collapse perf "$T/attr.data"
+has "at offset 16" "$T/err" && ok || bad "bad attribute size: $(cat "$T/err")"
+printf 'PERFILE2\020\000\000\000\000\000\000\000\010\000' > "$T/pipebad.data"
+status 0 "pipe stream cut in a record header" "$EMBER" collapse perf "$T/pipebad.data"
+has "offset 16" "$T/err" && ok || bad "pipe cut: $(cat "$T/err")"
+
+finish
