@@ -2,6 +2,7 @@
  * read them, splitting stacks into frames, ordering and writing stacks. */
 #include <math.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "folded.h"
@@ -38,6 +39,74 @@ void ember_buf_add_nv(struct ember_buf *b, double x)
 		ember_buf_adds(b, x < 0 ? "-Inf" : "Inf");
 	else
 		ember_buf_addf(b, "%.15g", x);
+}
+
+/* Python's repr of a float, for the writers of other profilers' formats
+ * and the readers that print counts as their scripts (Python) do. */
+void ember_buf_add_pyfloat(struct ember_buf *b, double x)
+{
+	char s[40];
+	int prec;
+
+	if (isnan(x)) {
+		ember_buf_adds(b, "nan");
+		return;
+	}
+	if (isinf(x)) {
+		ember_buf_adds(b, x < 0 ? "-inf" : "inf");
+		return;
+	}
+	if (x == 0) {
+		ember_buf_adds(b, signbit(x) ? "-0.0" : "0.0");
+		return;
+	}
+	/* the shortest digits that read back as x */
+	for (prec = 0; prec < 17; prec++) {
+		snprintf(s, sizeof(s), "%.*e", prec, x);
+		if (strtod(s, NULL) == x)
+			break;
+	}
+	snprintf(s, sizeof(s), "%.*e", prec, x);
+	/* s is [-]d[.ddd]e±XX: the digits and the decimal exponent */
+	char digits[24];
+	size_t nd = 0;
+	const char *q = s;
+	int neg = *q == '-';
+	if (neg)
+		q++;
+	for (; *q && *q != 'e'; q++)
+		if (*q != '.')
+			digits[nd++] = *q;
+	int exp = (int)strtol(q + 1, NULL, 10); /* of the first digit */
+	while (nd > 1 && digits[nd - 1] == '0')
+		nd--;
+	int decpt = exp + 1; /* digits before the point */
+	if (neg)
+		ember_buf_addch(b, '-');
+	if (decpt > -4 && decpt <= 16) {
+		if (decpt <= 0) {
+			ember_buf_adds(b, "0.");
+			for (int i = decpt; i < 0; i++)
+				ember_buf_addch(b, '0');
+			ember_buf_add(b, digits, nd);
+		} else if ((size_t)decpt >= nd) {
+			ember_buf_add(b, digits, nd);
+			for (size_t i = nd; i < (size_t)decpt; i++)
+				ember_buf_addch(b, '0');
+			ember_buf_adds(b, ".0");
+		} else {
+			ember_buf_add(b, digits, (size_t)decpt);
+			ember_buf_addch(b, '.');
+			ember_buf_add(b, digits + decpt, nd - (size_t)decpt);
+		}
+		return;
+	}
+	ember_buf_addch(b, digits[0]);
+	if (nd > 1) {
+		ember_buf_addch(b, '.');
+		ember_buf_add(b, digits + 1, nd - 1);
+	}
+	ember_buf_addf(b, "e%c%02d", exp < 0 ? '-' : '+', exp < 0 ? -exp : exp);
 }
 
 double ember_perl_number(const char *s, size_t n)

@@ -110,6 +110,9 @@ static inline void ember_perl_add(uint64_t *x, double *d, double count,
 	*x = FOLDED_INEXACT;
 }
 
+/* Appends x as Python's str(float) prints it (repr: the shortest digits
+ * that read back as x; "25.0", "1e-05", "1e+16"). */
+void ember_buf_add_pyfloat(struct ember_buf *b, double x);
 /* Appends a floating-point count as Perl prints one (%.15g). */
 void ember_buf_add_nv(struct ember_buf *b, double x);
 /* Appends a sum as Perl prints it: the integer x, else (FOLDED_INEXACT)

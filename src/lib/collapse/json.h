@@ -64,8 +64,10 @@ static inline int cl_jkey(const struct cl_jval *v, const char *lit)
 	return v->key && v->key_len == n && !memcmp(v->key, lit, n);
 }
 
-/* Appends x as Python's str(float) prints it (repr: the shortest digits
- * that read back as x; "25.0", "1e-05", "1e+16"). */
-void cl_add_python_float(struct ember_buf *b, double x);
+/* Python's str(float) (folded.h), under the name the formats use. */
+static inline void cl_add_python_float(struct ember_buf *b, double x)
+{
+	ember_buf_add_pyfloat(b, x);
+}
 
 #endif

@@ -65,8 +65,8 @@ static void samples(const char *s, size_t n, struct ember_buf *tmp,
 	while (cl_digit((unsigned char)*e))
 		e++;
 	ember_buf_reset(out);
-	if (*e != 'e' && *e != 'E' && *p != '-' && *p != '+' &&
-	    e > p && ember_parse_u64(p, (size_t)(e - p), &v)) {
+	if (*e != 'e' && *e != 'E' && *p != '-' && *p != '+' && e > p &&
+	    ember_parse_u64(p, (size_t)(e - p), &v)) {
 		ember_buf_addu(out, v);
 		return;
 	}

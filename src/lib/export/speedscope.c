@@ -11,8 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collapse/json.h"
-#include "internal.h"
+#include "folded.h"
 
 /* A JSON string: UTF-8 kept, bytes that are not UTF-8 become U+FFFD. */
 static void add_json_string(struct ember_buf *b, const char *s, size_t n)
@@ -105,7 +104,7 @@ static void add_weight(struct ember_buf *b, const struct ember_profile *p,
 	if (x != UINT64_MAX)
 		ember_buf_addu(b, x);
 	else if (isfinite(d))
-		cl_add_python_float(b, d);
+		ember_buf_add_pyfloat(b, d);
 	else
 		ember_buf_addch(b, '0');
 }
@@ -209,9 +208,9 @@ int ember_speedscope_write(const struct ember_profile *p, ember_write_fn w,
 			if (exact)
 				ember_buf_addu(&b, sum);
 			else
-				cl_add_python_float(&b, total);
+				ember_buf_add_pyfloat(&b, total);
 		} else {
-			cl_add_python_float(&b, total);
+			ember_buf_add_pyfloat(&b, total);
 		}
 		ember_buf_adds(&b, ",\n\"samples\":[");
 		for (size_t k = i; k < j; k++) {
