@@ -9,14 +9,19 @@
 V=tests/conformance/collapse-more
 size=${BENCH_MORE_MB:-20}
 
-gen() { # FORMAT INPUT: repeats INPUT to about $size MB
+gen() { # FORMAT INPUT [HEAD [TAIL]]: INPUT's body (but its first HEAD and
+	# last TAIL lines, kept once) doubled until about $size MB
 	out=$W/more-$1.txt
 	if [ ! -s "$out" ]; then
-		case $2 in *.gz) gzip -dc "$2" ;; *) cat "$2" ;; esac > "$out"
-		# doubled until it is large enough
-		while [ "$(stat -c %s "$out")" -lt $((size * 1000000)) ]; do
-			cat "$out" "$out" > "$W/more-two" && mv "$W/more-two" "$out"
+		case $2 in *.gz) gzip -dc "$2" ;; *) cat "$2" ;; esac > "$W/more-in"
+		h=${3:-0} t=${4:-0} n=$(wc -l < "$W/more-in")
+		sed -n "$((h + 1)),$((n - t))p" "$W/more-in" > "$W/more-body"
+		while [ "$(stat -c %s "$W/more-body")" -lt $((size * 1000000)) ]; do
+			cat "$W/more-body" "$W/more-body" > "$W/more-two" &&
+				mv "$W/more-two" "$W/more-body"
 		done
+		{ head -n "$h" "$W/more-in"; cat "$W/more-body"
+		  [ "$t" = 0 ] || tail -n "$t" "$W/more-in"; } > "$out"
 	fi
 	echo "$out"
 }
@@ -88,9 +93,18 @@ bench_one() { # FORMAT SCRIPT INPUT
 	one=$LAST_SECONDS
 	[ -n "${FLAMEGRAPH_DIR:-}" ] && [ -f "$FLAMEGRAPH_DIR/$script" ] || return
 	case $script in
+	stackcollapse-vtune.pl) # does not compile as it is: $func declared
+		sed 's/^my \$funcOnly/my $func = ""; my $funcOnly/' \
+			"$FLAMEGRAPH_DIR/$script" > "$W/stackcollapse-vtune.pl"
+		set -- perl "$W/stackcollapse-vtune.pl" ;;
 	*.pl) set -- perl "$FLAMEGRAPH_DIR/$script" ;;
-	*.awk) set -- gawk -f "$FLAMEGRAPH_DIR/$script" ;;
-	*.php) set -- php -n "$FLAMEGRAPH_DIR/$script" ;;
+	*.awk) # perf-sched's \s is gawk's; mawk gives the others' output
+		awk=gawk; command -v gawk > /dev/null || awk=awk
+		[ $awk = gawk ] || [ "$fmt" != perf-sched ] || return
+		set -- $awk -f "$FLAMEGRAPH_DIR/$script" ;;
+	*.php) set -- php -n "$FLAMEGRAPH_DIR/$script"
+		# the script rewrites its input (sed -in): a copy
+		cp "$in" "$W/more-copy" && in=$W/more-copy ;;
 	esac
 	MEASURE_RUNS=1 measure "$script" "$bytes" "$@" "$in" &&
 		printf '  %-44s %7.1fx faster\n' "ember / $script" \
@@ -103,6 +117,10 @@ while read -r fmt script input; do
 	go) in=$(gen_go) ;;
 	ghcprof) in=$(gen_ghcprof) ;;
 	xctrace) in=$(gen_xctrace) ;;
+	instruments | vtune | vsprof) in=$(gen "$fmt" "$V/$input" 1) ;;
+	vtune-mc) in=$(gen "$fmt" "$V/$input" 2) ;;
+	xdebug) in=$(gen "$fmt" "$V/$input" 3 3) ;;
+	ljp) in=$(gen "$fmt" "$V/$input" 0 2) ;;
 	*) in=$(gen "$fmt" "$V/$input") ;;
 	esac
 	"$EMBER" collapse --help | grep -q "^  $fmt " || continue

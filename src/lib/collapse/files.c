@@ -87,7 +87,8 @@ static void walk(struct files_state *st, const struct stat *sb, int depth)
 		names[n++] = ember_xstrdup(e->d_name);
 	}
 	closedir(d);
-	qsort(names, n, sizeof(*names), cmp_names);
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_names);
 	size_t base = st->path.len;
 	for (size_t i = 0; i < n; i++) {
 		struct stat cs;
