@@ -457,9 +457,25 @@ struct ember_profile {
 	const char *sample_unit; /* NULL: "count"; "nanoseconds", ... */
 	int thread_roots;	 /* the root frames are threads/processes */
 	const char *name;	 /* speedscope's title; NULL: "ember" */
+	/* optional, for pprof: the modules frames are in (where known) and,
+	 * per frame name i < nlocs, its mapping (index + 1, 0: none) and an
+	 * address in it (the first one seen with that name) */
+	const struct ember_pprof_mapping *mappings;
+	size_t nmappings;
+	const uint32_t *loc_mapping;
+	const uint64_t *loc_addr;
+	size_t nlocs;
+};
+/* A module as a process mapped it: [start, limit) holds the file's bytes
+ * from offset on. */
+struct ember_pprof_mapping {
+	uint64_t start, limit, offset;
+	const char *file;
+	const char *build_id; /* hex; NULL: unknown */
 };
 /* pprof's profile.proto, gzip-compressed (.pb.gz): a function and a
- * location per frame name, one mapping, one value per sample.  Weights
+ * location per frame name, the mappings given (and one for frames in
+ * none), one value per sample.  Weights
  * that are not integers are rounded (microseconds become nanoseconds). */
 int ember_pprof_write(const struct ember_profile *p, ember_write_fn w,
 		      void *ctx) EMBER_WUR;
@@ -609,6 +625,9 @@ void ember_record_stop(struct ember_record *r);
  * each stack is "comm;user frames...;kernel frames" with its weight. */
 int ember_record_result(struct ember_record *r, struct ember_intern *names,
 			struct ember_stacks *stacks) EMBER_WUR;
+/* After ember_record_result: the modules of the named frames, in p's
+ * mapping fields (valid until ember_record_free). */
+void ember_record_mappings(struct ember_record *r, struct ember_profile *p);
 const struct ember_record_stats *
 ember_record_stats(const struct ember_record *r);
 void ember_record_free(struct ember_record *r);

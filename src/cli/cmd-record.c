@@ -574,7 +574,8 @@ static int save_elsewhere(const struct ember_buf *data, int fmt)
 
 /* Writes the profile (drawn first, so that a failed write can still keep
  * it); 0, or 1 after printing why. */
-static int out_write(struct rec_out *o, struct ember_fg_options *fo,
+static int out_write(struct rec_out *o, struct ember_record *r,
+		     struct ember_fg_options *fo,
 		     const struct ember_intern *names,
 		     struct ember_stacks *stacks, const char *type,
 		     const char *unit)
@@ -592,6 +593,7 @@ static int out_write(struct rec_out *o, struct ember_fg_options *fo,
 		    .thread_roots = 1, /* comm, comm-PID or comm-PID/TID */
 		    .name = fo->title,
 		};
+		ember_record_mappings(r, &p);
 		err = o->fmt == CLI_PPROF
 			  ? ember_pprof_write(&p, buf_write, &data)
 			  : ember_speedscope_write(&p, buf_write, &data);
@@ -993,7 +995,7 @@ int cmd_record(int argc, char **argv, const char *preset)
 	const char *unit = st->weight_us     ? "microseconds"
 			   : st->clock_event ? "nanoseconds"
 					     : "count";
-	rc = out_write(&out, &fo, &names, &stacks, type, unit);
+	rc = out_write(&out, r, &fo, &names, &stacks, type, unit);
 	busy = 0; /* written: nothing left to interrupt */
 	t_post = now() - t_post;
 	if (!quiet) {

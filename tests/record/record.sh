@@ -120,6 +120,53 @@ status 0 "  its sample type is cpu" "$EMBER" collapse --sample-type cpu "$T/r.pb
 check "  the program's frames" grep -q "^calltree;" "$T/out"
 status 0 "  in nanoseconds" "$EMBER" collapse "$T/r.pb.gz" -o "$T/r.svg"
 check "  (the SVG says)" has "nanoseconds" "$T/r.svg"
+if command -v go > /dev/null 2>&1; then
+	# the mappings as Go reads them: the program and libc, at the
+	# build-ids their notes give, and each of their functions at an
+	# address inside its mapping
+	export GOCACHE="$T/gocache" GOTOOLCHAIN=local
+	go tool pprof -raw "$T/r.pb.gz" > "$T/raw" 2> /dev/null
+	awk '/^Mappings/ { m = 1; next } m && NF >= 4 { print $3, $4 }' "$T/raw" > "$T/maps"
+	buildid() { readelf -n "$1" 2> /dev/null | awk '/Build ID:/ { print $3 }'; }
+	check "  pprof mapping: the program with its build-id" \
+		grep -qxF "$CT $(buildid "$CT")" "$T/maps"
+	libc=$(awk '$1 ~ /\/libc\.so/ { print $1; exit }' "$T/maps")
+	check "  pprof mapping: libc with its build-id" \
+		sh -c "test -n '$libc' && grep -qxF '$libc $(buildid "${libc:-/}")' '$T/maps'"
+	# ADDR MAPPING-ID NAME of the locations, then ID START LIMIT per mapping
+	awk '/^Locations/ { l = 1; next } /^Mappings/ { l = 0 }
+	     l && $3 ~ /^M=/ { print $2, substr($3, 3), $4 }' "$T/raw" > "$T/locs"
+	awk -F'[ :/]+' '/^Mappings/ { m = 1; next } m && NF >= 4 { print $1, $2, $3 }' "$T/raw" > "$T/ranges"
+	inside=0
+	for fn in main leaf_hot __libc_start_call_main; do
+		set -- $(awk -v f="$fn" '$3 == f { print $1, $2; exit }' "$T/locs")
+		[ $# -eq 2 ] || continue
+		set -- "$1" $(awk -v m="$2" '$1 == m { print $2, $3 }' "$T/ranges")
+		[ $# -eq 3 ] && [ $(($1)) -ge $(($2)) ] && [ $(($1)) -lt $(($3)) ] &&
+			inside=$((inside + 1))
+	done
+	check "  pprof locations: main, leaf_hot, libc's start at addresses in their mappings" \
+		test "$inside" -eq 3
+	# go tool pprof's functions and total, against the folded stacks
+	"$EMBER" collapse "$T/r.pb.gz" > "$T/r.folded"
+	awk '{ c = $NF; s = $0; sub(/ [^ ]*$/, "", s); n = split(s, f, ";")
+	       flat[f[n]] += c; split("", seen)
+	       for (i = 1; i <= n; i++) if (!(f[i] in seen)) { seen[f[i]] = 1; cum[f[i]] += c } }
+	     END { for (k in cum) printf "%s\t%d\t%d\n", k, flat[k], cum[k] }' "$T/r.folded" |
+		LC_ALL=C sort > "$T/want"
+	go tool pprof -top -unit=ns -nodecount=1000000 -nodefraction=0 -edgefraction=0 "$T/r.pb.gz" 2> /dev/null |
+		awk 'go { name = $0; sub(/^ *[^ ]+ +[^ ]+ +[^ ]+ +[^ ]+ +[^ ]+ +/, "", name)
+			  f = $1; c = $4; sub(/ns$/, "", f); sub(/ns$/, "", c)
+			  printf "%s\t%s\t%s\n", name, f, c }
+		     /flat%/ { go = 1 }' | LC_ALL=C sort > "$T/got"
+	check "  go tool pprof -top: the folded stacks' functions" \
+		sh -c "test -s '$T/got' && cmp -s '$T/got' '$T/want'"
+	total=$(awk '{ t += $NF } END { printf "%.0f", t }' "$T/r.folded")
+	go tool pprof -top -unit=ns "$T/r.pb.gz" > "$T/top" 2> /dev/null
+	check "  go tool pprof -top: the total" has "of ${total}ns total" "$T/top"
+else
+	echo "record: go tool pprof parts skipped: no go (Debian package golang-go)"
+fi
 status 0 "--format speedscope" "$EMBER" record -q -o "$T/r.json" --format speedscope -- "$CT" 0.1
 check "  nanoseconds" has '"unit":"nanoseconds"' "$T/r.json"
 status 2 "-o /dev/null without --format" "$EMBER" record -o /dev/null -- "$CT" 0.1

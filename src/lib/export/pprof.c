@@ -1,10 +1,13 @@
 /*
  * pprof out: folded stacks as profile.proto, gzip-compressed as pprof and
  * Go write it.  Frame name i is function i + 1 and location i + 1 (one
- * line, no address) in one mapping marked as symbolized, so that pprof
- * does not try to symbolize addresses; each stack is a sample whose
- * locations run leaf first.  The string table holds "" first, then the
- * sample type and unit, then the frame names.
+ * line), at its address in the mapping it was seen in when the profile
+ * knows one (ember record: ELF modules with their build-ids), else at no
+ * address in a last mapping for the rest; every mapping is marked as
+ * symbolized, so that pprof does not try to symbolize addresses.  Each
+ * stack is a sample whose locations run leaf first.  The string table
+ * holds "" first, then the sample type and unit, the frame names, then
+ * each mapping's file name and build-id.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -123,16 +126,34 @@ int ember_pprof_write(const struct ember_profile *p, ember_write_fn w,
 		ember_buf_release(&ids);
 		pb_put_bytes(&b, P_SAMPLE, m.buf, m.len);
 	}
-	/* one mapping, symbolized: has_functions */
+	/* the mappings known, then one for the rest; all symbolized
+	 * (has_functions) */
+	size_t nm = p->nmappings, rest = nm + 1;
+	for (size_t i = 0; i < nm; i++) {
+		const struct ember_pprof_mapping *pm = &p->mappings[i];
+		ember_buf_reset(&m);
+		pb_put_uint(&m, 1, i + 1);
+		pb_put_uint(&m, 2, pm->start);
+		pb_put_uint(&m, 3, pm->limit);
+		pb_put_uint(&m, 4, pm->offset);
+		pb_put_uint(&m, 5, 3 + nn + 2 * i);
+		if (pm->build_id)
+			pb_put_uint(&m, 6, 3 + nn + 2 * i + 1);
+		pb_put_uint(&m, 7, 1);
+		pb_put_bytes(&b, P_MAPPING, m.buf, m.len);
+	}
 	ember_buf_reset(&m);
-	pb_put_uint(&m, 1, 1);
+	pb_put_uint(&m, 1, rest);
 	pb_put_uint(&m, 7, 1);
 	pb_put_bytes(&b, P_MAPPING, m.buf, m.len);
 	for (size_t i = 0; i < nn && !err; i++) {
 		struct ember_buf line = EMBER_BUF_INIT;
+		uint32_t map = i < p->nlocs ? p->loc_mapping[i] : 0;
 		ember_buf_reset(&m);
 		pb_put_uint(&m, 1, i + 1);
-		pb_put_uint(&m, 2, 1);
+		pb_put_uint(&m, 2, map && map <= nm ? map : rest);
+		if (map && map <= nm)
+			pb_put_uint(&m, 3, p->loc_addr[i]);
 		pb_put_uint(&line, 1, i + 1);
 		pb_put_bytes(&m, 4, line.buf, line.len);
 		ember_buf_release(&line);
@@ -150,6 +171,12 @@ int ember_pprof_write(const struct ember_profile *p, ember_write_fn w,
 		size_t len;
 		const char *s = ember_intern_str(p->names, (uint32_t)i, &len);
 		pb_put_bytes(&b, P_STRING, s, len);
+	}
+	for (size_t i = 0; i < nm; i++) {
+		const char *f = p->mappings[i].file,
+			   *id = p->mappings[i].build_id;
+		pb_put_bytes(&b, P_STRING, f, strlen(f));
+		pb_put_bytes(&b, P_STRING, id ? id : "", id ? strlen(id) : 0);
 	}
 	ember_buf_reset(&m);
 	pb_put_uint(&m, 1, 1);

@@ -60,6 +60,14 @@ struct ember_record {
 	int started, ran;
 	double t_start, t_stop; /* monotonic seconds */
 	char err[768];
+	/* the result's frame names' modules, for pprof */
+	struct rec_nameloc *locs;
+	size_t nlocs;
+	struct ember_pprof_mapping *maps;
+	size_t nmaps;
+	uint32_t *loc_map;
+	uint64_t *loc_addr;
+	char *ids; /* the build-ids in hex, 129 bytes each */
 };
 
 static double now_mono(void)
@@ -278,10 +286,93 @@ static void close_all(struct ember_record *r)
 	r->pidfds = NULL;
 }
 
+/* The mapping of a process that held file offset off of module d, as
+ * index + 1 in r->maps (added on first use), 0 if none. */
+static uint32_t mapping_of(struct ember_record *r, size_t *amaps,
+			   const struct rec_dso *d, uint64_t off)
+{
+	const struct rec_world *w = &r->events.world;
+
+	for (size_t i = 0; i < r->nmaps; i++) {
+		const struct ember_pprof_mapping *m = &r->maps[i];
+		if (m->file == d->path && off >= m->offset &&
+		    off - m->offset < m->limit - m->start)
+			return (uint32_t)i + 1;
+	}
+	for (size_t i = 0; i < w->nprocs; i++) {
+		const struct rec_proc *p = w->procs[i];
+		for (size_t j = 0; j < p->nmaps; j++) {
+			const struct ember_unwind_mapping *m = &p->maps[j].m;
+			if (p->maps[j].dso != d || off < m->pgoff ||
+			    off - m->pgoff >= m->end - m->start)
+				continue;
+			EMBER_GROW(r->maps, r->nmaps + 1, *amaps);
+			r->maps[r->nmaps] = (struct ember_pprof_mapping){
+			    m->start, m->end, m->pgoff, d->path, NULL};
+			return (uint32_t)++r->nmaps;
+		}
+	}
+	return 0;
+}
+
+void ember_record_mappings(struct ember_record *r, struct ember_profile *p)
+{
+	const struct rec_world *w = &r->events.world;
+	size_t amaps = 0;
+
+	if (!r->loc_map && r->nlocs) {
+		r->loc_map = ember_xcalloc(r->nlocs, sizeof(*r->loc_map));
+		r->loc_addr = ember_xcalloc(r->nlocs, sizeof(*r->loc_addr));
+		for (size_t i = 0; i < r->nlocs; i++) {
+			const struct rec_nameloc *l = &r->locs[i];
+			if (!l->dso)
+				continue;
+			const struct rec_dso *d = w->dsos[l->dso - 1];
+			uint32_t m = mapping_of(r, &amaps, d, l->off);
+			if (!m)
+				continue;
+			const struct ember_pprof_mapping *pm = &r->maps[m - 1];
+			r->loc_map[i] = m;
+			r->loc_addr[i] = pm->start + (l->off - pm->offset);
+		}
+		/* the build-ids the symbolizer read (or the recording saw) */
+		r->ids = ember_xcalloc(r->nmaps ? r->nmaps : 1, 129);
+		for (size_t i = 0; i < r->nmaps; i++) {
+			const struct rec_dso *d = NULL;
+			for (size_t j = 0; j < w->ndsos && !d; j++)
+				if (w->dsos[j]->path == r->maps[i].file)
+					d = w->dsos[j];
+			if (!d)
+				continue;
+			const uint8_t *id = d->want_len ? d->want_id
+					    : d->loaded ? d->elf.build_id
+							: NULL;
+			size_t n = d->want_len ? d->want_len
+				   : d->loaded ? d->elf.build_id_len
+					       : 0;
+			char *s = r->ids + i * 129;
+			for (size_t k = 0; id && k < n && k < 64; k++)
+				snprintf(s + 2 * k, 3, "%02x", id[k]);
+			if (*s)
+				r->maps[i].build_id = s;
+		}
+	}
+	p->mappings = r->maps;
+	p->nmappings = r->nmaps;
+	p->loc_mapping = r->loc_map;
+	p->loc_addr = r->loc_addr;
+	p->nlocs = r->loc_map ? r->nlocs : 0;
+}
+
 void ember_record_free(struct ember_record *r)
 {
 	if (!r)
 		return;
+	free(r->locs);
+	free(r->maps);
+	free(r->loc_map);
+	free(r->loc_addr);
+	free(r->ids);
 	close_all(r);
 	if (r->have_child) {
 		rec_child_kill(&r->child, SIGKILL);
@@ -908,8 +999,8 @@ int ember_record_result(struct ember_record *r, struct ember_intern *names,
 	double t0 = now_mono();
 	int flags = (r->o.annotate_kernel ? REC_FOLD_KERNEL : 0) |
 		    (r->o.annotate_jit ? REC_FOLD_JIT : 0);
-	int err =
-	    rec_symbolize(&r->events, flags, r->o.perfmap_dir, names, stacks);
+	int err = rec_symbolize(&r->events, flags, r->o.perfmap_dir, names,
+				stacks, &r->locs, &r->nlocs);
 
 	if (r->jit_maps_ours)
 		remove_jit_maps(r);

@@ -309,8 +309,11 @@ static void clean_name(char *s, size_t n)
 /* Frame i becomes the folded frames (*ids)[off[i] .. off[i + 1])
  * (malloc'd; off has frames.n + 1 slots). */
 static void name_frames(struct rec_symctx *c, struct ember_intern *names,
-			uint32_t **ids, size_t *off)
+			uint32_t **ids, size_t *off, struct rec_nameloc **locs,
+			size_t *nlocs)
 {
+	size_t alocs = 0;
+
 	struct rec_events *r = c->r;
 	size_t n = 0, alloc = 0;
 	uint32_t *v = NULL;
@@ -340,6 +343,19 @@ static void name_frames(struct rec_symctx *c, struct ember_intern *names,
 			EMBER_GROW(v, n + 1, alloc);
 			v[n++] = ember_intern(names, p, (size_t)(e - p));
 			p = e + 1;
+			if (!locs)
+				continue;
+			uint32_t id = v[n - 1];
+			if (id >= *nlocs) {
+				EMBER_GROW(*locs, (size_t)id + 1, alocs);
+				memset(*locs + *nlocs, 0,
+				       ((size_t)id + 1 - *nlocs) *
+					   sizeof(**locs));
+				*nlocs = (size_t)id + 1;
+			}
+			if (f->kind == REC_FRAME_DSO && !(*locs)[id].dso)
+				(*locs)[id] =
+				    (struct rec_nameloc){f->obj + 1, f->addr};
 		}
 	}
 	off[r->frames.n] = n;
@@ -368,7 +384,8 @@ void rec_symctx_release(struct rec_symctx *c)
 }
 
 int rec_symbolize(struct rec_events *r, int flags, const char *perfmap_dir,
-		  struct ember_intern *names, struct ember_stacks *stacks)
+		  struct ember_intern *names, struct ember_stacks *stacks,
+		  struct rec_nameloc **locs, size_t *nlocs)
 {
 	struct rec_symctx c;
 	size_t *off = ember_xcalloc(r->frames.n + 1, sizeof(*off));
@@ -384,7 +401,11 @@ int rec_symbolize(struct rec_events *r, int flags, const char *perfmap_dir,
 				  "cannot read the jitdump of "
 				  "process %d",
 				  r->world.procs[i]->pid);
-	name_frames(&c, names, &ids, off);
+	if (locs) {
+		*locs = NULL;
+		*nlocs = 0;
+	}
+	name_frames(&c, names, &ids, off, locs, nlocs);
 	for (size_t i = 0; i < r->stacks.n; i++) {
 		size_t n, m = 0;
 		const uint32_t *f = ember_stacks_frames(&r->stacks, i, &n);

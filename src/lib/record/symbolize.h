@@ -39,11 +39,19 @@ enum {
  * Returns how many (0: perf's "(...)" pseudo-frames are left out). */
 int rec_fold_frame(struct ember_buf *out, const char *sym, size_t n,
 		   const char *dso, size_t dn, int flags);
+/* Where a frame name was first seen: in module dso (id + 1; 0: none, a
+ * kernel, JIT or unknown frame) at file offset off. */
+struct rec_nameloc {
+	uint32_t dso;
+	uint64_t off;
+};
 /* Names every frame of ev (flags: REC_FOLD_KERNEL, REC_FOLD_JIT; perf maps
  * in perfmap_dir, NULL: /tmp) and adds each stack of ev, as folded frame
- * names, to stacks (initialized by the caller).  EMBER_EEMPTY when there
- * is none. */
+ * names, to stacks (initialized by the caller).  When locs is given, it
+ * gets (malloc'd) a rec_nameloc per name, *nlocs of them.  EMBER_EEMPTY
+ * when there is no stack. */
 int rec_symbolize(struct rec_events *ev, int flags, const char *perfmap_dir,
-		  struct ember_intern *names, struct ember_stacks *stacks);
+		  struct ember_intern *names, struct ember_stacks *stacks,
+		  struct rec_nameloc **locs, size_t *nlocs);
 
 #endif
