@@ -94,15 +94,17 @@ if [ -w /dev/full ]; then
 	[ -n "$saved" ] && grep -q 'work_a' "$saved" && ok || bad "failed write: the saved profile has the stacks"
 	[ -n "$saved" ] && rm -f "$saved"
 fi
-status 0 "no samples: -- true" "$EMBER" record -o "$T/none.folded" -- true
+# One sample per second of CPU time (-c): these commands use far less, so
+# none is sampled however loaded the machine is.
+status 0 "no samples: -- true" "$EMBER" record -c 1000000000 -o "$T/none.folded" -- true
 check "no samples: an empty folded file" test -f "$T/none.folded" -a ! -s "$T/none.folded"
 has "no samples were recorded" "$T/err" && ok || bad "no samples: said so"
 check "no samples: no hint to raise -F" sh -c "! grep -q -- '-F' '$T/err'"
-status 7 "no samples: the command's exit status" "$EMBER" record -q -o "$T/none.folded" -- sh -c 'exit 7'
-status 0 "no samples: an SVG" "$EMBER" record -q -o "$T/none.svg" -- sleep 0.2
+status 7 "no samples: the command's exit status" "$EMBER" record -q -c 1000000000 -o "$T/none.folded" -- sh -c 'exit 7'
+status 0 "no samples: an SVG" "$EMBER" record -q -c 1000000000 -o "$T/none.svg" -- sleep 0.2
 check "no samples: a well-formed SVG" wellformed "$T/none.svg"
 has "No samples were recorded" "$T/none.svg" && ok || bad "no samples: the SVG says so"
-status 0 "no samples: an HTML page" "$EMBER" record -q -o "$T/none.html" -- sleep 0.2
+status 0 "no samples: an HTML page" "$EMBER" record -q -c 1000000000 -o "$T/none.html" -- sleep 0.2
 has "No samples were recorded" "$T/none.html" && ok || bad "no samples: the HTML page says so"
 "$EMBER" record -q -o - -- sh -c "echo COMMAND-OUTPUT; '$CT' 0.2" > "$T/out" 2> "$T/err"
 check "-o -: the command's output is not in the stacks" sh -c "! grep -q COMMAND-OUTPUT '$T/out'"
