@@ -104,8 +104,14 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		struct ember_stacks stacks;
 		ember_intern_init(&names);
 		ember_stacks_init(&stacks);
-		int err = rec_symbolize(rec, 0, NULL, &names, &stacks);
+		struct rec_nameloc *locs;
+		size_t nlocs;
+		int err =
+		    rec_symbolize(rec, 0, NULL, &names, &stacks, &locs, &nlocs);
 		(void)err; /* EMBER_EEMPTY before the first kept sample */
+		if (nlocs > ember_intern_count(&names))
+			abort();
+		free(locs);
 		ember_stacks_release(&stacks);
 		ember_intern_release(&names);
 	}

@@ -654,7 +654,8 @@ static char *record_one(size_t dyn, uint64_t abi)
 	rec_events_handle(&ev, rec, size);
 	ember_intern_init(&names);
 	ember_stacks_init(&stacks);
-	if (!rec_symbolize(&ev, 0, NULL, &names, &stacks) && stacks.n == 1) {
+	if (!rec_symbolize(&ev, 0, NULL, &names, &stacks, NULL, NULL) &&
+	    stacks.n == 1) {
 		size_t n;
 		const uint32_t *f = ember_stacks_frames(&stacks, 0, &n);
 		for (size_t i = 0; i < n; i++) {
@@ -855,7 +856,7 @@ static void test_offcpu(void)
 	struct ember_buf b = EMBER_BUF_INIT;
 	ember_intern_init(&names);
 	ember_stacks_init(&stacks);
-	CHECK(rec_symbolize(&ev, 0, NULL, &names, &stacks) == 0);
+	CHECK(rec_symbolize(&ev, 0, NULL, &names, &stacks, NULL, NULL) == 0);
 	ember_stacks_sort(&stacks, &names);
 	CHECK(ember_stacks_write(&stacks, &names, 0, buf_write, &b) == 0);
 	CHECK_STR(b.buf, ":2000000001;[off-cpu: S] 3000000\n"
