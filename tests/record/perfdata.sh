@@ -36,6 +36,11 @@ rec() {
 	if perf record -q "$@" > "$T/rec.out" 2> "$T/rec.err"; then ok; else
 		bad "$d: perf record failed: $(head -3 "$T/rec.err")"; fi
 }
+# the total weight of a folded file; its stacks without a frame in a PLT,
+# which perf 6.1 names `_init`, `[unknown]` or `@plt` where ember names the
+# function called (a documented difference: the rest must be identical)
+total() { awk '{ s += $NF } END { printf "%.0f\n", s }' "$1"; }
+noplt() { grep -v -E '@plt[; ]|;_init[; ]|\[unknown\]' "$1"; }
 # same DATA DESCRIPTION [OPTION]: ember collapse perf [OPTION] DATA is
 # byte for byte perf script | ember collapse perf [OPTION] (--pid and --tid
 # read perf script -F+pid, which prints the pid)
@@ -48,6 +53,7 @@ same() {
 	[ -f "$txt" ] || perf script $F -i "$data" > "$txt" 2> /dev/null
 	"$EMBER" collapse perf "$@" "$txt" 2> /dev/null |
 		grep -E "${ROOTS:-.}" > "$T/text.folded"
+	noplt "$T/text.folded" > "$T/text.folded.noplt"
 	status 0 "$d: read" "$EMBER" collapse perf "$@" "$data"
 	grep -E "${ROOTS:-.}" "$T/out" > "$T/out.roots"
 	mv "$T/out.roots" "$T/out"
@@ -55,6 +61,9 @@ same() {
 		bad "$d: perf script gave nothing to compare with"
 	elif cmp -s "$T/out" "$T/text.folded"; then
 		ok
+	elif [ "$(total "$T/out")" = "$(total "$T/text.folded")" ] &&
+		noplt "$T/out" | cmp -s - "$T/text.folded.noplt"; then
+		ok # only calls through a PLT named otherwise (COMPATIBILITY.md)
 	else
 		bad "$d: differs from perf script | ember collapse perf $*"
 		diff "$T/text.folded" "$T/out" | cut -c1-160 | head -6
