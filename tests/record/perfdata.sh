@@ -83,6 +83,30 @@ for opt in "" --pid --tid --kernel --jit --all --addrs --inline "--inline --cont
 	# shellcheck disable=SC2086
 	same "$T/fp.data" "fp ${opt:-default}" $opt
 done
+# --srcline: perf script -F+srcline prints each frame's source line; on
+# perf.data ember reads it from the module's DWARF.  The program's own
+# lines must agree exactly; other modules' file names may not (perf's
+# addr2line and libdw name the file of a function defined in a header
+# differently), so only their frame names are compared.
+srcnorm() { sed -E 's/:(calltree\.c):([0-9]+)/@\1@\2/g; s/:[^; ]*//g; s/@(calltree\.c)@/:\1:/g' "$1"; }
+perf script -F+srcline -i "$T/fp.data" > "$T/fp.srcline.txt" 2> /dev/null
+for opt in --srcline "--srcline --inline"; do
+	# shellcheck disable=SC2086
+	"$EMBER" collapse perf $opt "$T/fp.srcline.txt" 2> /dev/null > "$T/text.folded"
+	# shellcheck disable=SC2086
+	status 0 "fp $opt: read" "$EMBER" collapse perf $opt "$T/fp.data"
+	has "spin:calltree.c:" "$T/out" && ok || bad "fp $opt: no source line on spin"
+	srcnorm "$T/text.folded" > "$T/text.norm"
+	srcnorm "$T/out" > "$T/out.norm"
+	if [ ! -s "$T/text.norm" ]; then
+		bad "fp $opt: perf script gave nothing to compare with"
+	elif cmp -s "$T/out.norm" "$T/text.norm"; then
+		ok
+	else
+		bad "fp $opt: differs from perf script -F+srcline | ember collapse perf $opt"
+		diff "$T/text.norm" "$T/out.norm" | cut -c1-160 | head -6
+	fi
+done
 "$EMBER" collapse perf "$T/fp.data.txt" > "$T/ref.folded" 2> /dev/null
 status 0 "no format named" "$EMBER" collapse "$T/fp.data"
 check "no format named: the same" cmp -s "$T/out" "$T/ref.folded"
