@@ -29,6 +29,7 @@ struct perf_state {
 	const char *const *skip_after;
 	size_t nskip_after;
 	struct ember_inliner *inliner;
+	struct ember_inliner *srcliner; /* perf.data --srcline: file:line */
 	/* the event type counted; NULL until the first one is seen */
 	char *event;
 	size_t event_len;
@@ -450,12 +451,11 @@ static int inline_candidate(const char *m, size_t n)
 	return 1;
 }
 
-static int inlined_frames(struct perf_state *st,
-			  const struct ember_perf_frame *f)
+/* A frame line's address, hex digits; 0 if it is not one. */
+static int frame_addr(const struct ember_perf_frame *f, uint64_t *addr)
 {
-	uint64_t addr = 0;
-
-	if (!inline_candidate(f->dso, f->dso_len) || f->addr_len > 16)
+	*addr = 0;
+	if (!f->addr_len || f->addr_len > 16)
 		return 0;
 	for (size_t i = 0; i < f->addr_len; i++) {
 		char c = f->addr[i];
@@ -465,8 +465,18 @@ static int inlined_frames(struct perf_state *st,
 					       : -1;
 		if (v < 0)
 			return 0;
-		addr = addr << 4 | (uint64_t)v;
+		*addr = *addr << 4 | (uint64_t)v;
 	}
+	return 1;
+}
+
+static int inlined_frames(struct perf_state *st,
+			  const struct ember_perf_frame *f)
+{
+	uint64_t addr;
+
+	if (!inline_candidate(f->dso, f->dso_len) || !frame_addr(f, &addr))
+		return 0;
 	if (!st->inliner)
 		return 0;
 	ember_buf_reset(&st->tmp);
@@ -699,6 +709,8 @@ static void perf_free(void *arg)
 	ember_linecache_release(&st->lc);
 	if (st->inliner)
 		ember_inliner_free(st->inliner);
+	if (st->srcliner)
+		ember_inliner_free(st->srcliner);
 	ember_buf_release(&st->tmp);
 	ember_buf_release(&st->tmp2);
 	ember_buf_release(&st->rootname);
@@ -822,6 +834,39 @@ size_t cl_perf_root(void *arg, const char *comm, size_t n, int pid, int tid,
 	return st->nroot;
 }
 
+/* --srcline on perf.data: the line perf script -F+srcline prints after
+ * the frame, from the module's DWARF at the frame's address: "file:line"
+ * of the innermost function there; without one, perf's "module[address]"
+ * (the module's base name).  Read as srcline() reads the text's line. */
+static void data_srcline(struct perf_state *st,
+			 const struct ember_perf_frame *f)
+{
+	struct ember_buf buf = EMBER_BUF_INIT, *b = &buf;
+	const char *base = memrchr(f->dso, '/', f->dso_len);
+	uint64_t addr;
+
+	if (!st->srcliner)
+		st->srcliner = ember_inliner_new(1);
+	if (inline_candidate(f->dso, f->dso_len) && frame_addr(f, &addr) &&
+	    !ember_inliner_lookup(st->srcliner, f->dso, f->dso_len, addr,
+				  f->sym, f->sym_len, b) &&
+	    b->len) {
+		/* "name\tfile:line\n" records, the innermost last */
+		const char *e = b->buf + b->len - 1;
+		const char *nl = memrchr(b->buf, '\n', (size_t)(e - b->buf));
+		const char *r = nl ? nl + 1 : b->buf;
+		const char *tab = memchr(r, '\t', (size_t)(e - r));
+		if (tab) {
+			srcline(st, tab + 1, (size_t)(e - tab - 1));
+			ember_buf_release(b);
+			return;
+		}
+	}
+	ember_buf_release(b);
+	base = base ? base + 1 : f->dso;
+	srcline(st, base, (size_t)(f->dso + f->dso_len - base));
+}
+
 int cl_perf_frame(void *arg, const struct ember_perf_frame *f, int java,
 		  const uint32_t **ids, size_t *n)
 {
@@ -843,8 +888,11 @@ int cl_perf_frame(void *arg, const struct ember_perf_frame *f, int java,
 	ember_buf_adds(line, " (");
 	ember_buf_add(line, f->dso, f->dso_len);
 	ember_buf_addch(line, ')');
-	if (frame_parts(line->buf, line->len, &parts))
+	if (frame_parts(line->buf, line->len, &parts)) {
 		frame_line(st, &parts);
+		if (st->want_srcline)
+			data_srcline(st, &parts);
+	}
 	*ids = st->frames;
 	*n = st->n;
 	return st->skipping;
