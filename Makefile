@@ -150,7 +150,7 @@ uninstall:
 	-rmdir $(DESTDIR)$(LIBEXEC)
 
 FMT_SRC := $(LIB_SRC) $(CLI_SRC) $(UNIT_SRC) $(TOOL_SRC) include/ember.h \
-           $(wildcard src/lib/*.h src/lib/*/*.h src/cli/*.h)
+           $(wildcard src/lib/*.h src/lib/*/*.h src/cli/*.h examples/*.c)
 
 fmt:
 	@sh tools/deps.sh fmt

@@ -64,7 +64,8 @@ static uint64_t hash_string(const char *s, size_t n)
 
 static int lookup_route(const char *path, size_t n)
 {
-	static const char *const routes[] = {"/", "/index", "/search", "/api/items",
+	static const char *const routes[] = {"/",	   "/index",
+					     "/search",	   "/api/items",
 					     "/api/users", "/static/app.js"};
 	uint64_t h = hash_string(path, n);
 	for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++)
@@ -93,9 +94,14 @@ static size_t escape_html(char *out, const char *s, size_t n)
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
 		switch (s[i]) {
-		case '<': memcpy(out + k, "&lt;", 4), k += 4; break;
-		case '&': memcpy(out + k, "&amp;", 5), k += 5; break;
-		default: out[k++] = s[i];
+		case '<':
+			memcpy(out + k, "&lt;", 4), k += 4;
+			break;
+		case '&':
+			memcpy(out + k, "&amp;", 5), k += 5;
+			break;
+		default:
+			out[k++] = s[i];
 		}
 	}
 	return k;
@@ -134,7 +140,8 @@ static size_t lz_match(const char *s, size_t pos, size_t n)
 	size_t best = 0;
 	for (size_t back = 1; back <= 6 && back <= pos; back++) {
 		size_t l = 0;
-		while (pos + l < n && s[pos + l] == s[pos - back + l] && l < 255)
+		while (pos + l < n && s[pos + l] == s[pos - back + l] &&
+		       l < 255)
 			l++;
 		if (l > best)
 			best = l;
@@ -198,10 +205,11 @@ static uint32_t serve(unsigned requests)
 	static uint32_t log[1 << 16];
 	uint32_t sum = 0;
 	for (unsigned r = 0; r < requests; r++) {
-		size_t n = (size_t)snprintf(req, sizeof(req),
-				"GET /api/items?id=%u&page=%u HTTP/1.1 Host: example.com "
-				"User-Agent: demo/1.0 Accept: text/html Cookie: s=%u",
-				next_random() % 1000, r % 50, next_random());
+		size_t n = (size_t)snprintf(
+		    req, sizeof(req),
+		    "GET /api/items?id=%u&page=%u HTTP/1.1 Host: example.com "
+		    "User-Agent: demo/1.0 Accept: text/html Cookie: s=%u",
+		    next_random() % 1000, r % 50, next_random());
 		uint32_t c = handle_request(req, n, page, zip);
 		log[r % (1 << 16)] = c;
 		sum += c;
@@ -216,7 +224,9 @@ static uint32_t serve(unsigned requests)
 
 int main(int argc, char **argv)
 {
-	unsigned requests = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 6000;
-	printf("served %u requests (checksum %08x)\n", requests, serve(requests));
+	unsigned requests =
+	    argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 6000;
+	printf("served %u requests (checksum %08x)\n", requests,
+	       serve(requests));
 	return 0;
 }
