@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "collapse/perf-names.h"
+#include "record/inline.h"
 #include "folded.h"
 
 /* Counters of one job (or one input when not split), merged in input
@@ -407,16 +408,5 @@ static inline void ember_linecache_restart(struct ember_linecache *c)
 {
 	c->prev = 0;
 }
-
-/* perf --inline: the frames of the inlined calls at addr in module,
- * outermost first, joined by ';' into out; 0, or -1 when the module or its
- * debugging information is missing (the caller falls back to perf's
- * symbol). */
-struct ember_inliner;
-struct ember_inliner *ember_inliner_new(int context);
-void ember_inliner_free(struct ember_inliner *in);
-int ember_inliner_lookup(struct ember_inliner *in, const char *module,
-			 size_t module_len, uint64_t addr, const char *sym,
-			 size_t sym_len, struct ember_buf *out);
 
 #endif

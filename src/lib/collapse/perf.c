@@ -683,7 +683,8 @@ static void *perf_new(const struct ember_collapse_options *o,
 	st->key_addr = o->addrs;
 	ember_linecache_init(&st->lc);
 	if (o->inline_frames)
-		st->inliner = ember_inliner_new(o->context);
+		st->inliner =
+		    ember_inliner_new(o->context ? EMBER_INLINE_CONTEXT : 0);
 	ember_buf_init(&st->tmp, 256);
 	ember_buf_init(&st->tmp2, 256);
 	ember_buf_init(&st->rootname, 64);
@@ -846,7 +847,7 @@ static void data_srcline(struct perf_state *st,
 	uint64_t addr;
 
 	if (!st->srcliner)
-		st->srcliner = ember_inliner_new(1);
+		st->srcliner = ember_inliner_new(EMBER_INLINE_CONTEXT);
 	if (inline_candidate(f->dso, f->dso_len) && frame_addr(f, &addr) &&
 	    !ember_inliner_lookup(st->srcliner, f->dso, f->dso_len, addr,
 				  f->sym, f->sym_len, b) &&
