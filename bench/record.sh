@@ -3,7 +3,8 @@
 # makes single runs noisy), in DWARF mode (32 KiB stack copies, the
 # default) and frame-pointer mode; the DWARF unwinding cost per sample on
 # Python 3.12 -X perf stacks; and the time to symbolize and write about
-# 100,000 samples.
+# 100,000 samples, with inlined frames (the default) and without, of C and
+# Node.js and of C++ whose hot code is inlined.
 . bench/lib.sh
 N=${BENCH_RUNS:-10}
 CT=$W/calltree
@@ -116,17 +117,31 @@ while (Date.now() < end) acc += top(100000);
 EOF
 	load="node $W/hot.js & $CT 2; wait"
 fi
-best=
-for i in 1 2 3; do
-	"$EMBER" record --call-graph fp -F 33000 -o "$W/many.folded" -- sh -c "$load" > /dev/null 2> "$W/stderr"
-	line=$(grep 'ember: recorded' "$W/stderr")
-	t=$(echo "$line" | sed -n 's/.*(\([0-9.]*\) s to symbolize and write).*/\1/p')
-	if [ -n "$t" ] && { [ -z "$best" ] || [ "$(echo "$t < $best" | bc)" = 1 ]; }; then
-		best=$t
-		samples=$(echo "$line" | sed -n 's/.*: \([0-9]*\) samples.*/\1/p')
-		stacks=$(echo "$line" | sed -n 's/.* \([0-9]*\) stacks.*/\1/p')
-		addrs=$(echo "$line" | sed -n 's/.* \([0-9]*\) addresses.*/\1/p')
-	fi
-done
-printf '  %-44s %7.3f s  (%s samples, %s stacks, %s addresses; target: under 1 s)\n' \
-	"symbolize and write (best of 3)" "$best" "$samples" "$stacks" "$addrs"
+# symbolize LABEL OPTIONS LOAD: best of 3 at 33 kHz, frame pointers
+symbolize() {
+	label=$1 opts=$2 load=$3
+	best=
+	for i in 1 2 3; do
+		"$EMBER" record --call-graph fp -F 33000 $opts -o "$W/many.folded" -- sh -c "$load" > /dev/null 2> "$W/stderr"
+		line=$(grep 'ember: recorded' "$W/stderr")
+		t=$(echo "$line" | sed -n 's/.*(\([0-9.]*\) s to symbolize and write).*/\1/p')
+		if [ -n "$t" ] && { [ -z "$best" ] || [ "$(echo "$t < $best" | bc)" = 1 ]; }; then
+			best=$t
+			samples=$(echo "$line" | sed -n 's/.*: \([0-9]*\) samples.*/\1/p')
+			stacks=$(echo "$line" | sed -n 's/.* \([0-9]*\) stacks.*/\1/p')
+			addrs=$(echo "$line" | sed -n 's/.* \([0-9]*\) addresses.*/\1/p')
+		fi
+	done
+	printf '  %-44s %7.3f s  (%s samples, %s stacks, %s addresses%s)\n' \
+		"$label" "$best" "$samples" "$stacks" "$addrs" "${4:-}"
+}
+symbolize "symbolize and write (best of 3)" "" "$load" "; target: under 1 s"
+symbolize "  the same, --no-inline" "--no-inline" "$load"
+# C++ built -O2 -g, most of its time in inlined code (std::map,
+# std::unordered_map, std::sort): inlined frames read from its DWARF and
+# libc's separate debug file, against none
+CI=$W/inline-fp
+if c++ -O2 -g -fno-omit-frame-pointer -o "$CI" tests/record/inline.cc 2> /dev/null; then
+	symbolize "C++ -O2 -g, inlined frames (best of 3)" "" "$CI 2 & $CI 2; wait" "; target: under 2x --no-inline"
+	symbolize "  the same, --no-inline" "--no-inline" "$CI 2 & $CI 2; wait"
+fi

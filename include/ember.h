@@ -549,7 +549,9 @@ struct ember_record_options {
 	/* frame names, as `ember collapse perf` options */
 	int root_pid, root_tid;		   /* --pid, --tid */
 	int annotate_kernel, annotate_jit; /* --kernel, --jit */
-	const char *perfmap_dir;	   /* NULL: /tmp */
+	int inline_frames;	 /* inlined calls as frames, from DWARF (on) */
+	int annotate_inline;	 /* ... ending in _[i] (--all) */
+	const char *perfmap_dir; /* NULL: /tmp */
 	/* time off CPU: EMBER_RECORD_OFFCPU alone (weights in us), or with
 	 * cpu-clock samples (EMBER_RECORD_WALL) */
 	int mode;
@@ -593,6 +595,7 @@ struct ember_record_stats {
 	long max_stack;		   /* ... kernel.perf_event_max_stack */
 	double unwind_seconds;	   /* time spent unwinding them */
 	uint64_t jitdumps;	   /* jitdump files read */
+	uint64_t inlined;	   /* inlined frames added (unique addresses) */
 	size_t jit_maps_removed;   /* perf maps and jitdumps ember removed */
 	uint64_t unwind_by_src[4]; /* frames stepped by file CFI, jitdump
 				    * CFI, JIT trampolines, frame pointers */

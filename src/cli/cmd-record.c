@@ -161,7 +161,14 @@ static void help(FILE *f)
 	    "  --tid                root frames are COMM-PID/TID\n"
 	    "  --kernel             kernel frames end in _[k]\n"
 	    "  --jit                JIT frames end in _[j]\n"
-	    "  --all                --kernel and --jit\n"
+	    "  --all                --kernel and --jit, and inlined frames "
+	    "end in _[i]\n"
+	    "  --no-inline          no frames for inlined calls (by default "
+	    "they are read\n"
+	    "                       from the DWARF debugging information of "
+	    "the program\n"
+	    "                       and its libraries, or of their separate "
+	    "debug files)\n"
 	    "\n"
 	    "Flame graph options (see 'ember flamegraph -h'): --title "
 	    "(default: the\n"
@@ -208,6 +215,8 @@ enum {
 	O_KERNEL,
 	O_JIT,
 	O_ALL,
+	O_INLINE,
+	O_NO_INLINE,
 	O_OFF_CPU,
 	O_WALL,
 	O_MIN_BLOCK,
@@ -236,6 +245,8 @@ static const struct option longopts[] = {
     {"kernel", no_argument, NULL, O_KERNEL},
     {"jit", no_argument, NULL, O_JIT},
     {"all", no_argument, NULL, O_ALL},
+    {"inline", no_argument, NULL, O_INLINE},
+    {"no-inline", no_argument, NULL, O_NO_INLINE},
     {"off-cpu", no_argument, NULL, O_OFF_CPU},
     {"wall", no_argument, NULL, O_WALL},
     {"min-block", required_argument, NULL, O_MIN_BLOCK},
@@ -821,6 +832,13 @@ int cmd_record(int argc, char **argv, const char *preset)
 			break;
 		case O_ALL:
 			ro.annotate_kernel = ro.annotate_jit = 1;
+			ro.annotate_inline = 1;
+			break;
+		case O_INLINE:
+			ro.inline_frames = 1;
+			break;
+		case O_NO_INLINE:
+			ro.inline_frames = 0;
 			break;
 		case O_OFF_CPU:
 		case O_WALL:
@@ -1009,6 +1027,12 @@ int cmd_record(int argc, char **argv, const char *preset)
 		if (st->weight_us)
 			print_offcpu(st);
 		print_unwind(st);
+		if (cli_verbose > 0)
+			fprintf(stderr,
+				"ember: %llu frames of inlined calls, from "
+				"DWARF%s\n",
+				(unsigned long long)st->inlined,
+				ro.inline_frames ? "" : " (--no-inline)");
 		if (!rc)
 			cli_note("wrote %s", strcmp(out.path, "-")
 						 ? out.path

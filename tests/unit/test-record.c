@@ -654,7 +654,7 @@ static char *record_one(size_t dyn, uint64_t abi)
 	rec_events_handle(&ev, rec, size);
 	ember_intern_init(&names);
 	ember_stacks_init(&stacks);
-	if (!rec_symbolize(&ev, 0, NULL, &names, &stacks, NULL, NULL) &&
+	if (!rec_symbolize(&ev, 0, NULL, &names, &stacks, NULL, NULL, NULL) &&
 	    stacks.n == 1) {
 		size_t n;
 		const uint32_t *f = ember_stacks_frames(&stacks, 0, &n);
@@ -856,7 +856,8 @@ static void test_offcpu(void)
 	struct ember_buf b = EMBER_BUF_INIT;
 	ember_intern_init(&names);
 	ember_stacks_init(&stacks);
-	CHECK(rec_symbolize(&ev, 0, NULL, &names, &stacks, NULL, NULL) == 0);
+	CHECK(rec_symbolize(&ev, 0, NULL, &names, &stacks, NULL, NULL, NULL) ==
+	      0);
 	ember_stacks_sort(&stacks, &names);
 	CHECK(ember_stacks_write(&stacks, &names, 0, buf_write, &b) == 0);
 	CHECK_STR(b.buf, ":2000000001;[off-cpu: S] 3000000\n"

@@ -845,8 +845,12 @@ static void on_sample(struct rec_events *r, const void *rec, size_t size)
 	size_t nu = user_frames(r, p, &s, ub, MAX_FRAMES, &truncated);
 	if (truncated)
 		ids[n++] = rec_frames_id(&r->frames, REC_FRAME_TRUNCATED, 0, 0);
-	for (size_t i = nu; i-- > 0;)
-		ids[n++] = user_frame(r, p, ub[i], s.time);
+	for (size_t i = nu; i-- > 0;) {
+		ids[n] = user_frame(r, p, ub[i], s.time);
+		if (i && !r->dwarf)
+			r->frames.v[ids[n]].call = 1;
+		n++;
+	}
 	size_t nk = kernel_frames(&s, ub, MAX_FRAMES);
 	for (size_t i = nk; i-- > 0;)
 		ids[n++] = kernel_frame(r, ub[i]);

@@ -48,7 +48,8 @@ uint32_t rec_frames_id_at(struct rec_frames *f, uint32_t kind, uint32_t obj,
 	f->v[f->n].stamp = stamp;
 	f->v[f->n].seen = seen;
 	f->v[f->n].obj = obj;
-	f->v[f->n].kind = kind;
+	f->v[f->n].kind = (uint16_t)kind;
+	f->v[f->n].call = 0;
 	f->slots[i] = (uint32_t)++f->n;
 	if (f->n * 2 > f->mask) {
 		free(f->slots);

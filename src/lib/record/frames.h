@@ -23,7 +23,10 @@ struct rec_frame {
 	uint64_t stamp;
 	uint64_t seen; /* not in the key: the first sample's time */
 	uint32_t obj;
-	uint32_t kind;
+	uint16_t kind;
+	/* frame-pointer walks: seen as a caller, addr is a return address
+	 * (the call is before it); DWARF walks key callers at the call */
+	uint16_t call;
 };
 
 /* Unique frames: (kind, obj, addr) -> dense id. */

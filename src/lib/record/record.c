@@ -107,6 +107,7 @@ void ember_record_options_init(struct ember_record_options *o)
 	o->jit_env = 1;
 	o->child_stdout = -1;
 	o->call_graph = EMBER_CALLGRAPH_AUTO;
+	o->inline_frames = 1;
 }
 
 const char *ember_record_events(void)
@@ -998,9 +999,11 @@ int ember_record_result(struct ember_record *r, struct ember_intern *names,
 {
 	double t0 = now_mono();
 	int flags = (r->o.annotate_kernel ? REC_FOLD_KERNEL : 0) |
-		    (r->o.annotate_jit ? REC_FOLD_JIT : 0);
+		    (r->o.annotate_jit ? REC_FOLD_JIT : 0) |
+		    (r->o.inline_frames ? REC_FOLD_INLINE : 0) |
+		    (r->o.annotate_inline ? REC_FOLD_INLINE_MARK : 0);
 	int err = rec_symbolize(&r->events, flags, r->o.perfmap_dir, names,
-				stacks, &r->locs, &r->nlocs);
+				stacks, &r->locs, &r->nlocs, &r->stats.inlined);
 
 	if (r->jit_maps_ours)
 		remove_jit_maps(r);

@@ -8,10 +8,12 @@
  */
 #include <ctype.h>
 #include <elf.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
 
+#include "record/inline.h"
 #include "record/jitdump.h"
 #include "collapse/perf-names.h"
 #include "record/symbolize.h"
@@ -279,6 +281,108 @@ const char *rec_frame_symbol(struct rec_symctx *c, const struct rec_frame *f,
 	return sym;
 }
 
+/* Adds "_[i]" to each folded name in out from mark on (after the ';'
+ * there, if any), unless it ends so already (a "->" part of the name). */
+static void mark_inlined(struct ember_buf *out, size_t mark)
+{
+	struct ember_buf t = EMBER_BUF_INIT;
+	const char *p = out->buf + mark, *end = out->buf + out->len;
+
+	if (p < end && *p == ';') {
+		ember_buf_addch(&t, ';');
+		p++;
+	}
+	while (p <= end) {
+		const char *semi = memchr(p, ';', (size_t)(end - p));
+		const char *e = semi ? semi : end;
+		ember_buf_add(&t, p, (size_t)(e - p));
+		if (e - p < 4 || memcmp(e - 4, "_[i]", 4))
+			ember_buf_adds(&t, "_[i]");
+		if (!semi)
+			break;
+		ember_buf_addch(&t, ';');
+		p = semi + 1;
+	}
+	ember_buf_setlen(out, mark);
+	ember_buf_add(out, t.buf, t.len);
+	ember_buf_release(&t);
+}
+
+/* Module d's DWARF for its inlined calls, opened once: its index + 1 in
+ * the inliner, or -1 when it has none. */
+static int32_t inline_module(struct rec_symctx *c, struct rec_dso *d)
+{
+	uint32_t mod;
+
+	if (!d->loaded)
+		load_dso(d);
+	if (d->kind != REC_DSO_FILE || !d->usable || d->elf.fd < 0)
+		return -1;
+	if (d->id >= c->ninline_mod) {
+		size_t old = c->ninline_mod;
+		EMBER_GROW(c->inline_mod, (size_t)d->id + 1, c->ninline_mod);
+		memset(c->inline_mod + old, 0,
+		       (c->ninline_mod - old) * sizeof(*c->inline_mod));
+	}
+	int32_t *m = &c->inline_mod[d->id];
+	if (!*m) {
+		if (!c->inliner)
+			c->inliner = ember_inliner_new(EMBER_INLINE_PERF);
+		/* the file read for symbols, found by its path */
+		*m = ember_inliner_module(c->inliner, (const char *)&d->id,
+					  sizeof(d->id), d->path, d->elf.fd,
+					  &mod)
+			 ? -1
+			 : (int32_t)mod + 1;
+	}
+	return *m;
+}
+
+/* The calls inlined at frame f of module d, from its DWARF, appended to
+ * c->out as folded names, outermost first (each after a ';' when n names
+ * are there already); returns how many. */
+static int inlined_frames(struct rec_symctx *c, const struct rec_frame *f,
+			  struct rec_dso *d, int n)
+{
+	uint64_t vaddr;
+	int32_t m = inline_module(c, d);
+	if (m <= 0 || rec_elf_off_to_vaddr(&d->elf, f->addr, &vaddr))
+		return 0;
+	/* a return address: the call is the instruction before it */
+	if (f->call && vaddr)
+		vaddr--;
+	ember_buf_reset(&c->inl);
+	int k = ember_inliner_at(c->inliner, (uint32_t)(m - 1), vaddr, NULL, 0,
+				 &c->inl);
+	int added = 0;
+	const char *p = c->inl.buf, *end = p + c->inl.len;
+	for (int i = 0; i < k && p < end; i++) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *tab = memchr(p, '\t', (size_t)(end - p));
+		if (!nl)
+			break;
+		if (!tab || tab > nl)
+			tab = nl;
+		/* named as perf script prints an inlined frame: "NAME
+		 * (inlined)", without _[k] or _[j] */
+		size_t mark = c->out.len;
+		if (n + added)
+			ember_buf_addch(&c->out, ';');
+		int got = rec_fold_frame(&c->out, p, (size_t)(tab - p),
+					 "inlined", 7, 0);
+		if (!got) {
+			ember_buf_setlen(&c->out, mark);
+		} else {
+			if (c->flags & REC_FOLD_INLINE_MARK)
+				mark_inlined(&c->out, mark);
+			added += got;
+		}
+		p = nl + 1;
+	}
+	c->inlined += (uint64_t)added;
+	return added;
+}
+
 /* Appends the folded names of frame f (';'-joined); returns how many. */
 static int name_frame(struct rec_symctx *c, const struct rec_frame *f)
 {
@@ -289,10 +393,15 @@ static int name_frame(struct rec_symctx *c, const struct rec_frame *f)
 	const char *sym = rec_frame_symbol(c, f, dso, &java);
 	if (java)
 		flags |= REC_FOLD_JAVA;
-	if (!sym)
+	if (!sym) {
 		sym = "[unknown]";
-	return rec_fold_frame(&c->out, sym, strlen(sym), dso->buf, dso->len,
-			      flags);
+		flags &= ~REC_FOLD_INLINE;
+	}
+	int n = rec_fold_frame(&c->out, sym, strlen(sym), dso->buf, dso->len,
+			       flags);
+	if (n && (flags & REC_FOLD_INLINE) && f->kind == REC_FRAME_DSO)
+		n += inlined_frames(c, f, c->r->world.dsos[f->obj], n);
+	return n;
 }
 
 /* Names come from the programs profiled (ELF symbols, perf maps,
@@ -371,6 +480,7 @@ void rec_symctx_init(struct rec_symctx *c, struct rec_events *r, int flags,
 	c->perfmap_dir = perfmap_dir;
 	ember_buf_init(&c->raw, 256);
 	ember_buf_init(&c->out, 256);
+	ember_buf_init(&c->inl, 256);
 }
 
 void rec_symctx_release(struct rec_symctx *c)
@@ -381,11 +491,71 @@ void rec_symctx_release(struct rec_symctx *c)
 		rec_symtab_release(&c->kernel);
 	ember_buf_release(&c->raw);
 	ember_buf_release(&c->out);
+	ember_buf_release(&c->inl);
+	ember_inliner_free(c->inliner);
+	free(c->inline_mod);
+}
+
+/* /proc/kallsyms takes tens of milliseconds of the kernel's time to
+ * read: on another core while the modules' symbols and DWARF are read. */
+struct kpre {
+	pthread_t thread;
+	struct rec_symtab st;
+	int err, started;
+};
+
+static void *kallsyms_thread(void *arg)
+{
+	struct kpre *k = arg;
+
+	k->err = rec_kallsyms_load(&k->st, NULL);
+	rec_symtab_finish(&k->st);
+	return NULL;
+}
+
+/* Everything the frames need, read up front: kallsyms on another thread
+ * while each module's symbols (and, for inlined calls, its DWARF) are
+ * read here. */
+static void preload(struct rec_symctx *c, struct kpre *kp)
+{
+	struct rec_events *r = c->r;
+	int kernel = 0;
+	uint8_t *want = ember_xcalloc(r->world.ndsos + 1, 1);
+
+	for (size_t i = 0; i < r->frames.n; i++) {
+		const struct rec_frame *f = &r->frames.v[i];
+		if (f->kind == REC_FRAME_KERNEL)
+			kernel = 1;
+		else if (f->kind == REC_FRAME_DSO && f->obj < r->world.ndsos)
+			want[f->obj] = 1;
+	}
+	if (kernel && !c->no_kallsyms && !c->pre) {
+		rec_symtab_init(&kp->st, REC_SYMTAB_KALLSYMS);
+		kp->started =
+		    !pthread_create(&kp->thread, NULL, kallsyms_thread, kp);
+		if (!kp->started)
+			rec_symtab_release(&kp->st);
+	}
+	for (size_t i = 0; i < r->world.ndsos; i++) {
+		if (!want[i])
+			continue;
+		struct rec_dso *d = r->world.dsos[i];
+		if (c->flags & REC_FOLD_INLINE)
+			inline_module(c, d);
+		else if (!d->loaded)
+			load_dso(d);
+	}
+	free(want);
+	if (kp->started) {
+		pthread_join(kp->thread, NULL);
+		c->pre = &kp->st;
+		c->pre_err = kp->err;
+	}
 }
 
 int rec_symbolize(struct rec_events *r, int flags, const char *perfmap_dir,
 		  struct ember_intern *names, struct ember_stacks *stacks,
-		  struct rec_nameloc **locs, size_t *nlocs)
+		  struct rec_nameloc **locs, size_t *nlocs, uint64_t *inlined)
 {
 	struct rec_symctx c;
 	size_t *off = ember_xcalloc(r->frames.n + 1, sizeof(*off));
@@ -405,6 +575,8 @@ int rec_symbolize(struct rec_events *r, int flags, const char *perfmap_dir,
 		*locs = NULL;
 		*nlocs = 0;
 	}
+	struct kpre kp = {0};
+	preload(&c, &kp);
 	name_frames(&c, names, &ids, off, locs, nlocs);
 	for (size_t i = 0; i < r->stacks.n; i++) {
 		size_t n, m = 0;
@@ -419,6 +591,8 @@ int rec_symbolize(struct rec_events *r, int flags, const char *perfmap_dir,
 		}
 		ember_stacks_add(stacks, tmp, m, r->stacks.ents[i].count, 0);
 	}
+	if (inlined)
+		*inlined = c.inlined;
 	rec_symctx_release(&c);
 	free(off);
 	free(tmp);

@@ -20,6 +20,12 @@ struct rec_symctx {
 	/* kallsyms loaded beforehand (finished), taken over on first use */
 	struct rec_symtab *pre;
 	int pre_err;
+	/* REC_FOLD_INLINE: inlined calls from DWARF, modules by dso id */
+	struct ember_inliner *inliner;
+	int32_t *inline_mod; /* module + 1; 0 not opened, -1 no DWARF */
+	size_t ninline_mod;
+	struct ember_buf inl;
+	uint64_t inlined; /* frames added */
 };
 void rec_symctx_init(struct rec_symctx *c, struct rec_events *r, int flags,
 		     const char *perfmap_dir);
@@ -33,6 +39,8 @@ enum {
 	REC_FOLD_JAVA = 1,   /* a java process: Lcom/x/Y;.m -> com/x/Y:.m */
 	REC_FOLD_KERNEL = 2, /* --kernel: _[k] */
 	REC_FOLD_JIT = 4,    /* --jit: _[j] */
+	REC_FOLD_INLINE = 8, /* inlined calls as frames, from DWARF */
+	REC_FOLD_INLINE_MARK = 16, /* ... ending in _[i] */
 };
 /* What `ember collapse perf` makes of a perf script frame line "ADDR SYM
  * (DSO)": frame names appended to out, callers first, joined by ';'.
@@ -45,13 +53,14 @@ struct rec_nameloc {
 	uint32_t dso;
 	uint64_t off;
 };
-/* Names every frame of ev (flags: REC_FOLD_KERNEL, REC_FOLD_JIT; perf maps
+/* Names every frame of ev (flags: REC_FOLD_KERNEL, REC_FOLD_JIT,
+ * REC_FOLD_INLINE, REC_FOLD_INLINE_MARK; perf maps
  * in perfmap_dir, NULL: /tmp) and adds each stack of ev, as folded frame
  * names, to stacks (initialized by the caller).  When locs is given, it
  * gets (malloc'd) a rec_nameloc per name, *nlocs of them.  EMBER_EEMPTY
  * when there is no stack. */
 int rec_symbolize(struct rec_events *ev, int flags, const char *perfmap_dir,
 		  struct ember_intern *names, struct ember_stacks *stacks,
-		  struct rec_nameloc **locs, size_t *nlocs);
+		  struct rec_nameloc **locs, size_t *nlocs, uint64_t *inlined);
 
 #endif
