@@ -595,7 +595,7 @@ struct ember_record_stats {
 	long max_stack;		   /* ... kernel.perf_event_max_stack */
 	double unwind_seconds;	   /* time spent unwinding them */
 	uint64_t jitdumps;	   /* jitdump files read */
-	uint64_t inlined;	   /* inlined frames added (unique addresses) */
+	uint64_t inlined;	   /* frames of inlined calls, per address */
 	size_t jit_maps_removed;   /* perf maps and jitdumps ember removed */
 	size_t jvms;		   /* JVMs sampled in their JIT code */
 	uint64_t unwind_by_src[4]; /* frames stepped by file CFI, jitdump

@@ -106,8 +106,8 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		ember_stacks_init(&stacks);
 		struct rec_nameloc *locs;
 		size_t nlocs;
-		int err =
-		    rec_symbolize(rec, 0, NULL, &names, &stacks, &locs, &nlocs);
+		int err = rec_symbolize(rec, 0, NULL, &names, &stacks, &locs,
+					&nlocs, NULL);
 		(void)err; /* EMBER_EEMPTY before the first kept sample */
 		if (nlocs > ember_intern_count(&names))
 			abort();

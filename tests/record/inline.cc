@@ -49,10 +49,14 @@ lookup_ints(const std::unordered_map<int, int> &m, int n)
 	return s;
 }
 
-__attribute__((noinline)) static long sort_ints(std::vector<int> v)
+/* sorts a copy in w (no allocation: page faults would make its share
+ * vary from run to run) */
+__attribute__((noinline)) static long sort_ints(const std::vector<int> &v,
+					       std::vector<int> &w)
 {
-	std::sort(v.begin(), v.end());
-	return v[v.size() / 2];
+	std::copy(v.begin(), v.end(), w.begin());
+	std::sort(w.begin(), w.end());
+	return w[w.size() / 2];
 }
 
 int main(int argc, char **argv)
@@ -71,7 +75,7 @@ int main(int argc, char **argv)
 	std::unordered_map<int, int> um;
 	for (int i = 0; i < 100000; i++)
 		um[i * 13] = i;
-	std::vector<int> v(20000);
+	std::vector<int> v(8000), w(8000);
 	unsigned x = 1;
 	for (auto &e : v)
 		e = (int)(x = x * 1103515245 + 12345);
@@ -79,8 +83,8 @@ int main(int argc, char **argv)
 	double end = now() + secs;
 	while (now() < end) {
 		sum += lookup_strings(sm, keys);
-		sum += lookup_ints(um, 20000);
-		sum += sort_ints(v);
+		sum += lookup_ints(um, 150000);
+		sum += sort_ints(v, w);
 	}
 	printf("%ld\n", sum);
 	return 0;

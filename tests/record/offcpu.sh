@@ -36,7 +36,8 @@ THREAD='^offcpu;clone3;start_thread;'
 K='(;[^;]+)*;__schedule;'
 # the waits, as the program's functions through libc into the kernel
 SLEEP="${THREAD}sleeper;nap;[^;]*nanosleep;[^;]*nanosleep[^;]*${K}\[off-cpu: S\] "
-LOCK="${THREAD}lock_waiter;[^;]*pthread_mutex_lock[^;]*;[^;]*lll_lock_wait${K}\[off-cpu: S\] "
+# (with libc's debug file, lll_mutex_lock_optimized inlined between)
+LOCK="${THREAD}lock_waiter;[^;]*pthread_mutex_lock[^;]*;([^;]*;)?[^;]*lll_lock_wait${K}\[off-cpu: S\] "
 PIPE="${THREAD}pipe_reader;[^;]*read${K}\[off-cpu: S\] "
 VFORK="^offcpu;([^ ]*;)?[^;]*vfork${K}\[off-cpu: D\] "
 

@@ -5,6 +5,8 @@
  * perf map.  Each name is then folded as `perf script | ember collapse
  * perf` would fold it: a frame without a symbol is "[module basename]",
  * "[unknown]" outside any mapping, and --kernel/--jit add "_[k]"/"_[j]".
+ * The calls inlined at a file's address, from its DWARF, are frames of
+ * their own above it, named as perf script names them ("_[i]" with --all).
  */
 #include <ctype.h>
 #include <elf.h>
