@@ -17,6 +17,7 @@
 #include <unistd.h>
 #undef ARRAY_SIZE /* libiberty's, the same */
 
+#include "intern.h"
 #include "record/inline.h"
 #include "record/symtab.h"
 
