@@ -5,9 +5,18 @@
  * process and cached.
  *
  * Modules are opened once (a Dwfl each, reported at address 0 so that
- * addresses are the ELF file's own, as perf script prints them for
- * shared objects); results are cached by (module, address).  A result is
- * "name\tfile:line\n" records, the outermost function first.
+ * addresses are the ELF file's own); results are cached by (module,
+ * address).  A result is "name\tfile:line\n" records, the outermost
+ * function first.
+ *
+ * A compilation unit's DIE tree is walked once, on the first address in
+ * it: its functions (subprograms and inlined calls with code), each with
+ * the function around it, and their address ranges, sorted by start (the
+ * bigger first), each linked to the smallest range around it.  Ranges of
+ * one unit nest, so every range holding an address is around the last
+ * range starting at or before it: the innermost function at an address is
+ * a binary search and a short walk up, and its callers are the chain of
+ * functions around it.
  */
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
