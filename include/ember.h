@@ -560,6 +560,9 @@ struct ember_record_options {
 	 * cpu-clock samples (EMBER_RECORD_WALL) */
 	int mode;
 	uint64_t min_block_us; /* off-CPU waits shorter are left out */
+	int context_switches;  /* count switches with the context-switches
+				* event, as where the sched_switch
+				* tracepoint is missing: no S/D states */
 };
 enum {
 	EMBER_RECORD_CPU,
@@ -606,11 +609,14 @@ struct ember_record_stats {
 	uint64_t unwind_cache_hits, unwind_cache_misses; /* rule cache */
 	/* off-CPU and wall: weights are microseconds */
 	int weight_us;
-	uint64_t switches;    /* switch-outs recorded with a stack */
-	uint64_t waits;	      /* of them, waits counted */
-	uint64_t short_waits; /* waits under min_block_us, left out */
-	uint64_t lost_waits;  /* waits going on when records were lost */
-	uint64_t offcpu_ns;   /* time off CPU counted */
+	uint64_t switches;     /* switch-outs recorded with a stack */
+	uint64_t waits;	       /* of them, waits counted */
+	uint64_t short_waits;  /* waits under min_block_us, left out */
+	uint64_t lost_waits;   /* waits going on when records were lost */
+	uint64_t offcpu_ns;    /* time off CPU counted */
+	const char *offcpu_cs; /* why switches come from the context-switches
+				* event ("[off-cpu: blocked]": S and D not
+				* told apart), or NULL */
 };
 
 struct ember_record;

@@ -486,6 +486,13 @@ static void print_offcpu(const struct ember_record_stats *st)
 		(unsigned long long)st->switches, (unsigned long long)st->waits,
 		(double)st->offcpu_ns / 1e9,
 		(unsigned long long)st->short_waits);
+	if (st->offcpu_cs)
+		fprintf(stderr,
+			"ember: off-CPU: switches from the context-switches "
+			"event (%s): waits are [off-cpu: R] when preempted, "
+			"else [off-cpu: blocked], sleeping (S) and "
+			"uninterruptible (D) not told apart\n",
+			st->offcpu_cs);
 	if (st->lost_waits)
 		cli_warn("%llu waits were left out: records were lost while "
 			 "they went on (use a larger -m, or a smaller stack "
@@ -896,6 +903,12 @@ int cmd_record(int argc, char **argv, const char *preset)
 		ro.child_stdout = 2;
 
 	struct ember_record *r;
+	/* what where tracefs is missing: off-CPU from the context-switches
+	 * event (for testing the fallback; undocumented in -h) */
+	const char *sw_event = getenv("EMBER_OFF_CPU_EVENT");
+	ro.context_switches =
+	    sw_event &&
+	    (!strcmp(sw_event, "cs") || !strcmp(sw_event, "context-switches"));
 	int err = ember_record_new(&r, &ro);
 	if (err) {
 		int usage = err == EMBER_EINVAL;

@@ -869,6 +869,129 @@ static void test_offcpu(void)
 	rec_events_release(&ev);
 }
 
+/* The context-switches event: a sample (event id) then a switch-out
+ * record (preempted or not), with PERF_SAMPLE_IDENTIFIER. */
+static void cs_sample(struct rec_events *ev, int tid, uint64_t time,
+		      uint64_t id)
+{
+	uint64_t rec[8] = {
+	    0,	  id, 0x401000, (uint64_t)(uint32_t)tid | (uint64_t)tid << 32,
+	    time, 0,  1,	0};
+	struct perf_event_header h = {PERF_RECORD_SAMPLE, 0, sizeof(rec)};
+
+	memcpy(rec, &h, sizeof(h));
+	rec_events_handle(ev, rec, sizeof(rec));
+}
+
+/* A side-band record of tid at time: body words, then the sample_id
+ * (tid, time, cpu, identifier). */
+static void cs_side(struct rec_events *ev, uint32_t type, uint16_t misc,
+		    int tid, uint64_t time, const uint64_t *body, size_t n)
+{
+	uint64_t rec[16];
+	size_t k = 1;
+
+	for (size_t i = 0; i < n; i++)
+		rec[k++] = body[i];
+	rec[k++] = (uint64_t)(uint32_t)tid | (uint64_t)tid << 32;
+	rec[k++] = time;
+	rec[k++] = 0;
+	rec[k++] = 42;
+	struct perf_event_header h = {type, misc, (uint16_t)(k * 8)};
+	memcpy(rec, &h, sizeof(h));
+	rec_events_handle(ev, rec, k * 8);
+}
+
+static void cs_switch(struct rec_events *ev, int tid, uint64_t time, int out,
+		      int preempt)
+{
+	uint16_t misc = (out ? PERF_RECORD_MISC_SWITCH_OUT : 0) |
+			(preempt ? PERF_RECORD_MISC_SWITCH_OUT_PREEMPT : 0);
+
+	cs_side(ev, PERF_RECORD_SWITCH, misc, tid, time, NULL, 0);
+}
+
+/* PERF_RECORD_FORK or EXIT of tid, its own process */
+static void cs_task(struct rec_events *ev, uint32_t type, int tid,
+		    uint64_t time)
+{
+	uint64_t body[3] = {(uint32_t)tid | (uint64_t)1 << 32,
+			    (uint32_t)tid | (uint64_t)1 << 32, time};
+
+	cs_side(ev, type, 0, tid, time, body, 3);
+}
+
+static void test_offcpu_cs(void)
+{
+	struct rec_offcpu *o;
+	struct ember_record_stats stats;
+	struct rec_events ev;
+	const int t = BASE_TID;
+
+	CHECK(rec_offcpu_new_cs(&o, 1) == 0);
+	CHECK(!rec_offcpu_states(o));
+	rec_offcpu_add_id(o, 42);
+	rec_offcpu_add_id(o, 43);
+	memset(&stats, 0, sizeof(stats));
+	rec_events_init(&ev, &stats);
+	ev.off = o;
+	ev.system_wide = 1;
+	ev.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+			 PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+			 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
+	/* blocked for 2 ms */
+	cs_sample(&ev, t + 1, 1000000, 42);
+	cs_switch(&ev, t + 1, 1000010, 1, 0);
+	/* preempted for 0.5 ms (the other switch event's id) */
+	cs_sample(&ev, t + 2, 1000000, 43);
+	cs_switch(&ev, t + 2, 1000010, 1, 1);
+	cs_switch(&ev, t + 2, 1500000, 0, 0);
+	cs_switch(&ev, t + 1, 3000000, 0, 0);
+	/* a CPU sample */
+	cs_sample(&ev, t + 3, 2000000, 7);
+	/* an exiting thread's last switch: no wait */
+	cs_task(&ev, PERF_RECORD_EXIT, t + 4, 2000000);
+	cs_sample(&ev, t + 4, 2000010, 42);
+	cs_switch(&ev, t + 4, 2000020, 1, 0);
+	/* its switch-out record missing: blocked, for 2 ms; the next one's
+	 * for 0.5 ms */
+	cs_sample(&ev, t + 5, 4000000, 42);
+	cs_sample(&ev, t + 6, 5000000, 42);
+	cs_switch(&ev, t + 6, 5000010, 1, 0);
+	cs_switch(&ev, t + 6, 5500000, 0, 0);
+	cs_switch(&ev, t + 5, 6000000, 0, 0);
+	/* the exited thread's id used again: waits again, 1 ms */
+	cs_task(&ev, PERF_RECORD_FORK, t + 4, 7000000);
+	cs_sample(&ev, t + 4, 7000010, 42);
+	cs_switch(&ev, t + 4, 7000020, 1, 0);
+	cs_switch(&ev, t + 4, 8000010, 0, 0);
+	rec_offcpu_finish(&ev, 9000000);
+
+	CHECK(stats.switches == 5);
+	CHECK(stats.waits == 5);
+	CHECK(stats.offcpu_ns == 6000000);
+	CHECK(stats.samples == 1);
+
+	struct ember_intern names;
+	struct ember_stacks stacks;
+	struct ember_buf b = EMBER_BUF_INIT;
+	ember_intern_init(&names);
+	ember_stacks_init(&stacks);
+	CHECK(rec_symbolize(&ev, 0, NULL, &names, &stacks, NULL, NULL) == 0);
+	ember_stacks_sort(&stacks, &names);
+	CHECK(ember_stacks_write(&stacks, &names, 0, buf_write, &b) == 0);
+	CHECK_STR(b.buf, ":2000000001;[off-cpu: blocked] 2000000\n"
+			 ":2000000002;[off-cpu: R] 500000\n"
+			 ":2000000003 1\n"
+			 ":2000000004;[off-cpu: blocked] 1000000\n"
+			 ":2000000005;[off-cpu: blocked] 2000000\n"
+			 ":2000000006;[off-cpu: blocked] 500000\n");
+	ember_buf_release(&b);
+	ember_stacks_release(&stacks);
+	ember_intern_release(&names);
+	rec_events_release(&ev);
+}
+
 int main(void)
 {
 	test_symtab_aliases();
@@ -884,6 +1007,7 @@ int main(void)
 	test_events();
 	test_dwarf_samples();
 	test_offcpu();
+	test_offcpu_cs();
 	test_jitdump_names();
 	DONE();
 }

@@ -54,7 +54,7 @@ void rec_events_release(struct rec_events *r)
 /* ---- decoding --------------------------------------------------------- */
 
 struct rec_sample {
-	uint64_t ip, time, period;
+	uint64_t id, ip, time, period;
 	uint32_t pid, tid, cpu;
 	uint64_t nr;
 	const uint64_t *ips;
@@ -108,7 +108,7 @@ static int parse_sample(const struct rec_events *r, const void *rec,
 
 	memset(s, 0, sizeof(*s));
 	if (t & PERF_SAMPLE_IDENTIFIER)
-		take64(&c);
+		s->id = take64(&c);
 	if (t & PERF_SAMPLE_IP)
 		s->ip = take64(&c);
 	if (t & PERF_SAMPLE_TID) {
@@ -439,6 +439,8 @@ static void on_fork(struct rec_events *r, const char *body, size_t n,
 	if (n < 16)
 		return;
 	memcpy(v, body, 16);
+	if (r->off)
+		rec_offcpu_fork(r, (int)v[2]);
 	struct rec_thread *parent = rec_world_find_thread(w, (int)v[3]);
 	if (v[0] != v[1]) {
 		struct rec_proc *pp = rec_world_find_proc(w, (int)v[1]);
@@ -469,6 +471,8 @@ static void on_exit_rec(struct rec_events *r, const char *body, size_t n,
 	if (n < 16)
 		return;
 	memcpy(v, body, 16);
+	if (r->off)
+		rec_offcpu_exit(r, (int)v[2]);
 	if (v[0] != v[2])
 		return; /* a thread, not the process */
 	struct rec_proc *p = rec_world_find_proc(&r->world, (int)v[0]);
@@ -839,7 +843,7 @@ static void on_sample(struct rec_events *r, const void *rec, size_t size)
 	size_t n = 0;
 
 	int truncated;
-	int sw = rec_offcpu_is_switch(r->off, s.raw, s.raw_size);
+	int sw = rec_offcpu_is_switch(r->off, s.raw, s.raw_size, s.id);
 	ids[n++] = root_frame(r, t);
 	size_t nu = user_frames(
 	    r, p, &s, sw ? r->stats->switch_stack_size : r->stats->stack_size,
@@ -916,6 +920,10 @@ void rec_events_handle(struct rec_events *r, const void *rec, size_t size)
 		 * on a switch-in */
 		if (r->off && !(h->misc & PERF_RECORD_MISC_SWITCH_OUT))
 			rec_offcpu_in(r, rec_tid(r, rec, size), time);
+		else if (r->off)
+			rec_offcpu_switch_out(
+			    r, rec_tid(r, rec, size),
+			    !!(h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT));
 		break;
 	case PERF_RECORD_THROTTLE:
 		r->stats->throttled++;

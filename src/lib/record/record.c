@@ -49,6 +49,7 @@ struct ember_record {
 	int nkinds;	     /* REC_EV_*, the first carries side-band */
 	char fallback[160];  /* why AUTO fell back to frame pointers */
 	size_t switch_stack; /* stack copy at switches */
+	char offcpu_cs[256]; /* why context switches, not the tracepoint */
 	int *cpus;
 	size_t ncpus;
 	int *fds;
@@ -156,13 +157,21 @@ static int setup_modes(struct ember_record *r)
 			    "--wall weighs on-CPU samples in time: it "
 			    "takes cpu-clock or task-clock, not '%s'",
 			    r->ev->name);
-	err = rec_offcpu_new(&r->events.off, r->o.min_block_us, &why);
+	err = r->o.context_switches
+		  ? EMBER_ENOTSUP
+		  : rec_offcpu_new(&r->events.off, r->o.min_block_us, &why);
 	if (err) {
-		fail(r, err, "%s", why.buf);
-		ember_buf_release(&why);
-		return err;
+		/* the context-switches event, which needs no tracefs */
+		snprintf(r->offcpu_cs, sizeof(r->offcpu_cs), "%s",
+			 r->o.context_switches ? "asked for instead of the "
+						 "sched_switch tracepoint"
+					       : why.buf);
+		r->stats.offcpu_cs = r->offcpu_cs;
+		err = rec_offcpu_new_cs(&r->events.off, r->o.min_block_us);
 	}
 	ember_buf_release(&why);
+	if (err)
+		return fail(r, err, "cannot count context switches");
 	r->stats.weight_us = 1;
 	if (r->o.mode == EMBER_RECORD_OFFCPU)
 		r->kinds[0] = REC_EV_SWITCH;
@@ -429,7 +438,9 @@ static void make_attr(struct ember_record *r, struct perf_event_attr *a,
 				PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
 				PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
 	if (r->events.off) /* tells the events apart */
-		r->events.sample_type |= PERF_SAMPLE_RAW;
+		r->events.sample_type |= rec_offcpu_states(r->events.off)
+					     ? PERF_SAMPLE_RAW
+					     : PERF_SAMPLE_IDENTIFIER;
 	r->events.regs_mask = 0;
 	if (r->events.dwarf) {
 		/* kernel frames from the kernel, user frames from a copy of
@@ -662,6 +673,11 @@ static int open_target(struct ember_record *r, int pid, int main_target)
 		}
 		EMBER_GROW(r->fds, r->nfds + 1, r->afds);
 		r->fds[r->nfds++] = (int)fd;
+		uint64_t id;
+		if (kind == REC_EV_SWITCH &&
+		    !rec_offcpu_states(r->events.off) &&
+		    !ioctl((int)fd, PERF_EVENT_IOC_ID, &id))
+			rec_offcpu_add_id(r->events.off, id);
 		struct rec_ring *ring = &r->rings[c];
 		if (!ring->base) {
 			err = rec_ring_map(ring, (int)fd, r->cpus[c],
