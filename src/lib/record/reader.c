@@ -25,9 +25,10 @@
 
 #include "record/reader.h"
 
-#define POLL_MS	   100
-#define MIN_BATCH  (1u << 20)
-#define MAX_SPARES 2
+#define POLL_MS	    100
+#define HUP_POLL_MS 10
+#define MIN_BATCH   (1u << 20)
+#define MAX_SPARES  2
 
 struct rec_reader {
 	pthread_t thread;
@@ -114,6 +115,11 @@ static void *run(void *arg)
 {
 	struct rec_reader *rd = arg;
 	struct pollfd *pf = ember_xcalloc(rd->nrings + 1, sizeof(*pf));
+	size_t *ring_of = ember_xcalloc(rd->nrings + 1, sizeof(*ring_of));
+	/* an event whose threads are gone polls POLLHUP for ever: its ring
+	 * (which other events may still write) is then read on a timer */
+	char *hup = ember_xcalloc(rd->nrings + 1, 1);
+	int any_hup = 0;
 
 	/* the lowest real-time priority where permitted (root,
 	 * CAP_SYS_NICE), as perf record -r 1: on a busy machine a woken
@@ -130,18 +136,28 @@ static void *run(void *arg)
 		pthread_mutex_unlock(&rd->lock);
 		if (!stop) {
 			size_t k = 0;
-			for (size_t i = 0; i < rd->nrings; i++)
-				if (rd->rings[i].base)
-					pf[k++] = (struct pollfd){
-					    rd->rings[i].fd, POLLIN, 0};
+			for (size_t i = 0; i < rd->nrings; i++) {
+				if (!rd->rings[i].base || hup[i])
+					continue;
+				ring_of[k] = i;
+				pf[k++] =
+				    (struct pollfd){rd->rings[i].fd, POLLIN, 0};
+			}
+			ring_of[k] = rd->nrings;
 			pf[k++] = (struct pollfd){rd->wake_fd, POLLIN, 0};
-			poll(pf, k, POLL_MS);
+			if (poll(pf, k, any_hup ? HUP_POLL_MS : POLL_MS) > 0)
+				for (size_t i = 0; i + 1 < k; i++)
+					if (pf[i].revents &
+					    (POLLHUP | POLLERR | POLLNVAL))
+						hup[ring_of[i]] = any_hup = 1;
 		}
 		/* stopping: what the rings still hold, once */
 		pass(rd);
 		if (stop)
 			break;
 	}
+	free(hup);
+	free(ring_of);
 	free(pf);
 	return NULL;
 }
