@@ -152,7 +152,7 @@ check "--off-cpu -a: other processes too" sh -c "grep -v '^offcpu;' '$T/a.folded
 export EMBER_OFF_CPU_EVENT=context-switches
 KCS='(;[^;]+)*;(__)?schedule;'
 SLEEP="${THREAD}sleeper;nap;[^;]*nanosleep;[^;]*nanosleep[^;]*${KCS}\[off-cpu: blocked\] "
-LOCK="${THREAD}lock_waiter;[^;]*pthread_mutex_lock[^;]*;[^;]*lll_lock_wait${KCS}\[off-cpu: blocked\] "
+LOCK="${THREAD}lock_waiter;[^;]*pthread_mutex_lock[^;]*;([^;]*;)?[^;]*lll_lock_wait${KCS}\[off-cpu: blocked\] "
 PIPE="${THREAD}pipe_reader;[^;]*read${KCS}\[off-cpu: blocked\] "
 VFORK="^offcpu;([^ ]*;)?[^;]*vfork${KCS}\[off-cpu: blocked\] "
 status 0 "--off-cpu, context switches" "$EMBER" record --off-cpu -o "$T/cs.folded" -- "$R/offcpu" $U
