@@ -16,6 +16,7 @@
 #include "record/elf.h"
 #include "record/events.h"
 #include "record/offcpu.h"
+#include "record/procfs.h"
 #include "record/procmap.h"
 #include "record/ring.h"
 #include "record/symbolize.h"
@@ -271,6 +272,139 @@ static void test_perfmap_trust(void)
 	rmdir(dir);
 	ember_buf_release(&why);
 	rec_symtab_release(&st);
+}
+
+/* A process's files through a stand-in for /proc/PID: a directory whose
+ * "root" leads to a tree of its own, and a "status" with NSpid. */
+static void test_procfs_root(void)
+{
+	char dir[] = "/tmp/ember-unit-XXXXXX", p[256], q[256];
+	struct rec_perfmap_owner o = {0};
+	struct rec_symtab st;
+	struct ember_buf why = EMBER_BUF_INIT;
+	struct stat sb;
+
+	if (!mkdtemp(dir)) {
+		t_fail++;
+		return;
+	}
+	const char *dirs[] = {"proc", "rootfs", "rootfs/tmp", "rootfs/usr",
+			      "secret"};
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, dirs[i]);
+		mkdir(p, 0755);
+	}
+	snprintf(p, sizeof(p), "%s/rootfs", dir);
+	snprintf(q, sizeof(q), "%s/proc/root", dir);
+	CHECK(!symlink(p, q));
+	snprintf(p, sizeof(p), "%s/proc/status", dir);
+	write_file(p,
+		   "Name:\tx\nPid:\t655\nNSpid:\t655\t12\t1\nVmPeak:\t1 kB\n");
+	snprintf(p, sizeof(p), "%s/rootfs/tmp/perf-1.map", dir);
+	write_file(p, "1000 10 in_the_container\n");
+	snprintf(p, sizeof(p), "%s/secret/perf-1.map", dir);
+	write_file(p, "1000 10 the_hosts_file\n");
+	snprintf(p, sizeof(p), "%s/rootfs/usr/lib.so", dir);
+	write_file(p, "not an ELF file, but a file\n");
+	/* links that lead out of the root, as seen from ember */
+	snprintf(p, sizeof(p), "%s/secret", dir);
+	snprintf(q, sizeof(q), "%s/rootfs/abs", dir);
+	CHECK(!symlink(p, q));
+	snprintf(q, sizeof(q), "%s/rootfs/rel", dir);
+	CHECK(!symlink("../../secret", q));
+
+	snprintf(p, sizeof(p), "%s/proc", dir);
+	int procfd = open(p, O_RDONLY | O_DIRECTORY);
+	CHECK(procfd >= 0);
+	CHECK(rec_procfs_nspid(procfd, 655) == 1);
+	CHECK(rec_procfs_other_root(procfd) == 1);
+
+	int fd = rec_procfs_open_in_root(procfd, "/tmp", O_PATH | O_DIRECTORY);
+	CHECK(fd >= 0);
+	o.pid = 655;
+	o.uid = geteuid();
+	o.uid_known = 1;
+	rec_symtab_init(&st, REC_SYMTAB_PERFMAP);
+	CHECK(rec_perfmap_load_at(&st, fd, "/proc/655/root/tmp", 1, &o, &why) ==
+	      REC_PERFMAP_OK);
+	rec_symtab_finish(&st);
+	const struct rec_sym *s = rec_symtab_find(&st, 0x1004);
+	CHECK(s && !strcmp(s->name, "in_the_container"));
+	rec_symtab_release(&st);
+	if (fd >= 0)
+		close(fd);
+	/* the container's links resolve inside it, or not at all */
+	const char *escapes[] = {"/abs/perf-1.map", "/rel/perf-1.map",
+				 "/../secret/perf-1.map",
+				 "/tmp/../../secret/perf-1.map"};
+	for (size_t i = 0; i < ARRAY_SIZE(escapes); i++) {
+		fd = rec_procfs_open_in_root(procfd, escapes[i], O_RDONLY);
+		char buf[64] = "";
+		if (fd >= 0) {
+			CHECK(read(fd, buf, sizeof(buf) - 1) >= 0);
+			close(fd);
+		}
+		CHECK(!strstr(buf, "the_hosts_file"));
+	}
+	/* a link as the last component, refused with O_NOFOLLOW */
+	snprintf(q, sizeof(q), "%s/rootfs/tmp/perf-2.map", dir);
+	CHECK(!symlink("perf-1.map", q));
+	fd = rec_procfs_open_in_root(procfd, "/tmp/perf-2.map",
+				     O_RDONLY | O_NOFOLLOW);
+	CHECK(fd < 0);
+	if (fd >= 0)
+		close(fd);
+	/* a mapped file only the process sees, found by its path there */
+	snprintf(p, sizeof(p), "%s/rootfs/usr/lib.so", dir);
+	CHECK(!stat(p, &sb));
+	fd = rec_procfs_open_mapped(procfd, "/usr/lib.so", 0, 0, 0, sb.st_ino);
+	struct stat fb;
+	CHECK(fd >= 0 && !fstat(fd, &fb) && fb.st_ino == sb.st_ino);
+	if (fd >= 0)
+		close(fd);
+	/* in another root, its file even when the numbers differ (overlay
+	 * file systems) */
+	fd = rec_procfs_open_mapped(procfd, "/usr/lib.so", 0, 0, 0,
+				    sb.st_ino + 1);
+	CHECK(fd >= 0 && !fstat(fd, &fb) && fb.st_ino == sb.st_ino);
+	if (fd >= 0)
+		close(fd);
+	CHECK(rec_procfs_open_mapped(-1, "/usr/lib.so-not-here", 0, 0, 0, 0) <
+	      0);
+	close(procfd);
+
+	/* this process: still the one that started then, not another */
+	procfd = rec_procfs_open(getpid(), 0);
+	CHECK(procfd >= 0);
+	double start = procfd >= 0 ? rec_procfs_start(procfd) : 0;
+	CHECK(start > 0);
+	if (procfd >= 0)
+		close(procfd);
+	procfd = rec_procfs_open(getpid(), start);
+	CHECK(procfd >= 0);
+	if (procfd >= 0)
+		close(procfd);
+	CHECK(rec_procfs_open(getpid(), start + 100) < 0);
+	CHECK(rec_procfs_open(getpid(), start - 100) < 0);
+
+	const char *rm[] = {"proc/root",
+			    "proc/status",
+			    "rootfs/tmp/perf-1.map",
+			    "rootfs/tmp/perf-2.map",
+			    "secret/perf-1.map",
+			    "rootfs/usr/lib.so",
+			    "rootfs/abs",
+			    "rootfs/rel"};
+	for (size_t i = 0; i < ARRAY_SIZE(rm); i++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, rm[i]);
+		unlink(p);
+	}
+	for (size_t i = ARRAY_SIZE(dirs); i-- > 0;) {
+		snprintf(p, sizeof(p), "%s/%s", dir, dirs[i]);
+		rmdir(p);
+	}
+	rmdir(dir);
+	ember_buf_release(&why);
 }
 
 static void test_kallsyms(void)
@@ -876,6 +1010,7 @@ int main(void)
 	test_fold();
 	test_perfmap_parse();
 	test_perfmap_trust();
+	test_procfs_root();
 	test_kallsyms();
 	test_maps();
 	test_elf_self();

@@ -26,6 +26,8 @@ struct rec_elf {
 };
 
 int rec_elf_open(struct rec_elf *e, const char *path) EMBER_WUR;
+/* The same from an open file, which it takes over (closed on failure). */
+int rec_elf_open_fd(struct rec_elf *e, int fd) EMBER_WUR;
 /* An image in memory (copied). */
 int rec_elf_open_mem(struct rec_elf *e, const void *p, size_t n) EMBER_WUR;
 void rec_elf_close(struct rec_elf *e);

@@ -88,6 +88,12 @@ enum {
 int rec_perfmap_load(struct rec_symtab *st, const char *dir,
 		     const struct rec_perfmap_owner *owner,
 		     struct ember_buf *why);
+/* The same for dirfd/perf-NSPID.map, a process's /tmp seen through
+ * /proc/PID/root (dir names it in messages; nspid is the pid the process
+ * has in its own namespace). */
+int rec_perfmap_load_at(struct rec_symtab *st, int dirfd, const char *dir,
+			int nspid, const struct rec_perfmap_owner *owner,
+			struct ember_buf *why);
 /* Parses perf map text ("START SIZE NAME" lines); returns entries added,
  * and the count of malformed lines in *bad. */
 size_t rec_perfmap_parse(struct rec_symtab *st, const char *p, size_t n,
