@@ -80,6 +80,15 @@ if jit_ns good; then
 	status 0 "JIT in other namespaces: recorded" "$EMBER" record -d 1 -o "$T/j.folded" -p "$nsp"
 	grep -q ';main;jit_trampoline;c_callback;c_spin' "$T/j.folded" && ok || bad "JIT frame named from the namespace's perf map ($(head -c 300 "$T/j.folded"))"
 	grep -q ';main;run_jit_leaf;jit_spin_loop [0-9]' "$T/j.folded" && ok || bad "JIT leaf named from the namespace's perf map"
+	# perf's recording of it, read back while it runs
+	if command -v perf > /dev/null 2>&1 &&
+		perf record -q -g -p "$nsp" -o "$T/j.data" -- sleep 1 > /dev/null 2> "$T/perf.err"; then
+		status 0 "perf.data of a JIT in other namespaces: read" "$EMBER" collapse perf "$T/j.data"
+		grep -q ';main;jit_trampoline;c_callback;c_spin' "$T/out" && ok ||
+			bad "perf.data: JIT frame named from the namespace's perf map ($(head -c 300 "$T/out"))"
+	else
+		echo "containers: perf.data test skipped: perf is missing or may not record"
+	fi
 	ns_stop
 fi
 for m in stale foreign symlink writable; do

@@ -274,6 +274,9 @@ static void prepare(struct pdc *c, double file_time)
 			p->owner.start += off;
 		if (p->owner.end > 0)
 			p->owner.end += off;
+		else if (p->owner.start <= 0 && !p->exited)
+			/* found running: it started before the file ended */
+			p->owner.before = file_time;
 		if (!p->owner.uid_known) {
 			/* perf's rule: the reader's own maps, or root's */
 			p->owner.uid = geteuid();

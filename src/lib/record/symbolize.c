@@ -134,6 +134,24 @@ static int open_by_build_id(struct rec_dso *d)
 	return EMBER_ENOENT;
 }
 
+/* /proc/PID of p if p still runs (not another process under its pid), or
+ * -1. */
+static int open_live(const struct rec_proc *p)
+{
+	if (p->exited)
+		return -1;
+	if (p->owner.start > 0)
+		return rec_procfs_open(p->pid, p->owner.start);
+	if (p->owner.before <= 0)
+		return -1;
+	int fd = rec_procfs_open(p->pid, 0);
+	if (fd >= 0 && !(rec_procfs_start(fd) <= p->owner.before)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
 /* The file of d as the process that mapped it sees it, while it runs:
  * in a container, its own /usr/lib (procfs.c). */
 static int open_dso(struct rec_dso *d)
@@ -142,9 +160,8 @@ static int open_dso(struct rec_dso *d)
 	uint64_t start = 0, end = 0;
 	int procfd = -1;
 
-	if (p && p->owner.start > 0 && !p->exited) {
-		procfd = rec_procfs_open(p->pid, p->owner.start);
-		for (size_t i = 0; procfd >= 0 && i < p->nmaps; i++)
+	if (p && (procfd = open_live(p)) >= 0) {
+		for (size_t i = 0; i < p->nmaps; i++)
 			if (p->maps[i].dso == d) {
 				start = p->maps[i].m.start;
 				end = p->maps[i].m.end;
@@ -232,9 +249,7 @@ static int load_perfmap_in_root(struct rec_proc *p, struct ember_buf *why)
 {
 	int v = REC_PERFMAP_MISSING;
 
-	if (p->owner.start <= 0 || p->exited)
-		return v; /* a pid reused since could not be told apart */
-	int procfd = rec_procfs_open(p->pid, p->owner.start);
+	int procfd = open_live(p);
 	if (procfd < 0)
 		return v;
 	int nspid = rec_procfs_nspid(procfd, p->pid);

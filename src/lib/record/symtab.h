@@ -71,6 +71,7 @@ struct rec_perfmap_owner {
 	uid_t uid;
 	int uid_known;
 	double start, end; /* realtime seconds; end 0 = still running */
+	double before;	   /* start unknown: it started no later (replay) */
 };
 
 enum {
