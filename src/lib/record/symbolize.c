@@ -220,6 +220,14 @@ static void load_dso(struct rec_symctx *c, struct rec_dso *d)
 		else
 			rec_elf_close(&d->debug);
 	}
+	/* stripped, and no debug file here: the servers may have one */
+	if (d->kind == REC_DSO_FILE && !d->has_debug && !d->elf.has_symtab &&
+	    !rec_debuginfod_open(&c->debuginfod, &d->elf, d->path, &d->debug)) {
+		if (d->debug.has_symtab)
+			d->has_debug = 1;
+		else
+			rec_elf_close(&d->debug);
+	}
 	if (d->has_debug)
 		rec_elf_symbols(&d->debug, &d->syms, 0);
 	else if (!rec_elf_symbols(&d->elf, &d->syms, 0))
@@ -457,6 +465,7 @@ void rec_symctx_release(struct rec_symctx *c)
 		rec_symtab_release(c->pre);
 	if (c->kernel_state)
 		rec_symtab_release(&c->kernel);
+	rec_debuginfod_free(c->debuginfod);
 	ember_buf_release(&c->raw);
 	ember_buf_release(&c->out);
 }

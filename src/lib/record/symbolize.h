@@ -20,6 +20,7 @@ struct rec_symctx {
 	/* kallsyms loaded beforehand (finished), taken over on first use */
 	struct rec_symtab *pre;
 	int pre_err;
+	struct rec_debuginfod *debuginfod; /* made when first asked */
 };
 void rec_symctx_init(struct rec_symctx *c, struct rec_events *r, int flags,
 		     const char *perfmap_dir);
