@@ -597,6 +597,7 @@ struct ember_record_stats {
 	double unwind_seconds;	   /* time spent unwinding them */
 	uint64_t jitdumps;	   /* jitdump files read */
 	size_t jit_maps_removed;   /* perf maps and jitdumps ember removed */
+	size_t jvms;		   /* JVMs sampled in their JIT code */
 	uint64_t unwind_by_src[4]; /* frames stepped by file CFI, jitdump
 				    * CFI, JIT trampolines, frame pointers */
 	uint64_t unwind_cache_hits, unwind_cache_misses; /* rule cache */
