@@ -407,6 +407,22 @@ static void test_procfs_root(void)
 		}
 		CHECK(!strstr(buf, "the_hosts_file"));
 	}
+	/* the same without openat2: links refused on the way */
+	snprintf(p, sizeof(p), "%s/rootfs", dir);
+	int rootfd = open(p, O_RDONLY | O_DIRECTORY);
+	CHECK(rootfd >= 0);
+	for (size_t i = 0; i < ARRAY_SIZE(escapes); i++) {
+		fd = rec_procfs_walk_in_root(rootfd, escapes[i], O_RDONLY);
+		CHECK(fd < 0);
+		if (fd >= 0)
+			close(fd);
+	}
+	fd = rec_procfs_walk_in_root(rootfd, "/tmp/perf-1.map", O_RDONLY);
+	CHECK(fd >= 0);
+	if (fd >= 0)
+		close(fd);
+	if (rootfd >= 0)
+		close(rootfd);
 	/* a link as the last component, refused with O_NOFOLLOW */
 	snprintf(q, sizeof(q), "%s/rootfs/tmp/perf-2.map", dir);
 	CHECK(!symlink("perf-1.map", q));

@@ -268,13 +268,19 @@ static void prepare(struct pdc *c, double file_time)
 	/* process times were taken on the recording's clock: moved to the
 	 * realtime clock by the file's time at its last record */
 	double off = file_time - (double)c->last_time / 1e9;
+	/* a process may be looked up in /proc only on the machine (and
+	 * kernel) that recorded it */
+	char host[256] = "";
+	int here = !osrelease_mismatch(c) &&
+		   (!c->pd.hostname || (!gethostname(host, sizeof(host) - 1) &&
+					!strcmp(host, c->pd.hostname)));
 	for (size_t i = 0; i < w->nprocs; i++) {
 		struct rec_proc *p = w->procs[i];
 		if (p->owner.start > 0)
 			p->owner.start += off;
 		if (p->owner.end > 0)
 			p->owner.end += off;
-		else if (p->owner.start <= 0 && !p->exited)
+		else if (p->owner.start <= 0 && !p->exited && here)
 			/* found running: it started before the file ended */
 			p->owner.before = file_time;
 		if (!p->owner.uid_known) {

@@ -137,7 +137,7 @@ int rec_procfs_other_root(int procfd)
 
 /* Without openat2: each directory opened without following a link, the
  * last component with flags; "." and ".." refused. */
-static int walk_in_root(int rootfd, const char *path, int flags)
+int rec_procfs_walk_in_root(int rootfd, const char *path, int flags)
 {
 	int dir = rootfd, fd = -1;
 
@@ -201,7 +201,7 @@ int rec_procfs_open_in_root(int procfd, const char *path, int flags)
 			goto out;
 		no_openat2 = 1; /* an old kernel, or a seccomp filter */
 	}
-	fd = walk_in_root(rootfd, path, flags);
+	fd = rec_procfs_walk_in_root(rootfd, path, flags);
 out:
 	int e = errno;
 	close(rootfd);

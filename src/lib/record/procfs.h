@@ -25,6 +25,10 @@ int rec_procfs_other_root(int procfd);
  * (O_NOFOLLOW refuses a link as the last component).  -1 and errno set on
  * failure. */
 int rec_procfs_open_in_root(int procfd, const char *path, int flags);
+/* The same below rootfd without openat2 (kernels before 5.6, seccomp
+ * filters): each directory opened without following a link, "." and ".."
+ * refused. */
+int rec_procfs_walk_in_root(int rootfd, const char *path, int flags);
 /* Opens, read-only, the file a process maps at [start, end) from path (as
  * it names it), device dev and inode ino (0: unknown): ember's own path
  * when that is the file, else /proc/PID/map_files, else the path inside
