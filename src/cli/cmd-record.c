@@ -420,11 +420,11 @@ static void print_top(const struct ember_intern *names,
 
 	for (size_t i = 0; i < nn; i++)
 		e[i].id = (uint32_t)i;
-	for (size_t i = 0; i < s->n; i++) {
+	for (size_t i = 0; i < ember_stacks_count(s); i++) {
 		size_t n;
 		const uint32_t *f = ember_stacks_frames(s, i, &n);
 		if (n)
-			e[f[n - 1]].w += s->ents[i].count;
+			e[f[n - 1]].w += ember_stacks_weight(s, i, NULL);
 	}
 	qsort(e, nn, sizeof(*e), cmp_self);
 	fprintf(stderr, "ember: top functions by self time:\n");
@@ -939,12 +939,10 @@ int cmd_record(int argc, char **argv, const char *preset)
 	}
 	const struct ember_record_stats *st = ember_record_stats(r);
 
-	struct ember_intern names;
-	struct ember_stacks stacks;
-	ember_intern_init(&names);
-	ember_stacks_init(&stacks);
+	struct ember_intern *names = ember_intern_new();
+	struct ember_stacks *stacks = ember_stacks_new();
 	double t_post = now();
-	err = ember_record_result(r, &names, &stacks);
+	err = ember_record_result(r, names, stacks);
 	if (st->kernel_excluded)
 		cli_warn("kernel frames were not recorded: "
 			 "kernel.perf_event_paranoid is 2; set it to 1 with "
@@ -1019,7 +1017,7 @@ int cmd_record(int argc, char **argv, const char *preset)
 	const char *unit = st->weight_us     ? "microseconds"
 			   : st->clock_event ? "nanoseconds"
 					     : "count";
-	rc = out_write(&out, r, &fo, &names, &stacks, type, unit);
+	rc = out_write(&out, r, &fo, names, stacks, type, unit);
 	busy = 0; /* written: nothing left to interrupt */
 	t_post = now() - t_post;
 	if (!quiet) {
@@ -1037,9 +1035,9 @@ int cmd_record(int argc, char **argv, const char *preset)
 			cli_note("wrote %s", strcmp(out.path, "-")
 						 ? out.path
 						 : "standard output");
-		if (st->weight > 0 && stacks.n)
-			print_top(&names, &stacks, st->weight);
-		if (ro.jit_env && python_unnamed(&names))
+		if (st->weight > 0 && ember_stacks_count(stacks))
+			print_top(names, stacks, st->weight);
+		if (ro.jit_env && python_unnamed(names))
 			fprintf(stderr,
 				"ember: note: Python functions are not named "
 				"(no py:: frames): ember names them for "
@@ -1048,8 +1046,8 @@ int cmd_record(int argc, char **argv, const char *preset)
 				"3.12 it makes a recursion deeper than about "
 				"750 calls fail)\n");
 	}
-	ember_stacks_release(&stacks);
-	ember_intern_release(&names);
+	ember_stacks_free(stacks);
+	ember_intern_free(names);
 	/* a command's status is ours, unless the output failed */
 	if (!rc && st->exit_status >= 0)
 		rc = st->exit_status;
