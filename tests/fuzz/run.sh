@@ -3,7 +3,9 @@
 # (clang, -fsanitize=fuzzer,address,undefined) and runs it briefly from its
 # corpus in tests/fuzz/corpus/<name>/.  Crashes found are kept as files in
 # tests/fuzz/crashes/<name>/, which `make test` replays as regressions.
-# FUZZ_SECONDS sets the time per target (default 20).
+# FUZZ_SECONDS sets the time per target (default 20).  A target's
+# " * max_len: N" line caps its inputs (default 65536): small inputs run
+# fast, and the bugs of line formats show in a few lines.
 set -u
 secs=${FUZZ_SECONDS:-20}
 CC=${FUZZ_CC:-clang}
@@ -29,6 +31,7 @@ for src in tests/fuzz/fuzz-*.c; do
 	# a target with a " * formats: a b c" line runs once per format,
 	# from corpus/NAME/FORMAT/, for a share of the time (2 s at least)
 	fmts=$(sed -n 's/^ \* formats: //p' "$src" | tr '\n' ' ')
+	max_len=$(sed -n 's/^ \* max_len: //p' "$src")
 	for fmt in ${fmts:-.}; do
 		t=${name#fuzz-} run=$name s=$secs
 		if [ "$fmt" != . ]; then
@@ -38,7 +41,7 @@ for src in tests/fuzz/fuzz-*.c; do
 		corpus=tests/fuzz/corpus/$t
 		mkdir -p "$out/corpus-$run" "tests/fuzz/crashes/${name#fuzz-}"
 		EMBER_FUZZ_FORMAT=$( [ "$fmt" != . ] && echo "$fmt" ) \
-		"$out/$name" -max_total_time="$s" -max_len=65536 -timeout=10 \
+		"$out/$name" -max_total_time="$s" -max_len="${max_len:-65536}" -timeout=10 \
 			-artifact_prefix="tests/fuzz/crashes/${name#fuzz-}/" \
 			"$out/corpus-$run" $( [ -d "$corpus" ] && echo "$corpus" ) \
 			> "$out/$run.run" 2>&1
