@@ -6,6 +6,7 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -19,6 +20,7 @@
 #include "record/java.h"
 #include "record/offcpu.h"
 #include "record/procmap.h"
+#include "record/reader.h"
 #include "record/ring.h"
 #include "record/symbolize.h"
 #include "record/symtab.h"
@@ -361,6 +363,54 @@ static void test_kallsyms(void)
 	s = rec_symtab_find(&st, 0xffffffffc0000004);
 	CHECK(s && !strcmp(s->name, "mod_fn"));
 	rec_symtab_release(&st);
+}
+
+/* A kallsyms file is read a piece at a time: lines across the pieces'
+ * edges, a line longer than a piece (skipped), no final newline; and a
+ * load given up by another thread. */
+static void test_kallsyms_file(void)
+{
+	char path[] = "/tmp/ember-test-kallsyms-XXXXXX";
+	int fd = mkstemp(path);
+	struct ember_buf b = EMBER_BUF_INIT;
+	struct rec_symtab st;
+	const int n = 20000, stop = 1;
+
+	CHECK(fd >= 0);
+	for (int i = 0; i < n; i++) {
+		ember_buf_addf(&b, "%016llx t fn_%d\n",
+			       0xffffffff81000000ull + 16ull * (unsigned)i, i);
+		if (i == n / 2) { /* 300 KB of one line */
+			ember_buf_adds(&b, "ffffffff80000000 T long_");
+			for (int k = 0; k < 300000; k++)
+				ember_buf_addch(&b, 'x');
+			ember_buf_addch(&b, '\n');
+		}
+	}
+	ember_buf_adds(&b, "ffffffffc0000000 t mod_last\t[m]");
+	CHECK(write(fd, b.buf, b.len) == (ssize_t)b.len);
+	close(fd);
+	rec_symtab_init(&st, REC_SYMTAB_KALLSYMS);
+	CHECK(rec_kallsyms_load(&st, path) == 0);
+	CHECK(st.n == (size_t)n + 1);
+	rec_symtab_finish(&st);
+	for (int i = 0; i < n; i += 997) {
+		char want[32];
+		snprintf(want, sizeof(want), "fn_%d", i);
+		const struct rec_sym *s = rec_symtab_find(
+		    &st, 0xffffffff81000000ull + 16ull * (unsigned)i + 3);
+		CHECK(s && !strcmp(s->name, want));
+	}
+	const struct rec_sym *s = rec_symtab_find(&st, 0xffffffffc0000001);
+	CHECK(s && !strcmp(s->name, "mod_last") && s->module);
+	CHECK(rec_symtab_find(&st, 0xffffffff80000001) == NULL);
+	rec_symtab_release(&st);
+	rec_symtab_init(&st, REC_SYMTAB_KALLSYMS);
+	CHECK(rec_kallsyms_load_until(&st, path, &stop) == EMBER_EINTR);
+	CHECK(st.n == 0);
+	rec_symtab_release(&st);
+	unlink(path);
+	ember_buf_release(&b);
 }
 
 static void test_maps(void)
@@ -858,6 +908,137 @@ static void switch_rec(struct rec_events *ev, int tid, uint64_t time, int out)
 	rec_events_handle(ev, rec, sizeof(rec));
 }
 
+/* ---- repeated callchains ---- */
+
+#define CHAIN_TYPE                                                             \
+	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |                 \
+	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN)
+
+/* A side-band record: header, body (padded to 8), sample_id (tid, time). */
+static void side_rec(struct rec_events *ev, uint32_t type, uint16_t misc,
+		     const void *body, size_t n, int tid, uint64_t time)
+{
+	uint64_t rec[64];
+	size_t pad = (n + 7) & ~(size_t)7, size = 8 + pad + 16;
+	struct perf_event_header h = {type, misc, (uint16_t)size};
+
+	memset(rec, 0, sizeof(rec));
+	memcpy(rec, &h, sizeof(h));
+	memcpy((char *)rec + 8, body, n);
+	rec[1 + pad / 8] = (uint64_t)(uint32_t)tid | (uint64_t)tid << 32;
+	rec[2 + pad / 8] = time;
+	rec_events_handle(ev, rec, size);
+}
+
+static void mmap2_rec(struct rec_events *ev, int pid, uint64_t addr,
+		      uint64_t ino, const char *path, uint64_t time)
+{
+	uint8_t body[64 + 32];
+	uint32_t v32[2] = {(uint32_t)pid, (uint32_t)pid}, prot = 5;
+	uint64_t v64[3] = {addr, 0x10000, 0};
+
+	memset(body, 0, sizeof(body));
+	memcpy(body, v32, 8);
+	memcpy(body + 8, v64, 24);
+	memcpy(body + 40, &ino, 8);
+	memcpy(body + 56, &prot, 4);
+	snprintf((char *)body + 64, 32, "%s", path);
+	side_rec(ev, PERF_RECORD_MMAP2, 0, body, sizeof(body), pid, time);
+}
+
+static void comm_rec(struct rec_events *ev, int pid, int tid, const char *comm,
+		     uint64_t time)
+{
+	uint8_t body[8 + 16];
+	uint32_t v32[2] = {(uint32_t)pid, (uint32_t)tid};
+
+	memset(body, 0, sizeof(body));
+	memcpy(body, v32, 8);
+	snprintf((char *)body + 8, 16, "%s", comm);
+	side_rec(ev, PERF_RECORD_COMM, 0, body, sizeof(body), tid, time);
+}
+
+/* A user-mode sample of tid with callchain ips (leaf first). */
+static void chain_sample(struct rec_events *ev, int pid, int tid,
+			 const uint64_t *ips, size_t n, uint64_t period,
+			 uint64_t time)
+{
+	uint64_t rec[32];
+	size_t k = 1;
+
+	rec[k++] = ips[0];
+	rec[k++] = (uint64_t)(uint32_t)pid | (uint64_t)(uint32_t)tid << 32;
+	rec[k++] = time;
+	rec[k++] = period;
+	rec[k++] = n + 1;
+	rec[k++] = (uint64_t)PERF_CONTEXT_USER;
+	for (size_t i = 0; i < n; i++)
+		rec[k++] = ips[i];
+	struct perf_event_header h = {PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER,
+				      (uint16_t)(k * 8)};
+	memcpy(rec, &h, sizeof(h));
+	rec_events_handle(ev, rec, k * 8);
+}
+
+/* The module path of stack i's leaf frame, and its root's name. */
+static const char *leaf_dso(struct rec_events *ev, size_t i, const char **root)
+{
+	size_t n;
+	const uint32_t *f = ember_stacks_frames(&ev->stacks, i, &n);
+	const struct rec_frame *leaf = &ev->frames.v[f[n - 1]];
+
+	*root = ember_intern_str(&ev->roots, ev->frames.v[f[0]].obj, NULL);
+	return leaf->kind == REC_FRAME_DSO ? ev->world.dsos[leaf->obj]->path
+					   : "?";
+}
+
+/*
+ * A callchain seen again becomes the same stack, but not across a new
+ * mapping of its addresses, another thread, or a thread renamed: the
+ * cache of callchains must not keep what the records changed.
+ */
+static void test_chains(void)
+{
+	struct ember_record_stats stats;
+	struct rec_events ev;
+	const uint64_t ips[] = {0x401010, 0x402020, 0x403030};
+	const int P = 4242;
+	const char *root;
+
+	memset(&stats, 0, sizeof(stats));
+	rec_events_init(&ev, &stats);
+	ev.replay = ev.system_wide = ev.idle = 1;
+	ev.sample_type = CHAIN_TYPE;
+	comm_rec(&ev, P, P, "prog", 1);
+	mmap2_rec(&ev, P, 0x400000, 11, "/x/a.so", 2);
+	chain_sample(&ev, P, P, ips, 3, 10, 3);
+	chain_sample(&ev, P, P, ips, 3, 5, 4);
+	CHECK(ev.stacks.n == 1 && ev.stacks.ents[0].count == 15);
+	/* another library where a.so was: the same addresses, new frames */
+	mmap2_rec(&ev, P, 0x400000, 12, "/x/b.so", 5);
+	chain_sample(&ev, P, P, ips, 3, 7, 6);
+	chain_sample(&ev, P, P, ips, 3, 1, 7);
+	CHECK(ev.stacks.n == 2 && ev.stacks.ents[1].count == 8);
+	CHECK_STR(leaf_dso(&ev, 0, &root), "/x/a.so");
+	CHECK_STR(leaf_dso(&ev, 1, &root), "/x/b.so");
+	CHECK_STR(root, "prog");
+	/* another thread of the process, then the first one renamed */
+	chain_sample(&ev, P, P + 1, ips, 3, 2, 8);
+	comm_rec(&ev, P, P, "worker", 9);
+	chain_sample(&ev, P, P, ips, 3, 3, 10);
+	chain_sample(&ev, P, P, ips, 3, 4, 11);
+	CHECK(ev.stacks.n == 4);
+	CHECK(ev.stacks.ents[2].count == 2 && ev.stacks.ents[3].count == 7);
+	CHECK_STR(leaf_dso(&ev, 3, &root), "/x/b.so");
+	CHECK_STR(root, "worker");
+	/* a longer callchain sharing the others' start is its own stack */
+	const uint64_t more[] = {0x401010, 0x402020, 0x403030, 0x404040};
+	chain_sample(&ev, P, P, more, 4, 1, 12);
+	CHECK(ev.stacks.n == 5);
+	CHECK(stats.samples == 8 && stats.weight == 33);
+	rec_events_release(&ev);
+}
+
 static void test_offcpu(void)
 {
 	struct rec_offcpu *o;
@@ -1117,6 +1298,259 @@ static void test_jitdump_control_names(void)
 	rmdir(dir);
 }
 
+/* The context-switches event: a sample (event id) then a switch-out
+ * record (preempted or not), with PERF_SAMPLE_IDENTIFIER. */
+static void cs_sample(struct rec_events *ev, int tid, uint64_t time,
+		      uint64_t id)
+{
+	uint64_t rec[8] = {
+	    0,	  id, 0x401000, (uint64_t)(uint32_t)tid | (uint64_t)tid << 32,
+	    time, 0,  1,	0};
+	struct perf_event_header h = {PERF_RECORD_SAMPLE, 0, sizeof(rec)};
+
+	memcpy(rec, &h, sizeof(h));
+	rec_events_handle(ev, rec, sizeof(rec));
+}
+
+/* A side-band record of tid at time: body words, then the sample_id
+ * (tid, time, cpu, identifier). */
+static void cs_side(struct rec_events *ev, uint32_t type, uint16_t misc,
+		    int tid, uint64_t time, const uint64_t *body, size_t n)
+{
+	uint64_t rec[16];
+	size_t k = 1;
+
+	for (size_t i = 0; i < n; i++)
+		rec[k++] = body[i];
+	rec[k++] = (uint64_t)(uint32_t)tid | (uint64_t)tid << 32;
+	rec[k++] = time;
+	rec[k++] = 0;
+	rec[k++] = 42;
+	struct perf_event_header h = {type, misc, (uint16_t)(k * 8)};
+	memcpy(rec, &h, sizeof(h));
+	rec_events_handle(ev, rec, k * 8);
+}
+
+static void cs_switch(struct rec_events *ev, int tid, uint64_t time, int out,
+		      int preempt)
+{
+	uint16_t misc = (out ? PERF_RECORD_MISC_SWITCH_OUT : 0) |
+			(preempt ? PERF_RECORD_MISC_SWITCH_OUT_PREEMPT : 0);
+
+	cs_side(ev, PERF_RECORD_SWITCH, misc, tid, time, NULL, 0);
+}
+
+/* PERF_RECORD_FORK or EXIT of tid, its own process */
+static void cs_task(struct rec_events *ev, uint32_t type, int tid,
+		    uint64_t time)
+{
+	uint64_t body[3] = {(uint32_t)tid | (uint64_t)1 << 32,
+			    (uint32_t)tid | (uint64_t)1 << 32, time};
+
+	cs_side(ev, type, 0, tid, time, body, 3);
+}
+
+static void test_offcpu_cs(void)
+{
+	struct rec_offcpu *o;
+	struct ember_record_stats stats;
+	struct rec_events ev;
+	const int t = BASE_TID;
+
+	CHECK(rec_offcpu_new_cs(&o, 1) == 0);
+	CHECK(!rec_offcpu_states(o));
+	rec_offcpu_add_id(o, 42);
+	rec_offcpu_add_id(o, 43);
+	memset(&stats, 0, sizeof(stats));
+	rec_events_init(&ev, &stats);
+	ev.off = o;
+	ev.system_wide = 1;
+	ev.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+			 PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+			 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
+	/* blocked for 2 ms */
+	cs_sample(&ev, t + 1, 1000000, 42);
+	cs_switch(&ev, t + 1, 1000010, 1, 0);
+	/* preempted for 0.5 ms (the other switch event's id) */
+	cs_sample(&ev, t + 2, 1000000, 43);
+	cs_switch(&ev, t + 2, 1000010, 1, 1);
+	cs_switch(&ev, t + 2, 1500000, 0, 0);
+	cs_switch(&ev, t + 1, 3000000, 0, 0);
+	/* a CPU sample */
+	cs_sample(&ev, t + 3, 2000000, 7);
+	/* an exiting thread's last switch: no wait */
+	cs_task(&ev, PERF_RECORD_EXIT, t + 4, 2000000);
+	cs_sample(&ev, t + 4, 2000010, 42);
+	cs_switch(&ev, t + 4, 2000020, 1, 0);
+	/* its switch-out record missing: blocked, for 2 ms; the next one's
+	 * for 0.5 ms */
+	cs_sample(&ev, t + 5, 4000000, 42);
+	cs_sample(&ev, t + 6, 5000000, 42);
+	cs_switch(&ev, t + 6, 5000010, 1, 0);
+	cs_switch(&ev, t + 6, 5500000, 0, 0);
+	cs_switch(&ev, t + 5, 6000000, 0, 0);
+	/* the exited thread's id used again: waits again, 1 ms */
+	cs_task(&ev, PERF_RECORD_FORK, t + 4, 7000000);
+	cs_sample(&ev, t + 4, 7000010, 42);
+	cs_switch(&ev, t + 4, 7000020, 1, 0);
+	cs_switch(&ev, t + 4, 8000010, 0, 0);
+	rec_offcpu_finish(&ev, 9000000);
+
+	CHECK(stats.switches == 5);
+	CHECK(stats.waits == 5);
+	CHECK(stats.offcpu_ns == 6000000);
+	CHECK(stats.samples == 1);
+
+	struct ember_intern names;
+	struct ember_stacks stacks;
+	struct ember_buf b = EMBER_BUF_INIT;
+	ember_intern_init(&names);
+	ember_stacks_init(&stacks);
+	CHECK(rec_symbolize(&ev, 0, NULL, &names, &stacks, NULL, NULL) == 0);
+	ember_stacks_sort(&stacks, &names);
+	CHECK(ember_stacks_write(&stacks, &names, 0, buf_write, &b) == 0);
+	CHECK_STR(b.buf, ":2000000001;[off-cpu: blocked] 2000000\n"
+			 ":2000000002;[off-cpu: R] 500000\n"
+			 ":2000000003 1\n"
+			 ":2000000004;[off-cpu: blocked] 1000000\n"
+			 ":2000000005;[off-cpu: blocked] 2000000\n"
+			 ":2000000006;[off-cpu: blocked] 500000\n");
+	ember_buf_release(&b);
+	ember_stacks_release(&stacks);
+	ember_intern_release(&names);
+	rec_events_release(&ev);
+}
+
+/* ---- the rings read on their own thread ---- */
+
+/* A ring in plain memory, as the kernel lays it out (a header page, then
+ * data); a pipe stands for the event's fd, readable when written. */
+static void fake_ring(struct rec_ring *r, int fds[2], size_t data,
+		      uint64_t start)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	memset(r, 0, sizeof(*r));
+	CHECK(pipe(fds) == 0);
+	r->fd = fds[0];
+	r->size = page + data;
+	r->base = aligned_alloc(page, r->size);
+	memset(r->base, 0, r->size);
+	r->data_size = data;
+	struct perf_event_mmap_page *pg = r->base;
+	pg->data_offset = page;
+	pg->data_size = data;
+	pg->data_head = pg->data_tail = start;
+}
+
+/* The kernel's side: a 32-byte sample at time, at the head, wrapping. */
+static void fake_put(struct rec_ring *r, uint64_t time)
+{
+	struct perf_event_mmap_page *pg = r->base;
+	char *d = (char *)r->base + pg->data_offset;
+	struct perf_event_header h = {PERF_RECORD_SAMPLE, 0, 32};
+	uint64_t rec[4] = {0, 0x401000, 7 | (uint64_t)7 << 32, time};
+	uint64_t head = pg->data_head;
+
+	memcpy(rec, &h, sizeof(h));
+	for (size_t i = 0; i < sizeof(rec); i++)
+		d[(head + i) & (r->data_size - 1)] = ((char *)rec)[i];
+	__atomic_store_n(&pg->data_head, head + sizeof(rec), __ATOMIC_RELEASE);
+}
+
+/* The times of a batch's records, in order, into t; how many. */
+static size_t batch_times(const struct rec_events *ev,
+			  const struct rec_batch *b, uint64_t *t, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t off = 0; off < b->len && n < max;) {
+		const struct perf_event_header *h =
+		    (const void *)(b->data + off);
+		t[n++] = rec_events_time(ev, h, h->size);
+		off += h->size;
+	}
+	return n;
+}
+
+static struct rec_batch *wait_batch(struct rec_reader *rd)
+{
+	struct pollfd p = {rec_reader_fd(rd), POLLIN, 0};
+	struct rec_batch *b = NULL;
+
+	for (int i = 0; i < 50 && !b; i++) {
+		poll(&p, 1, 100);
+		b = rec_reader_take(rd);
+	}
+	return b;
+}
+
+static void test_reader(void)
+{
+	struct ember_record_stats stats;
+	struct rec_events ev;
+	struct rec_ring rings[2];
+	int fds[2][2];
+	struct rec_reader *rd;
+	uint64_t t[8];
+	char c;
+
+	memset(&stats, 0, sizeof(stats));
+	rec_events_init(&ev, &stats);
+	ev.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	/* the first record wraps around the end of its ring */
+	fake_ring(&rings[0], fds[0], 4096, 4096 * 5 - 16);
+	fake_ring(&rings[1], fds[1], 4096, 0);
+	fake_put(&rings[0], 1);
+	fake_put(&rings[0], 3);
+	fake_put(&rings[1], 2);
+	CHECK(write(fds[0][1], "x", 1) == 1);
+	/* no backlog allowed: one batch, then nothing until it is back */
+	CHECK(rec_reader_start(&rd, rings, 2, &ev, 0) == 0);
+	struct rec_batch *b = wait_batch(rd);
+	CHECK(b && !b->next && b->len == 96 && !b->corrupt);
+	CHECK(b && batch_times(&ev, b, t, 8) == 3 && t[0] == 1 && t[1] == 3 &&
+	      t[2] == 2);
+	CHECK(read(fds[0][0], &c, 1) == 1);
+	struct perf_event_mmap_page *pg1 = rings[1].base;
+	fake_put(&rings[1], 4);
+	CHECK(write(fds[1][1], "x", 1) == 1);
+	usleep(100000);
+	CHECK(__atomic_load_n(&pg1->data_tail, __ATOMIC_ACQUIRE) == 32);
+	CHECK(!rec_reader_take(rd));
+	if (b)
+		rec_reader_done(rd, b);
+	b = wait_batch(rd);
+	CHECK(b && b->len == 32 && batch_times(&ev, b, t, 8) == 1 && t[0] == 4);
+	CHECK(__atomic_load_n(&pg1->data_tail, __ATOMIC_ACQUIRE) == 64);
+	CHECK(read(fds[1][0], &c, 1) == 1);
+	if (b)
+		rec_reader_done(rd, b);
+	/* stopping reads what the rings hold once more */
+	fake_put(&rings[0], 5);
+	rec_reader_stop(rd);
+	b = rec_reader_take(rd);
+	while (b && !b->len) {
+		struct rec_batch *next = b->next;
+		rec_reader_done(rd, b);
+		b = next;
+	}
+	CHECK(b && batch_times(&ev, b, t, 8) == 1 && t[0] == 5);
+	while (b) {
+		struct rec_batch *next = b->next;
+		rec_reader_done(rd, b);
+		b = next;
+	}
+	rec_reader_free(rd);
+	for (int i = 0; i < 2; i++) {
+		free(rings[i].base);
+		free(rings[i].scratch);
+		close(fds[i][0]);
+		close(fds[i][1]);
+	}
+	rec_events_release(&ev);
+}
+
 int main(void)
 {
 	test_symtab_aliases();
@@ -1126,6 +1560,7 @@ int main(void)
 	test_java();
 	test_perfmap_trust();
 	test_kallsyms();
+	test_kallsyms_file();
 	test_maps();
 	test_elf_self();
 	test_elf_hostile();
@@ -1133,6 +1568,9 @@ int main(void)
 	test_events();
 	test_dwarf_samples();
 	test_offcpu();
+	test_offcpu_cs();
+	test_reader();
+	test_chains();
 	test_jitdump_names();
 	test_jitdump_control_names();
 	DONE();

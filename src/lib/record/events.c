@@ -24,6 +24,8 @@
 
 #define MAX_FRAMES 1024
 
+static void chains_free(struct rec_chains *c);
+
 void rec_events_init(struct rec_events *r, struct ember_record_stats *stats)
 {
 	memset(r, 0, sizeof(*r));
@@ -46,6 +48,8 @@ void rec_events_release(struct rec_events *r)
 	free(r->ubuf);
 	free(r->ibuf);
 	free(r->fcache);
+	chains_free(r->chains);
+	free(r->rcache);
 	ember_unwinder_free(r->unwinder);
 	rec_offcpu_free(r->off);
 	memset(r, 0, sizeof(*r));
@@ -54,7 +58,7 @@ void rec_events_release(struct rec_events *r)
 /* ---- decoding --------------------------------------------------------- */
 
 struct rec_sample {
-	uint64_t ip, time, period;
+	uint64_t id, ip, time, period;
 	uint32_t pid, tid, cpu;
 	uint64_t nr;
 	const uint64_t *ips;
@@ -108,7 +112,7 @@ static int parse_sample(const struct rec_events *r, const void *rec,
 
 	memset(s, 0, sizeof(*s));
 	if (t & PERF_SAMPLE_IDENTIFIER)
-		take64(&c);
+		s->id = take64(&c);
 	if (t & PERF_SAMPLE_IP)
 		s->ip = take64(&c);
 	if (t & PERF_SAMPLE_TID) {
@@ -188,11 +192,12 @@ static int parse_sample(const struct rec_events *r, const void *rec,
 	return c.bad ? -1 : 0;
 }
 
-void *rec_events_copy(const struct rec_events *r, const void *rec, size_t size)
+size_t rec_events_cut(const struct rec_events *r, const void *rec, size_t size,
+		      void *dst)
 {
 	const struct perf_event_header *h = rec;
 	struct rec_sample s;
-	char *out;
+	char *out = dst;
 
 	/* the kernel reserves the whole stack copy in every sample; only
 	 * dyn_size bytes of it hold the stack, often a small part */
@@ -200,19 +205,17 @@ void *rec_events_copy(const struct rec_events *r, const void *rec, size_t size)
 	    !s.stack ||
 	    (const char *)s.stack + s.stack_size + 8 !=
 		(const char *)rec + size) {
-		out = ember_xmalloc(size);
 		memcpy(out, rec, size);
-		return out;
+		return size;
 	}
 	uint64_t keep = (s.dyn_size + 7) & ~(uint64_t)7;
 	size_t head = (size_t)((const char *)s.stack - (const char *)rec);
 	size_t n = head + (size_t)keep + 8;
-	out = ember_xmalloc(n);
 	memcpy(out, rec, head + (size_t)keep);
 	memcpy(out + head - 8, &keep, 8);
 	memcpy(out + head + keep, &s.dyn_size, 8);
 	((struct perf_event_header *)out)->size = (uint16_t)n;
-	return out;
+	return n;
 }
 
 /* Bytes of the sample_id trailer that follow its time field. */
@@ -440,6 +443,8 @@ static void on_fork(struct rec_events *r, const char *body, size_t n,
 	if (n < 16)
 		return;
 	memcpy(v, body, 16);
+	if (r->off)
+		rec_offcpu_fork(r, (int)v[2]);
 	struct rec_thread *parent = rec_world_find_thread(w, (int)v[3]);
 	if (v[0] != v[1]) {
 		struct rec_proc *pp = rec_world_find_proc(w, (int)v[1]);
@@ -470,6 +475,8 @@ static void on_exit_rec(struct rec_events *r, const char *body, size_t n,
 	if (n < 16)
 		return;
 	memcpy(v, body, 16);
+	if (r->off)
+		rec_offcpu_exit(r, (int)v[2]);
 	if (v[0] != v[2])
 		return; /* a thread, not the process */
 	struct rec_proc *p = rec_world_find_proc(&r->world, (int)v[0]);
@@ -540,8 +547,8 @@ static void on_mmap(struct rec_events *r, const struct perf_event_header *h,
  * short of the stack's root.
  */
 static size_t user_frames(struct rec_events *r, struct rec_proc *p,
-			  const struct rec_sample *s, uint64_t *out, size_t max,
-			  int *truncated)
+			  const struct rec_sample *s, size_t copy,
+			  uint64_t *out, size_t max, int *truncated)
 {
 	size_t n = 0;
 	int user = 0;
@@ -590,8 +597,7 @@ static size_t user_frames(struct rec_events *r, struct rec_proc *p,
 		r->stats->user_stacks++;
 		r->stats->truncated += *truncated != 0;
 		/* cut because the stack goes on past a full copy */
-		if (*truncated == EMBER_UNWIND_PAST_COPY &&
-		    s->dyn_size >= r->stats->stack_size)
+		if (*truncated == EMBER_UNWIND_PAST_COPY && s->dyn_size >= copy)
 			r->stats->truncated_copy++;
 		for (size_t i = 1; i < n; i++)
 			out[i]--;
@@ -773,8 +779,10 @@ static int valid_callchain(const struct rec_sample *s)
 	return 1;
 }
 
+/* The frame of a user address; *stable is cleared when its id depends on
+ * the sample's time (JIT code). */
 static uint32_t user_frame(struct rec_events *r, struct rec_proc *p,
-			   uint64_t addr, uint64_t t)
+			   uint64_t addr, uint64_t t, int *stable)
 {
 	struct rec_fcache *e = fcache_slot(r, p->id, addr);
 	int cacheable;
@@ -787,6 +795,8 @@ static uint32_t user_frame(struct rec_events *r, struct rec_proc *p,
 		e->proc = p->id;
 		e->gen = r->map_gen + 1;
 		e->id = id;
+	} else {
+		*stable = 0;
 	}
 	return id;
 }
@@ -805,6 +815,146 @@ static uint32_t kernel_frame(struct rec_events *r, uint64_t addr)
 	return e->id;
 }
 
+/*
+ * Frame-pointer samples repeat whole callchains: a table of the
+ * callchains seen, by root frame, process instance and the callchain's
+ * words, gives the stack each became, and saves a repeat the lookup of
+ * each frame and the stack table's hashing.  An entry holds while the
+ * mappings are those it was made under (map_gen); a callchain through
+ * JIT code, whose frames depend on the sample's time, is not kept.  The
+ * table keeps one copy of each distinct callchain, up to CHAINS_WORDS
+ * words; later ones are decoded each time.
+ */
+#define CHAINS_WORDS (4u << 20)
+
+struct rec_chain {
+	uint64_t hash;
+	const uint64_t *ips; /* its words, in the arena */
+	uint32_t nr, root, proc, gen, stack;
+	uint8_t truncated, bad; /* counted again at each repeat */
+};
+
+struct rec_chains {
+	struct rec_chain *v;
+	size_t n, alloc;
+	uint32_t *slots; /* entry index + 1, open addressing */
+	size_t mask;
+	struct ember_arena words; /* never moved: no copy as it grows */
+	size_t nwords;
+};
+
+static void chains_free(struct rec_chains *c)
+{
+	if (!c)
+		return;
+	free(c->v);
+	free(c->slots);
+	ember_arena_release(&c->words);
+	free(c);
+}
+
+static uint64_t chain_hash(const struct rec_sample *s, uint32_t root,
+			   uint32_t proc)
+{
+	uint64_t h = ember_hash(s->ips, (size_t)s->nr * 8);
+
+	return (h ^ ((uint64_t)root << 32 | proc)) * 0x9e3779b97f4a7c15ull;
+}
+
+/* The entry of the sample's callchain, or NULL with *slot where it goes
+ * (SIZE_MAX: the table is full). */
+static struct rec_chain *chain_find(struct rec_events *r,
+				    const struct rec_sample *s, uint32_t root,
+				    uint32_t proc, uint64_t h, size_t *slot)
+{
+	struct rec_chains *c = r->chains;
+
+	if (!c) {
+		c = r->chains = ember_xcalloc(1, sizeof(*c));
+		ember_arena_init(&c->words);
+		c->mask = 1023;
+		c->slots = ember_xcalloc(c->mask + 1, sizeof(*c->slots));
+	}
+	size_t i = (size_t)(h >> 32) & c->mask;
+	for (; c->slots[i]; i = (i + 1) & c->mask) {
+		struct rec_chain *e = &c->v[c->slots[i] - 1];
+		if (e->hash == h && e->nr == s->nr && e->root == root &&
+		    e->proc == proc &&
+		    !memcmp(e->ips, s->ips, (size_t)s->nr * 8))
+			return e;
+	}
+	*slot = c->nwords + s->nr > CHAINS_WORDS ? SIZE_MAX : i;
+	return NULL;
+}
+
+static struct rec_chain *chain_add(struct rec_events *r,
+				   const struct rec_sample *s, uint32_t root,
+				   uint32_t proc, uint64_t h, size_t slot)
+{
+	struct rec_chains *c = r->chains;
+	uint64_t *ips = ember_arena_alloc(&c->words, (size_t)s->nr * 8);
+	struct rec_chain *e;
+
+	memcpy(ips, s->ips, (size_t)s->nr * 8);
+	EMBER_GROW(c->v, c->n + 1, c->alloc);
+	e = &c->v[c->n];
+	memset(e, 0, sizeof(*e));
+	e->hash = h;
+	e->ips = ips;
+	e->nr = (uint32_t)s->nr;
+	e->root = root;
+	e->proc = proc;
+	c->nwords += s->nr;
+	c->slots[slot] = (uint32_t)++c->n;
+	if (c->n * 2 > c->mask) {
+		free(c->slots);
+		c->mask = c->mask * 2 + 1;
+		c->slots = ember_xcalloc(c->mask + 1, sizeof(*c->slots));
+		for (size_t k = 0; k < c->n; k++) {
+			size_t i = (size_t)(c->v[k].hash >> 32) & c->mask;
+			while (c->slots[i])
+				i = (i + 1) & c->mask;
+			c->slots[i] = (uint32_t)k + 1;
+		}
+	}
+	return e;
+}
+
+/*
+ * The root frame of a thread, remembered while its name and process
+ * stay (naming it takes formatting and interning); direct-mapped by tid.
+ * A thread whose name is still unknown is asked again each time (a live
+ * session reads it from /proc).
+ */
+#define RCACHE_SIZE 256
+
+struct rec_rcache {
+	const struct rec_thread *t;
+	const struct rec_proc *p;
+	uint32_t comm, pcomm, id;
+};
+
+static uint32_t thread_root(struct rec_events *r, struct rec_thread *t)
+{
+	struct rec_rcache *e;
+
+	if (!r->rcache)
+		r->rcache = ember_xcalloc(RCACHE_SIZE, sizeof(*r->rcache));
+	e = &r->rcache[(uint32_t)t->tid % RCACHE_SIZE];
+	if (e->t == t && e->p == t->proc && e->comm == t->comm &&
+	    e->pcomm == t->proc->comm)
+		return e->id;
+	uint32_t id = root_frame(r, t);
+	if (t->comm != UINT32_MAX || r->replay) {
+		e->t = t;
+		e->p = t->proc;
+		e->comm = t->comm;
+		e->pcomm = t->proc->comm;
+		e->id = id;
+	}
+	return id;
+}
+
 static void on_sample(struct rec_events *r, const void *rec, size_t size)
 {
 	struct rec_sample s;
@@ -814,6 +964,9 @@ static void on_sample(struct rec_events *r, const void *rec, size_t size)
 		return;
 	}
 	uint64_t one[2];
+	/* a callchain to remember: frame pointers, and no off-CPU state */
+	int chain =
+	    !r->dwarf && !r->off && (r->sample_type & PERF_SAMPLE_CALLCHAIN);
 	if (!(r->sample_type & PERF_SAMPLE_CALLCHAIN)) {
 		/* no callchain recorded: the sampled address alone */
 		const struct perf_event_header *h = rec;
@@ -825,10 +978,6 @@ static void on_sample(struct rec_events *r, const void *rec, size_t size)
 		s.ips = one;
 		s.nr = 2;
 	}
-	if (r->replay && !valid_callchain(&s)) {
-		r->stats->bad_callchains++;
-		s.nr = 0; /* as perf: a corrupt callchain is dropped whole */
-	}
 	if (s.pid == 0 && s.tid == 0 && !r->idle) {
 		r->stats->idle++;
 		return;
@@ -838,26 +987,64 @@ static void on_sample(struct rec_events *r, const void *rec, size_t size)
 	struct rec_proc *p = t->proc;
 	uint64_t *ub = r->ubuf;
 	uint32_t *ids = r->ibuf;
-	size_t n = 0;
+	size_t n = 0, slot = SIZE_MAX;
+	uint32_t root = thread_root(r, t);
+	uint64_t h = 0;
+	struct rec_chain *e = NULL;
 
-	int truncated;
-	ids[n++] = root_frame(r, t);
-	size_t nu = user_frames(r, p, &s, ub, MAX_FRAMES, &truncated);
+	if (chain) {
+		h = chain_hash(&s, root, p->id);
+		e = chain_find(r, &s, root, p->id, h, &slot);
+		if (e && e->gen == r->map_gen) {
+			/* a callchain seen before, under these mappings */
+			r->stats->bad_callchains += e->bad;
+			r->stats->fp_truncated += e->truncated;
+			r->stacks.ents[e->stack].count += (double)s.period;
+			r->stats->samples++;
+			r->stats->weight += (double)s.period;
+			return;
+		}
+	}
+	const uint64_t *ips = s.ips;
+	uint64_t nr = s.nr;
+	int bad = r->replay && !valid_callchain(&s);
+	if (bad) {
+		r->stats->bad_callchains++;
+		s.nr = 0; /* as perf: a corrupt callchain is dropped whole */
+	}
+	int truncated, stable = 1;
+	uint64_t fp_truncated = r->stats->fp_truncated;
+	int sw = rec_offcpu_is_switch(r->off, s.raw, s.raw_size, s.id);
+	ids[n++] = root;
+	size_t nu = user_frames(
+	    r, p, &s, sw ? r->stats->switch_stack_size : r->stats->stack_size,
+	    ub, MAX_FRAMES, &truncated);
 	if (truncated)
 		ids[n++] = rec_frames_id(&r->frames, REC_FRAME_TRUNCATED, 0, 0);
 	for (size_t i = nu; i-- > 0;)
-		ids[n++] = user_frame(r, p, ub[i], s.time);
+		ids[n++] = user_frame(r, p, ub[i], s.time, &stable);
 	size_t nk = kernel_frames(&s, ub, MAX_FRAMES);
 	for (size_t i = nk; i-- > 0;)
 		ids[n++] = kernel_frame(r, ub[i]);
-	if (rec_offcpu_is_switch(r->off, s.raw, s.raw_size)) {
+	if (sw) {
 		rec_offcpu_out(r, (int)s.tid, s.time, s.raw, s.raw_size, ids,
 			       n);
 		return;
 	}
-	ember_stacks_add(&r->stacks, ids, n, (double)s.period, 0);
+	size_t stack =
+	    ember_stacks_add(&r->stacks, ids, n, (double)s.period, 0);
 	r->stats->samples++;
 	r->stats->weight += (double)s.period;
+	if (chain && stable && (e || slot != SIZE_MAX)) {
+		s.ips = ips; /* the callchain as it came */
+		s.nr = nr;
+		if (!e)
+			e = chain_add(r, &s, root, p->id, h, slot);
+		e->gen = r->map_gen;
+		e->stack = (uint32_t)stack;
+		e->bad = (uint8_t)bad;
+		e->truncated = r->stats->fp_truncated != fp_truncated;
+	}
 }
 
 void rec_events_handle(struct rec_events *r, const void *rec, size_t size)
@@ -915,6 +1102,10 @@ void rec_events_handle(struct rec_events *r, const void *rec, size_t size)
 		 * on a switch-in */
 		if (r->off && !(h->misc & PERF_RECORD_MISC_SWITCH_OUT))
 			rec_offcpu_in(r, rec_tid(r, rec, size), time);
+		else if (r->off)
+			rec_offcpu_switch_out(
+			    r, rec_tid(r, rec, size),
+			    !!(h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT));
 		break;
 	case PERF_RECORD_THROTTLE:
 		r->stats->throttled++;
