@@ -320,10 +320,12 @@ static const uint32_t *frame_names(struct pdc *c, struct rec_symctx *sc,
 		char addr[24];
 		int fjava;
 		const char *sym = rec_frame_symbol(sc, f, &dso, &fjava);
-		if (!sym)
-			sym = "[unknown]";
-		struct ember_perf_frame pf = {sym,     strlen(sym), dso.buf,
-					      dso.len, addr,	    0};
+		struct ember_buf name = EMBER_BUF_INIT;
+		ember_buf_adds(&name, sym ? sym : "[unknown]");
+		rec_clean_name(name.buf, name.len);
+		rec_clean_name(dso.buf, dso.len);
+		struct ember_perf_frame pf = {name.buf, name.len, dso.buf,
+					      dso.len,	addr,	  0};
 		pf.addr_len = (size_t)snprintf(addr, sizeof(addr), "%llx",
 					       (unsigned long long)f->addr);
 		const uint32_t *ids;
@@ -335,6 +337,7 @@ static const uint32_t *frame_names(struct pdc *c, struct rec_symctx *sc,
 		e->len = (uint32_t)k;
 		e->state = sk ? 2 : 1;
 		c->ncache += k;
+		ember_buf_release(&name);
 		ember_buf_release(&dso);
 	}
 	*n = e->len;

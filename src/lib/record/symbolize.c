@@ -391,11 +391,7 @@ static int name_frame(struct rec_symctx *c, const struct rec_frame *f)
 			      flags);
 }
 
-/* Names come from the programs profiled (ELF symbols, perf maps,
- * jitdumps, thread names): a control byte would split a folded line or
- * reach a terminal, so each becomes '?' (as ls shows them), whatever the
- * source. */
-static void clean_name(char *s, size_t n)
+void rec_clean_name(char *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
@@ -423,14 +419,14 @@ static void name_frames(struct rec_symctx *c, struct ember_intern *names,
 			    ember_intern_str(&r->roots, f->obj, &len);
 			ember_buf_reset(&c->out);
 			ember_buf_add(&c->out, s, len);
-			clean_name(c->out.buf, c->out.len);
+			rec_clean_name(c->out.buf, c->out.len);
 			EMBER_GROW(v, n + 1, alloc);
 			v[n++] = ember_intern(names, c->out.buf, c->out.len);
 			continue;
 		}
 		ember_buf_reset(&c->out);
 		int k = name_frame(c, f);
-		clean_name(c->out.buf, c->out.len);
+		rec_clean_name(c->out.buf, c->out.len);
 		/* one name per folded frame: inlined parts are frames too */
 		const char *p = c->out.buf, *end = p + c->out.len;
 		for (int j = 0; j < k; j++) {
