@@ -26,7 +26,8 @@ struct rec_symctx {
 	int32_t *inline_mod; /* module + 1; 0 not opened, -1 no DWARF */
 	size_t ninline_mod;
 	struct ember_buf inl;
-	uint64_t inlined; /* frames added */
+	uint64_t inlined;		   /* frames added */
+	struct rec_debuginfod *debuginfod; /* made when first asked */
 };
 void rec_symctx_init(struct rec_symctx *c, struct rec_events *r, int flags,
 		     const char *perfmap_dir);
@@ -35,6 +36,12 @@ void rec_symctx_release(struct rec_symctx *c);
  * script prints them; *java when it is a java process's JIT code. */
 const char *rec_frame_symbol(struct rec_symctx *c, const struct rec_frame *f,
 			     struct ember_buf *dso, int *java);
+
+/* Names come from the programs profiled (ELF symbols, perf maps,
+ * jitdumps, thread names): a control byte would split a folded line or
+ * reach a terminal, so each becomes '?' (as ls shows them), whatever the
+ * source and whoever reads it (record, perf.data). */
+void rec_clean_name(char *s, size_t n);
 
 enum {
 	REC_FOLD_JAVA = 1,   /* a java process: Lcom/x/Y;.m -> com/x/Y:.m */
