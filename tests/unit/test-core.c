@@ -1,7 +1,9 @@
 /* Unit tests of the primitives: buffers, number formats, the arena,
  * interning, the stack table, the call tree and input reading. */
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -353,6 +355,79 @@ static void test_input(void)
 	ember_reader_close(r);
 	CHECK(ember_input_load(&in, bad) == EMBER_EFORMAT);
 	free(raw);
+
+	/* peeking leaves the bytes for the next call */
+	CHECK(ember_reader_open(&r, plain) == 0);
+	CHECK(ember_reader_peek(r, &p, &n) == 1 && n >= 65536 &&
+	      !memcmp(p, big.buf, n));
+	CHECK(ember_reader_next(r, &p, &n) == 1 && !memcmp(p, big.buf, n));
+	ember_reader_close(r);
+
+	/* a file cut short while read ends in an error, not as if whole */
+	{
+		int fd = open(plain, O_RDONLY);
+		struct stat st;
+		CHECK(fd >= 0 && !fstat(fd, &st));
+		CHECK(ember_reader_fdopen(&r, fd) == 0);
+		CHECK(ember_reader_next(r, &p, &n) == 1);
+		CHECK(truncate(plain, st.st_size / 2) == 0);
+		while ((rc = ember_reader_next(r, &p, &n)) == 1)
+			;
+		CHECK(rc == EMBER_ETRUNC);
+		ember_reader_close(r);
+	}
+	/* the same file read whole from its middle (standard input left
+	 * there) is not cut short */
+	write_file(plain, big.buf, big.len);
+	int sfd = open(plain, O_RDONLY);
+	CHECK(sfd >= 0 && lseek(sfd, 1000, SEEK_SET) == 1000);
+	CHECK(ember_reader_fdopen(&r, sfd) == 0);
+	total = 0;
+	while ((rc = ember_reader_next(r, &p, &n)) == 1)
+		total += n;
+	CHECK(rc == 0 && total == big.len - 1000);
+	ember_reader_close(r);
+
+	/* a line longer than a chunk comes whole; longer than the limit, it
+	 * is refused after the lines before it; raw, anything goes */
+	ember_buf_reset(&big);
+	ember_buf_adds(&big, "a 1\n");
+	for (int i = 0; i < (3 << 20); i++)
+		ember_buf_addch(&big, (char)('a' + i % 26));
+	ember_buf_adds(&big, " 5\nb 2\n");
+	write_file(plain, big.buf, big.len);
+	for (int k = 0; k < 3; k++) {
+		size_t lines = 0, longest = 0, pieces = 0;
+		int ok = 1;
+		total = 0;
+		CHECK(ember_reader_open(&r, plain) == 0);
+		if (k == 1)
+			ember_reader_set_max_line(r, 1 << 20);
+		if (k == 2)
+			ember_reader_set_max_line(r, 0);
+		while ((rc = ember_reader_next(r, &p, &n)) == 1) {
+			ok &= !memcmp(p, big.buf + total, n);
+			total += n;
+			pieces++;
+			for (const char *q = p, *e = p + n; q < e;) {
+				const char *nl =
+				    memchr(q, '\n', (size_t)(e - q));
+				ok &= nl != NULL || k == 2;
+				size_t len = (size_t)((nl ? nl : e) - q);
+				longest = len > longest ? len : longest;
+				lines++;
+				q = nl ? nl + 1 : e;
+			}
+		}
+		if (k == 0)
+			CHECK(rc == 0 && ok && total == big.len &&
+			      longest == (3u << 20) + 2 && lines == 3);
+		if (k == 1)
+			CHECK(rc == EMBER_ETOOLONG && ok && lines == 1);
+		if (k == 2)
+			CHECK(rc == 0 && ok && total == big.len && pieces > 1);
+		ember_reader_close(r);
+	}
 	unlink(plain);
 	unlink(gz);
 	unlink(bad);
