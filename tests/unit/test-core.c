@@ -212,6 +212,73 @@ static void test_stacks(void)
 	ember_buf_release(&out);
 }
 
+/* Stacks come out in the byte order of their folded lines whatever the
+ * names: ones that are prefixes of others, followed by bytes below and
+ * above ';', empty ones, stacks deep enough for several sort keys, and
+ * many names (wide ranks). */
+static void test_stacks_order(void)
+{
+	static const char *tricky[] = {
+	    "",	 "f",	 "f ",	      "f!",   "f:x",   "f_x", "fo",
+	    "g", "f(x)", "[unknown]", "\xff", "f\x01", "f~"};
+	for (int round = 0; round < 2; round++) {
+		struct ember_intern t;
+		struct ember_stacks s;
+		struct ember_buf out = EMBER_BUF_INIT, nm = EMBER_BUF_INIT;
+		uint32_t f[60];
+		size_t nn = round ? 5000 : ARRAY_SIZE(tricky);
+		unsigned seed = 12345;
+
+		ember_intern_init(&t);
+		ember_stacks_init(&s);
+		for (size_t i = 0; i < nn; i++) {
+			ember_buf_reset(&nm);
+			if (round)
+				ember_buf_addf(&nm, "n%zu", i * 7919 % nn);
+			else
+				ember_buf_adds(&nm, tricky[i]);
+			ember_intern(&t, nm.buf, nm.len);
+		}
+		for (int i = 0; i < 20000; i++) {
+			size_t n = (size_t)(rand_r(&seed) % 13);
+			size_t deep = i % 5 == 0 ? 40 : 0; /* a long prefix */
+			for (size_t j = 0; j < deep; j++)
+				f[j] = (uint32_t)(j % nn);
+			for (size_t j = 0; j < n; j++)
+				f[deep + j] = (uint32_t)(rand_r(&seed) % nn);
+			ember_stacks_add(&s, f, deep + n, 1, 0);
+		}
+		ember_stacks_sort(&s, &t);
+		CHECK(ember_stacks_write(&s, &t, 0, collect, &out) == 0);
+		/* each line's stack part (before the last space): in order
+		 * (the empty stack and one empty frame print the same) */
+		const char *p = out.buf, *prev = NULL;
+		size_t plen = 0, lines = 0;
+		int ok = 1;
+		while (*p) {
+			const char *nl = strchr(p, '\n');
+			const char *sp = nl;
+			while (sp > p && sp[-1] != ' ')
+				sp--;
+			size_t len = (size_t)(sp - 1 - p);
+			if (prev) {
+				size_t m = len < plen ? len : plen;
+				int c = memcmp(prev, p, m);
+				ok &= c < 0 || (c == 0 && plen <= len);
+			}
+			prev = p;
+			plen = len;
+			lines++;
+			p = nl + 1;
+		}
+		CHECK(ok && lines == s.n && s.n > 1000);
+		ember_stacks_release(&s);
+		ember_intern_release(&t);
+		ember_buf_release(&out);
+		ember_buf_release(&nm);
+	}
+}
+
 static struct ember_slice *frames(const char *stack, size_t *n)
 {
 	static struct ember_slice fr[16];
@@ -442,6 +509,7 @@ int main(void)
 	test_arena();
 	test_intern();
 	test_stacks();
+	test_stacks_order();
 	test_tree();
 	test_input();
 	DONE();

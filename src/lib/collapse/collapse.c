@@ -401,8 +401,7 @@ static void merge(struct ember_collapse *c)
 	free(c->order);
 	c->order = NULL;
 	if (c->fmt->order == CL_SORTED)
-		c->order =
-		    ember_stacks_order(&dst->stacks, &dst->names, c->nthreads);
+		c->order = ember_stacks_order(&dst->stacks, &dst->names);
 	tally(c);
 }
 
