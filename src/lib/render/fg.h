@@ -15,7 +15,6 @@ struct fg_line {
 	uint32_t len, stack_len;
 	double c1, c2;
 	uint64_t rep;
-	uint32_t hash;
 	int two;
 };
 
@@ -23,7 +22,9 @@ struct ember_flamegraph {
 	struct ember_fg_options o;
 	struct fg_line *lines; /* in order of first appearance */
 	size_t nlines, alines;
-	uint32_t *slots; /* lines by hash (index + 1; 0: empty), load <= 1/2 */
+	/* the lines by hash: the hash's 32 bits, then the index + 1 (0:
+	 * empty), load at most 1/2 */
+	uint64_t *slots;
 	struct fg_line *last; /* the line before, if valid */
 	size_t mask;
 	size_t nlines_in;

@@ -87,13 +87,16 @@ static int parse_line(const char *s, size_t len, struct fg_line *l)
 static void rehash(struct ember_flamegraph *fg)
 {
 	size_t mask = fg->mask * 2 + 1;
-	uint32_t *slots = ember_xcalloc(mask + 1, sizeof(*slots));
+	uint64_t *slots = ember_xcalloc(mask + 1, sizeof(*slots));
 
-	for (size_t k = 0; k < fg->nlines; k++) {
-		size_t i = fg->lines[k].hash & mask;
+	for (size_t k = 0; k <= fg->mask; k++) {
+		uint64_t v = fg->slots[k];
+		size_t i = (v >> 32) & mask;
+		if (!v)
+			continue;
 		while (slots[i])
 			i = (i + 1) & mask;
-		slots[i] = (uint32_t)k + 1;
+		slots[i] = v;
 	}
 	free(fg->slots);
 	fg->slots = slots;
@@ -127,9 +130,10 @@ static void add_line(struct ember_flamegraph *fg, const char *s, size_t n)
 	if (!fg->o.flamechart) { /* a flame chart merges runs only */
 		h = (uint32_t)ember_hash(s, n);
 		for (i = h & fg->mask; fg->slots[i]; i = (i + 1) & fg->mask) {
-			l = &fg->lines[fg->slots[i] - 1];
-			if (l->hash == h && l->len == n &&
-			    !memcmp(l->s, s, n)) {
+			if (fg->slots[i] >> 32 != h)
+				continue; /* the line is not looked at */
+			l = &fg->lines[(uint32_t)fg->slots[i] - 1];
+			if (l->len == n && !memcmp(l->s, s, n)) {
 				count_line(fg, l);
 				fg->last = l;
 				return;
@@ -143,7 +147,6 @@ static void add_line(struct ember_flamegraph *fg, const char *s, size_t n)
 	char *copy = ember_arena_alloc(&fg->arena, n ? n : 1);
 	memcpy(copy, s, n);
 	nl.s = copy;
-	nl.hash = h;
 	nl.rep = 0;
 	if (nl.two && fabs(nl.c2 - nl.c1) > fg->maxdelta)
 		fg->maxdelta = fabs(nl.c2 - nl.c1);
@@ -154,7 +157,7 @@ static void add_line(struct ember_flamegraph *fg, const char *s, size_t n)
 	fg->last = l;
 	if (fg->o.flamechart)
 		return;
-	fg->slots[i] = (uint32_t)fg->nlines;
+	fg->slots[i] = (uint64_t)h << 32 | fg->nlines;
 	if (fg->nlines * 2 > fg->mask)
 		rehash(fg);
 }
