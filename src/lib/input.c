@@ -112,21 +112,30 @@ static int gunzip(const void *src, size_t n, struct ember_buf *out)
 	return EMBER_EFORMAT; /* corrupt or truncated */
 }
 
-int ember_input_load(struct ember_input *in, const char *path)
+struct ember_input {
+	const char *data;
+	size_t len;
+	const char *name; /* as given; "-" for standard input */
+	char *buf;	  /* data */
+};
+
+int ember_input_load(struct ember_input **inp, const char *path)
 {
 	struct ember_buf b = EMBER_BUF_INIT;
 	struct stat st;
 	int fd, err = 0;
 
-	memset(in, 0, sizeof(*in));
-	in->name = is_stdin(path) ? "-" : path;
-	in->data = "";
+	*inp = NULL;
 	fd = open_path(path);
 	if (fd < 0)
 		return errno_code();
+	struct ember_input *in = ember_xcalloc(1, sizeof(*in));
+	in->name = is_stdin(path) ? "-" : path;
+	in->data = "";
 	/* read, not mapped: a file cut short meanwhile must not kill us */
 	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
 		close(fd);
+		free(in);
 		errno = EISDIR;
 		return EMBER_EIO;
 	}
@@ -140,17 +149,32 @@ int ember_input_load(struct ember_input *in, const char *path)
 	}
 	if (err) {
 		ember_buf_release(&b);
+		free(in);
 		return err;
 	}
-	in->priv_buf = ember_buf_detach(&b, &in->len);
-	in->data = in->priv_buf;
+	in->buf = ember_buf_detach(&b, &in->len);
+	in->data = in->buf;
+	*inp = in;
 	return 0;
 }
 
-void ember_input_release(struct ember_input *in)
+const char *ember_input_data(const struct ember_input *in, size_t *len)
 {
-	free(in->priv_buf);
-	memset(in, 0, sizeof(*in));
+	*len = in->len;
+	return in->data;
+}
+
+const char *ember_input_name(const struct ember_input *in)
+{
+	return in->name;
+}
+
+void ember_input_free(struct ember_input *in)
+{
+	if (!in)
+		return;
+	free(in->buf);
+	free(in);
 }
 
 /* ---- streaming ---- */
