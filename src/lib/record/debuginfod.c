@@ -31,7 +31,6 @@ struct rec_debuginfod {
 	void (*end)(void *client);
 	void (*set_progressfn)(void *client, progress_fn fn);
 	void (*set_user_data)(void *client, void *data);
-	void *(*get_user_data)(void *client);
 	int state; /* 1 ready, -1 unusable or given up */
 	/* the fetch under way */
 	const char *name;
