@@ -43,7 +43,6 @@ enum ember_log_level {
 typedef void (*ember_log_fn)(int level, const char *msg, void *ctx);
 /* Where the library's warnings go; the default drops them. */
 void ember_set_log(ember_log_fn fn, void *ctx);
-void ember_log(int level, const char *fmt, ...) EMBER_PRINTF(2, 3);
 
 /* Input lines in no shape the format knows: skipped, counted, and reported
  * once, with the first of them (in every command's stats). */
@@ -117,93 +116,47 @@ static inline void ember_buf_reset(struct ember_buf *b)
 	ember_buf_setlen(b, 0);
 }
 
-/* Arena: many small allocations freed in one call.  8-byte aligned. */
-struct ember_arena_block;
-struct ember_arena {
-	struct ember_arena_block *head;
-	char *ptr;
-	size_t left;
-	size_t total; /* bytes handed out */
-};
-void ember_arena_init(struct ember_arena *a);
-void *ember_arena_alloc(struct ember_arena *a, size_t n);
-char *ember_arena_strndup(struct ember_arena *a, const char *s, size_t n);
-void ember_arena_release(struct ember_arena *a);
-
-/* Hash of a byte string (64-bit, not cryptographic). */
-uint64_t ember_hash(const void *p, size_t n);
-
 /* ---- frame-name interning -------------------------------------------- */
 
 /* Each distinct byte string gets a dense id 0, 1, 2, ... in order of first
- * appearance; the bytes live in the table's arena (NUL-terminated). */
-struct ember_intern_ent {
-	const char *s;
-	uint32_t len;
-	uint32_t hash; /* low bits of ember_hash */
-};
-struct ember_intern {
-	struct ember_arena arena;
-	uint32_t *slots; /* id + 1, 0 = empty; open addressing */
-	size_t mask;
-	struct ember_intern_ent *ents;
-	size_t n, alloc;
-};
-void ember_intern_init(struct ember_intern *t);
-void ember_intern_release(struct ember_intern *t);
+ * appearance; the table keeps a NUL-terminated copy of each. */
+struct ember_intern;
+struct ember_intern *ember_intern_new(void);
+void ember_intern_free(struct ember_intern *t);
 uint32_t ember_intern(struct ember_intern *t, const char *s, size_t len);
 /* Returns the id of s, or UINT32_MAX when it was never interned. */
 uint32_t ember_intern_find(const struct ember_intern *t, const char *s,
 			   size_t len);
-
-static inline const char *ember_intern_str(const struct ember_intern *t,
-					   uint32_t id, size_t *len)
-{
-	if (len)
-		*len = t->ents[id].len;
-	return t->ents[id].s;
-}
-
-static inline size_t ember_intern_count(const struct ember_intern *t)
-{
-	return t->n;
-}
+/* The string of an id, and its length in *len unless len is NULL. */
+const char *ember_intern_str(const struct ember_intern *t, uint32_t id,
+			     size_t *len);
+/* How many strings there are: the ids are 0 .. count - 1. */
+size_t ember_intern_count(const struct ember_intern *t);
 
 /* ---- stack -> count table -------------------------------------------- */
 
 /* Aggregates weights by stack, a sequence of frame ids (root first).  The
  * ids mean whatever the caller's intern table says.  Stacks keep their
- * order of first appearance; ember_stacks_sort orders them for output. */
-struct ember_stack_ent {
-	uint64_t hash;
-	uint32_t off, n; /* frames are ids[off .. off + n) */
-	double count;
-	double count2; /* second column (differential), 0 if unused */
-};
-struct ember_stacks {
-	uint32_t *ids;
-	size_t nids, aids;
-	struct ember_stack_ent *ents;
-	size_t n, alloc;
-	uint32_t *slots; /* entry + 1, 0 = empty */
-	size_t mask;
-};
-void ember_stacks_init(struct ember_stacks *s);
-void ember_stacks_release(struct ember_stacks *s);
+ * order of first appearance (entries 0, 1, 2, ...); ember_stacks_sort
+ * orders them for output. */
+struct ember_stacks;
+struct ember_stacks *ember_stacks_new(void);
+void ember_stacks_free(struct ember_stacks *s);
 /* Adds count (and count2) to the stack; returns the entry index. */
 size_t ember_stacks_add(struct ember_stacks *s, const uint32_t *frames,
 			size_t n, double count, double count2);
 /* Adds every stack of src to dst (same intern table). */
 void ember_stacks_merge(struct ember_stacks *dst,
 			const struct ember_stacks *src);
-
-static inline const uint32_t *ember_stacks_frames(const struct ember_stacks *s,
-						  size_t i, size_t *n)
-{
-	*n = s->ents[i].n;
-	return s->ids + s->ents[i].off;
-}
-
+/* How many distinct stacks there are: the entries are 0 .. count - 1. */
+size_t ember_stacks_count(const struct ember_stacks *s);
+/* Entry i's frames (root first), n of them. */
+const uint32_t *ember_stacks_frames(const struct ember_stacks *s, size_t i,
+				    size_t *n);
+/* Entry i's weight (its count), and its second one in *weight2 unless
+ * weight2 is NULL. */
+double ember_stacks_weight(const struct ember_stacks *s, size_t i,
+			   double *weight2);
 /* Sorts the entries so that the folded lines they make ("a;b;c") come in
  * byte order, as `sort` in the Perl scripts does.  Invalidates indices. */
 void ember_stacks_sort(struct ember_stacks *s, const struct ember_intern *t);
@@ -216,16 +169,14 @@ int ember_stacks_write(const struct ember_stacks *s,
 
 /* A whole input in memory: a regular file is mapped, anything else (pipes,
  * standard input, gzip-compressed files) is read into a buffer. */
-struct ember_input {
-	const char *data;
-	size_t len;
-	const char *name; /* as given; "-" or NULL for standard input */
-	void *priv_map;
-	size_t priv_maplen;
-	char *priv_buf;
-};
-int ember_input_load(struct ember_input *in, const char *path) EMBER_WUR;
-void ember_input_release(struct ember_input *in);
+struct ember_input;
+/* NULL or "-": standard input. */
+int ember_input_load(struct ember_input **in, const char *path) EMBER_WUR;
+/* Its bytes (valid until ember_input_free), len of them. */
+const char *ember_input_data(const struct ember_input *in, size_t *len);
+/* Its name as given; "-" for standard input. */
+const char *ember_input_name(const struct ember_input *in);
+void ember_input_free(struct ember_input *in);
 
 /* A streamed input, read in chunks that end at a line boundary (the last
  * chunk may end without a newline).  Memory stays bounded whatever the
@@ -448,9 +399,9 @@ int ember_collapse_is_folded(const char *p, size_t len);
 /* Stacks with their weights, for the writers of other tools' formats. */
 struct ember_profile {
 	const struct ember_intern *names;
-	const struct ember_stacks *stacks; /* weights in ents[].count */
+	const struct ember_stacks *stacks; /* with their weights */
 	/* optional: per stack, the weight as an exact integer
-	 * (UINT64_MAX: ents[].count holds it); NULL: none */
+	 * (UINT64_MAX: the stack's weight is the value); NULL: none */
 	const uint64_t *exact;
 	size_t nexact;
 	const char *sample_type; /* NULL: "samples" (pprof's name) */
@@ -594,6 +545,7 @@ struct ember_record_stats {
 	double unwind_seconds;	   /* time spent unwinding them */
 	uint64_t jitdumps;	   /* jitdump files read */
 	size_t jit_maps_removed;   /* perf maps and jitdumps ember removed */
+	size_t jvms;		   /* JVMs sampled in their JIT code */
 	uint64_t unwind_by_src[4]; /* frames stepped by file CFI, jitdump
 				    * CFI, JIT trampolines, frame pointers */
 	uint64_t unwind_cache_hits, unwind_cache_misses; /* rule cache */

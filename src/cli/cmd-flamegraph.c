@@ -100,19 +100,21 @@ static const struct option longopts[] = {
 static int collapse_input(const struct ember_input *in, const char *path,
 			  struct ember_buf *out, struct ember_fg_options *o)
 {
-	size_t head = in->len < 65536 ? in->len : 65536;
+	size_t len;
+	const char *data = ember_input_data(in, &len);
+	size_t head = len < 65536 ? len : 65536;
 	const char *fmt;
 	struct ember_collapse_options co;
 	struct ember_collapse *c;
 
-	if (ember_collapse_is_folded(in->data, head) ||
-	    !(fmt = ember_collapse_guess(in->data, head)))
+	if (ember_collapse_is_folded(data, head) ||
+	    !(fmt = ember_collapse_guess(data, head)))
 		return 0;
 	ember_collapse_options_init(&co);
 	co.format = fmt;
 	if (ember_collapse_new(&c, &co))
 		return 0;
-	int err = ember_collapse_mem(c, path, in->data, in->len);
+	int err = ember_collapse_mem(c, path, data, len);
 	const struct ember_collapse_stats *st = ember_collapse_stats(c);
 	if (err) {
 		cli_error("cannot read '%s' as %s: %s",
@@ -188,7 +190,7 @@ int cmd_flamegraph(int argc, char **argv, const char *preset)
 
 	/* all inputs are read before anything is written */
 	int nin = argc - optind > 0 ? argc - optind : 1;
-	struct ember_input *in = ember_xcalloc((size_t)nin, sizeof(*in));
+	struct ember_input **in = ember_xcalloc((size_t)nin, sizeof(*in));
 	struct ember_buf *folded = ember_xcalloc((size_t)nin, sizeof(*folded));
 	struct ember_flamegraph *fg = NULL;
 	struct cli_out out = {0};
@@ -205,7 +207,7 @@ int cmd_flamegraph(int argc, char **argv, const char *preset)
 		}
 		loaded++;
 		ember_buf_init(&folded[i], 0);
-		if (!preset && collapse_input(&in[i], path, &folded[i], &o)) {
+		if (!preset && collapse_input(in[i], path, &folded[i], &o)) {
 			loaded = i + 1;
 			goto out;
 		}
@@ -213,12 +215,11 @@ int cmd_flamegraph(int argc, char **argv, const char *preset)
 	/* made once the inputs are read: they may set the count's name */
 	fg = ember_flamegraph_new(&o);
 	for (int i = 0; i < nin; i++) {
+		size_t len;
+		const char *data = ember_input_data(in[i], &len);
 		if (folded[i].len)
-			ember_flamegraph_add(fg, in[i].name, folded[i].buf,
-					     folded[i].len);
-		else
-			ember_flamegraph_add(fg, in[i].name, in[i].data,
-					     in[i].len);
+			data = folded[i].buf, len = folded[i].len;
+		ember_flamegraph_add(fg, ember_input_name(in[i]), data, len);
 	}
 
 	if (cli_out_open(&out, output))
@@ -261,7 +262,7 @@ int cmd_flamegraph(int argc, char **argv, const char *preset)
 out:
 	ember_flamegraph_free(fg);
 	for (int i = 0; i < loaded; i++) {
-		ember_input_release(&in[i]);
+		ember_input_free(in[i]);
 		ember_buf_release(&folded[i]);
 	}
 	free(in);

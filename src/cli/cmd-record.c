@@ -52,11 +52,15 @@ static void help(FILE *f)
 	    "code\n"
 	    "without usable unwinding information) starts with a [truncated] "
 	    "frame,\n"
-	    "and the summary counts them.  Python 3.13+ and Node get the "
+	    "and the summary counts them.  Python 3.13+, Node and Java get the "
 	    "switches\n"
 	    "that write perf maps (Python 3.12 needs -X perf, which ember does "
 	    "not\n"
-	    "set: on 3.12 it costs C stack on every call).  Ctrl-C stops "
+	    "set: on 3.12 it costs C stack on every call); a running JVM is "
+	    "asked for\n"
+	    "its map (jcmd PID Compiler.perfmap) once recording stops, and "
+	    "Java\n"
+	    "profiles are drawn in the java palette.  Ctrl-C stops "
 	    "recording\n"
 	    "and still writes the output.  A command that got no samples gets "
 	    "an\n"
@@ -140,17 +144,22 @@ static void help(FILE *f)
 	    "  --no-kernel          user stacks only\n"
 	    "  --idle               with -a: keep the idle task's samples\n"
 	    "  --no-jit-env         do not set PYTHON_PERF_JIT_SUPPORT=1 "
-	    "(Python 3.13+)\n"
-	    "                       and NODE_OPTIONS "
+	    "(Python 3.13+),\n"
+	    "                       NODE_OPTIONS "
 	    "(--perf-basic-prof-only-functions\n"
-	    "                       --interpreted-frames-native-stack) for the "
-	    "command\n"
+	    "                       --interpreted-frames-native-stack) and "
+	    "JAVA_TOOL_OPTIONS\n"
+	    "                       (-XX:+PreserveFramePointer "
+	    "-XX:+DumpPerfMapAtExit...)\n"
+	    "                       for the command, nor ask running JVMs for "
+	    "their maps\n"
 	    "  --keep-jit-maps      keep the perf maps and jitdumps "
 	    "(/tmp/perf-PID.map,\n"
 	    "                       /tmp/jit-PID.dump) that the command's "
 	    "runtimes wrote\n"
-	    "                       only because of those switches; removed "
-	    "once read\n"
+	    "                       only because of those switches (or that "
+	    "running JVMs\n"
+	    "                       wrote when asked); removed once read\n"
 	    "  -q, --quiet          no summary\n"
 	    "  -v, --verbose        more detail (files without symbols...)\n"
 	    "  -h, --help           this help\n"
@@ -188,6 +197,7 @@ static void help(FILE *f)
 	    "  ember record -o py.svg -- python3.12 -X perf app.py\n"
 	    "  ember record -o /dev/stdout --format svg -- ./prog > prog.svg\n"
 	    "  ember record -o py.svg -- python3.13 -X perf_jit app.py\n"
+	    "  ember record -o java.svg -- java -jar app.jar\n"
 	    "  ember record --call-graph dwarf,65528 -o deep.svg -- "
 	    "./recursive\n"
 	    "  ember record --call-graph fp -o fp.svg -- "
@@ -399,11 +409,11 @@ static void print_top(const struct ember_intern *names,
 
 	for (size_t i = 0; i < nn; i++)
 		e[i].id = (uint32_t)i;
-	for (size_t i = 0; i < s->n; i++) {
+	for (size_t i = 0; i < ember_stacks_count(s); i++) {
 		size_t n;
 		const uint32_t *f = ember_stacks_frames(s, i, &n);
 		if (n)
-			e[f[n - 1]].w += s->ents[i].count;
+			e[f[n - 1]].w += ember_stacks_weight(s, i, NULL);
 	}
 	qsort(e, nn, sizeof(*e), cmp_self);
 	fprintf(stderr, "ember: top functions by self time:\n");
@@ -918,12 +928,10 @@ int cmd_record(int argc, char **argv, const char *preset)
 	}
 	const struct ember_record_stats *st = ember_record_stats(r);
 
-	struct ember_intern names;
-	struct ember_stacks stacks;
-	ember_intern_init(&names);
-	ember_stacks_init(&stacks);
+	struct ember_intern *names = ember_intern_new();
+	struct ember_stacks *stacks = ember_stacks_new();
 	double t_post = now();
-	err = ember_record_result(r, &names, &stacks);
+	err = ember_record_result(r, names, stacks);
 	if (st->kernel_excluded)
 		cli_warn("kernel frames were not recorded: "
 			 "kernel.perf_event_paranoid is 2; set it to 1 with "
@@ -981,6 +989,9 @@ int cmd_record(int argc, char **argv, const char *preset)
 	/* off-CPU graphs are blue, as Gregg draws them */
 	if (!colors_given && ro.mode == EMBER_RECORD_OFFCPU)
 		fo.colors = "io";
+	/* Java green, the JVM's C++ yellow, as Java flame graphs are */
+	else if (!colors_given && ro.mode == EMBER_RECORD_CPU && st->jvms)
+		fo.colors = "java";
 	if (!fo.countname)
 		fo.countname = st->weight_us	 ? "us"
 			       : st->clock_event ? "ns"
@@ -995,7 +1006,7 @@ int cmd_record(int argc, char **argv, const char *preset)
 	const char *unit = st->weight_us     ? "microseconds"
 			   : st->clock_event ? "nanoseconds"
 					     : "count";
-	rc = out_write(&out, r, &fo, &names, &stacks, type, unit);
+	rc = out_write(&out, r, &fo, names, stacks, type, unit);
 	busy = 0; /* written: nothing left to interrupt */
 	t_post = now() - t_post;
 	if (!quiet) {
@@ -1013,9 +1024,9 @@ int cmd_record(int argc, char **argv, const char *preset)
 			cli_note("wrote %s", strcmp(out.path, "-")
 						 ? out.path
 						 : "standard output");
-		if (st->weight > 0 && stacks.n)
-			print_top(&names, &stacks, st->weight);
-		if (ro.jit_env && python_unnamed(&names))
+		if (st->weight > 0 && ember_stacks_count(stacks))
+			print_top(names, stacks, st->weight);
+		if (ro.jit_env && python_unnamed(names))
 			fprintf(stderr,
 				"ember: note: Python functions are not named "
 				"(no py:: frames): ember names them for "
@@ -1024,8 +1035,8 @@ int cmd_record(int argc, char **argv, const char *preset)
 				"3.12 it makes a recursion deeper than about "
 				"750 calls fail)\n");
 	}
-	ember_stacks_release(&stacks);
-	ember_intern_release(&names);
+	ember_stacks_free(stacks);
+	ember_intern_free(names);
 	/* a command's status is ours, unless the output failed */
 	if (!rc && st->exit_status >= 0)
 		rc = st->exit_status;

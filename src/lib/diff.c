@@ -127,10 +127,10 @@ struct sort_ctx {
 static int cmp_key(const void *pa, const void *pb, void *arg)
 {
 	const struct ember_intern *t = ((const struct sort_ctx *)arg)->keys;
-	size_t la, lb;
-	const char *a = ember_intern_str(t, *(const uint32_t *)pa, &la);
-	const char *b = ember_intern_str(t, *(const uint32_t *)pb, &lb);
-	int c = memcmp(a, b, la < lb ? la : lb);
+	const struct ember_intern_ent *ea = &t->ents[*(const uint32_t *)pa];
+	const struct ember_intern_ent *eb = &t->ents[*(const uint32_t *)pb];
+	size_t la = ea->len, lb = eb->len;
+	int c = memcmp(ea->s, eb->s, la < lb ? la : lb);
 
 	return c ? c : (la > lb) - (la < lb);
 }

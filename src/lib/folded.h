@@ -16,7 +16,8 @@
 
 #include <string.h>
 
-#include "internal.h"
+#include "intern.h"
+#include "stacks.h"
 
 /* ---- characters and lines --------------------------------------------- */
 

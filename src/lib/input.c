@@ -112,18 +112,28 @@ static int gunzip(const void *src, size_t n, struct ember_buf *out)
 	return EMBER_EFORMAT; /* corrupt or truncated */
 }
 
-int ember_input_load(struct ember_input *in, const char *path)
+struct ember_input {
+	const char *data;
+	size_t len;
+	const char *name; /* as given; "-" for standard input */
+	void *map;	  /* data is mapped: map, maplen */
+	size_t maplen;
+	char *buf; /* or read into buf */
+};
+
+int ember_input_load(struct ember_input **inp, const char *path)
 {
 	struct ember_buf b = EMBER_BUF_INIT;
 	struct stat st;
 	int fd, err = 0;
 
-	memset(in, 0, sizeof(*in));
-	in->name = is_stdin(path) ? "-" : path;
-	in->data = "";
+	*inp = NULL;
 	fd = open_path(path);
 	if (fd < 0)
 		return errno_code();
+	struct ember_input *in = ember_xcalloc(1, sizeof(*in));
+	in->name = is_stdin(path) ? "-" : path;
+	in->data = "";
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
 		unsigned char magic[2];
 		ssize_t r = pread(fd, magic, 2, 0);
@@ -132,16 +142,18 @@ int ember_input_load(struct ember_input *in, const char *path)
 				       MAP_PRIVATE, fd, 0);
 			if (p != MAP_FAILED) {
 				madvise(p, (size_t)st.st_size, MADV_SEQUENTIAL);
-				in->priv_map = p;
-				in->priv_maplen = (size_t)st.st_size;
+				in->map = p;
+				in->maplen = (size_t)st.st_size;
 				in->data = p;
 				in->len = (size_t)st.st_size;
 				close(fd);
+				*inp = in;
 				return 0;
 			}
 		}
 	} else if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
 		close(fd);
+		free(in);
 		errno = EISDIR;
 		return EMBER_EIO;
 	}
@@ -155,19 +167,34 @@ int ember_input_load(struct ember_input *in, const char *path)
 	}
 	if (err) {
 		ember_buf_release(&b);
+		free(in);
 		return err;
 	}
-	in->priv_buf = ember_buf_detach(&b, &in->len);
-	in->data = in->priv_buf;
+	in->buf = ember_buf_detach(&b, &in->len);
+	in->data = in->buf;
+	*inp = in;
 	return 0;
 }
 
-void ember_input_release(struct ember_input *in)
+const char *ember_input_data(const struct ember_input *in, size_t *len)
 {
-	if (in->priv_map)
-		munmap(in->priv_map, in->priv_maplen);
-	free(in->priv_buf);
-	memset(in, 0, sizeof(*in));
+	*len = in->len;
+	return in->data;
+}
+
+const char *ember_input_name(const struct ember_input *in)
+{
+	return in->name;
+}
+
+void ember_input_free(struct ember_input *in)
+{
+	if (!in)
+		return;
+	if (in->map)
+		munmap(in->map, in->maplen);
+	free(in->buf);
+	free(in);
 }
 
 /* ---- streaming ---- */

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "intern.h"
 
 void ember_intern_init(struct ember_intern *t)
 {
@@ -22,6 +22,35 @@ void ember_intern_release(struct ember_intern *t)
 	free(t->slots);
 	free(t->ents);
 	memset(t, 0, sizeof(*t));
+}
+
+struct ember_intern *ember_intern_new(void)
+{
+	struct ember_intern *t = ember_xmalloc(sizeof(*t));
+
+	ember_intern_init(t);
+	return t;
+}
+
+void ember_intern_free(struct ember_intern *t)
+{
+	if (!t)
+		return;
+	ember_intern_release(t);
+	free(t);
+}
+
+const char *ember_intern_str(const struct ember_intern *t, uint32_t id,
+			     size_t *len)
+{
+	if (len)
+		*len = t->ents[id].len;
+	return t->ents[id].s;
+}
+
+size_t ember_intern_count(const struct ember_intern *t)
+{
+	return t->n;
 }
 
 static void rehash(struct ember_intern *t)

@@ -20,6 +20,25 @@
 		}                                                              \
 	} while (0)
 
+/* Passes a warning (or error, note) to the log callback. */
+void ember_log(int level, const char *fmt, ...) EMBER_PRINTF(2, 3);
+
+/* Hash of a byte string (64-bit, not cryptographic). */
+uint64_t ember_hash(const void *p, size_t n);
+
+/* Arena: many small allocations freed in one call.  8-byte aligned. */
+struct ember_arena_block;
+struct ember_arena {
+	struct ember_arena_block *head;
+	char *ptr;
+	size_t left;
+	size_t total; /* bytes handed out */
+};
+void ember_arena_init(struct ember_arena *a);
+void *ember_arena_alloc(struct ember_arena *a, size_t n);
+char *ember_arena_strndup(struct ember_arena *a, const char *s, size_t n);
+void ember_arena_release(struct ember_arena *a);
+
 /* A slice of bytes (a frame's name in a folded line). */
 struct ember_slice {
 	const char *s;

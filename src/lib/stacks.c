@@ -24,6 +24,42 @@ void ember_stacks_release(struct ember_stacks *s)
 	memset(s, 0, sizeof(*s));
 }
 
+struct ember_stacks *ember_stacks_new(void)
+{
+	struct ember_stacks *s = ember_xmalloc(sizeof(*s));
+
+	ember_stacks_init(s);
+	return s;
+}
+
+void ember_stacks_free(struct ember_stacks *s)
+{
+	if (!s)
+		return;
+	ember_stacks_release(s);
+	free(s);
+}
+
+size_t ember_stacks_count(const struct ember_stacks *s)
+{
+	return s->n;
+}
+
+const uint32_t *ember_stacks_frames(const struct ember_stacks *s, size_t i,
+				    size_t *n)
+{
+	*n = s->ents[i].n;
+	return s->ids + s->ents[i].off;
+}
+
+double ember_stacks_weight(const struct ember_stacks *s, size_t i,
+			   double *weight2)
+{
+	if (weight2)
+		*weight2 = s->ents[i].count2;
+	return s->ents[i].count;
+}
+
 static void rehash(struct ember_stacks *s)
 {
 	size_t mask = s->mask * 2 + 1;

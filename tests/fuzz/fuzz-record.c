@@ -1,9 +1,11 @@
 /* libFuzzer target: any bytes through the profiler's parsers of outside
- * data (perf maps, kallsyms, /proc/PID/maps, perf's frame names, ELF
- * images), the first byte choosing which.  Must not crash, hang or leak. */
+ * data (perf maps, kallsyms, /proc/PID/maps, perf's and HotSpot's frame
+ * names, ELF images), the first byte choosing which.  Must not crash,
+ * hang or leak. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "record/java.h"
 #include "record/symbolize.h"
 
 static void lookups(struct rec_symtab *st, const unsigned char *d, size_t n)
@@ -68,6 +70,12 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		const char *dso = nl ? nl + 1 : "";
 		size_t dn = nl ? n - sn - 1 : 0;
 		rec_fold_frame(&b, p, sn, dso, dn, data[0] >> 3);
+		/* a JVM's name, renamed as perf-map-agent's, then folded */
+		struct ember_buf j = EMBER_BUF_INIT;
+		if (rec_java_agent_name(&j, p, sn))
+			rec_fold_frame(&b, j.buf, j.len, dso, dn,
+				       REC_FOLD_JAVA);
+		ember_buf_release(&j);
 		break;
 	}
 	case 4: {

@@ -1,5 +1,6 @@
 /* Unit tests of the primitives: buffers, number formats, the arena,
  * interning, the stack table, the call tree and input reading. */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -124,32 +125,32 @@ static void test_arena(void)
 
 static void test_intern(void)
 {
-	struct ember_intern t;
+	struct ember_intern *t = ember_intern_new();
 	char name[32];
 
-	ember_intern_init(&t);
-	uint32_t a = ember_intern(&t, "main", 4);
-	uint32_t b = ember_intern(&t, "mainx", 4); /* same 4 bytes */
-	uint32_t c = ember_intern(&t, "", 0);
+	uint32_t a = ember_intern(t, "main", 4);
+	uint32_t b = ember_intern(t, "mainx", 4); /* same 4 bytes */
+	uint32_t c = ember_intern(t, "", 0);
 	CHECK(a == 0 && b == 0 && c == 1);
 	/* many names: rehashing keeps every id and string */
 	int ok = 1;
 	for (int i = 0; i < 50000; i++) {
 		int n = snprintf(name, sizeof(name), "func_%d", i);
-		ok &= ember_intern(&t, name, (size_t)n) == (uint32_t)i + 2;
+		ok &= ember_intern(t, name, (size_t)n) == (uint32_t)i + 2;
 	}
 	CHECK(ok);
-	CHECK(ember_intern_count(&t) == 50002);
+	CHECK(ember_intern_count(t) == 50002);
 	size_t len;
-	CHECK_STR(ember_intern_str(&t, 12345 + 2, &len), "func_12345");
+	CHECK_STR(ember_intern_str(t, 12345 + 2, &len), "func_12345");
 	CHECK(len == 10);
-	CHECK(ember_intern_find(&t, "func_49999", 10) == 50001);
-	CHECK(ember_intern_find(&t, "func_50000", 10) == UINT32_MAX);
+	CHECK(ember_intern_find(t, "func_49999", 10) == 50001);
+	CHECK(ember_intern_find(t, "func_50000", 10) == UINT32_MAX);
 	/* bytes, not C strings: embedded NULs are distinct names */
-	uint32_t z1 = ember_intern(&t, "a\0b", 3),
-		 z2 = ember_intern(&t, "a\0c", 3);
+	uint32_t z1 = ember_intern(t, "a\0b", 3),
+		 z2 = ember_intern(t, "a\0c", 3);
 	CHECK(z1 != z2);
-	ember_intern_release(&t);
+	ember_intern_free(t);
+	ember_intern_free(NULL);
 }
 
 static int collect(void *ctx, const void *p, size_t n)
@@ -160,53 +161,59 @@ static int collect(void *ctx, const void *p, size_t n)
 
 static void test_stacks(void)
 {
-	struct ember_intern t;
-	struct ember_stacks s;
+	struct ember_intern *t = ember_intern_new();
+	struct ember_stacks *s = ember_stacks_new();
 	struct ember_buf out = EMBER_BUF_INIT;
 	const char *names[] = {"main", "b", "b-x", "a", "main;x"};
 	uint32_t id[5];
 
-	ember_intern_init(&t);
-	ember_stacks_init(&s);
 	for (int i = 0; i < 5; i++)
-		id[i] = ember_intern(&t, names[i], strlen(names[i]));
+		id[i] = ember_intern(t, names[i], strlen(names[i]));
 	uint32_t s1[] = {id[0], id[1]};	       /* main;b */
 	uint32_t s2[] = {id[0], id[1], id[3]}; /* main;b;a */
 	uint32_t s3[] = {id[0], id[2]};	       /* main;b-x */
 	uint32_t s4[] = {id[3]};	       /* a */
-	ember_stacks_add(&s, s2, 3, 5, 0);
-	ember_stacks_add(&s, s1, 2, 1, 0);
-	ember_stacks_add(&s, s3, 2, 2.5, 0);
-	ember_stacks_add(&s, s1, 2, 3, 0);
-	ember_stacks_add(&s, s4, 1, 1, 0);
-	CHECK(s.n == 4);
-	ember_stacks_sort(&s, &t);
-	CHECK(ember_stacks_write(&s, &t, 0, collect, &out) == 0);
+	ember_stacks_add(s, s2, 3, 5, 0);
+	ember_stacks_add(s, s1, 2, 1, 0);
+	ember_stacks_add(s, s3, 2, 2.5, 0);
+	ember_stacks_add(s, s1, 2, 3, 0);
+	ember_stacks_add(s, s4, 1, 1, 0);
+	CHECK(ember_stacks_count(s) == 4);
+	ember_stacks_sort(s, t);
+	CHECK(ember_stacks_write(s, t, 0, collect, &out) == 0);
 	/* byte order of the lines: "main;b" < "main;b-x" < "main;b;a" */
 	CHECK_STR(out.buf, "a 1\nmain;b 4\nmain;b-x 2.5\nmain;b;a 5\n");
 	/* still a table after sorting: adding finds the moved entries */
-	ember_stacks_add(&s, s3, 2, 1, 0);
-	CHECK(s.n == 4);
+	ember_stacks_add(s, s3, 2, 1, 0);
+	CHECK(ember_stacks_count(s) == 4);
 	/* many stacks: growth and rehash */
 	uint32_t f[64];
 	for (int i = 0; i < 20000; i++) {
 		for (int j = 0; j < 64; j++)
 			f[j] = (uint32_t)((i * 31 + j) % 5);
-		ember_stacks_add(&s, f, (size_t)(i % 64) + 1, 1, 2);
-		ember_stacks_add(&s, f, (size_t)(i % 64) + 1, 1, 2);
+		ember_stacks_add(s, f, (size_t)(i % 64) + 1, 1, 2);
+		ember_stacks_add(s, f, (size_t)(i % 64) + 1, 1, 2);
 	}
 	double total = 0, total2 = 0;
-	for (size_t i = 0; i < s.n; i++)
-		total += s.ents[i].count, total2 += s.ents[i].count2;
+	for (size_t i = 0; i < ember_stacks_count(s); i++) {
+		double w2;
+		total += ember_stacks_weight(s, i, &w2);
+		total2 += w2;
+	}
 	CHECK(total == 5 + 4 + 3.5 + 1 + 40000 && total2 == 80000);
-	struct ember_stacks m;
-	ember_stacks_init(&m);
-	ember_stacks_merge(&m, &s);
-	ember_stacks_merge(&m, &s);
-	CHECK(m.n == s.n && m.ents[0].count == 2 * s.ents[0].count);
-	ember_stacks_release(&m);
-	ember_stacks_release(&s);
-	ember_intern_release(&t);
+	size_t n;
+	const uint32_t *fr = ember_stacks_frames(s, 0, &n);
+	CHECK(n == 1 && fr[0] == id[3]); /* sorted: "a" first */
+	struct ember_stacks *m = ember_stacks_new();
+	ember_stacks_merge(m, s);
+	ember_stacks_merge(m, s);
+	CHECK(ember_stacks_count(m) == ember_stacks_count(s) &&
+	      ember_stacks_weight(m, 0, NULL) ==
+		  2 * ember_stacks_weight(s, 0, NULL));
+	ember_stacks_free(m);
+	ember_stacks_free(s);
+	ember_stacks_free(NULL);
+	ember_intern_free(t);
 	ember_buf_release(&out);
 }
 
@@ -292,7 +299,7 @@ static void test_input(void)
 {
 	char dir[] = "/tmp/ember-test-XXXXXX";
 	char plain[64], gz[64], bad[64];
-	struct ember_input in;
+	struct ember_input *in;
 	struct ember_buf big = EMBER_BUF_INIT;
 
 	CHECK(mkdtemp(dir) != NULL);
@@ -311,13 +318,21 @@ static void test_input(void)
 	gzwrite(g, big.buf + big.len / 2, (unsigned)(big.len - big.len / 2));
 	gzclose(g);
 
+	const char *data;
+	size_t len;
 	CHECK(ember_input_load(&in, plain) == 0);
-	CHECK(in.len == big.len && !memcmp(in.data, big.buf, big.len));
-	ember_input_release(&in);
+	data = ember_input_data(in, &len);
+	CHECK(len == big.len && !memcmp(data, big.buf, big.len));
+	CHECK_STR(ember_input_name(in), plain);
+	ember_input_free(in);
 	CHECK(ember_input_load(&in, gz) == 0);
-	CHECK(in.len == big.len && !memcmp(in.data, big.buf, big.len));
-	ember_input_release(&in);
+	data = ember_input_data(in, &len);
+	CHECK(len == big.len && !memcmp(data, big.buf, big.len));
+	ember_input_free(in);
 	CHECK(ember_input_load(&in, "/nonexistent/x") == EMBER_ENOENT);
+	CHECK(in == NULL);
+	CHECK(ember_input_load(&in, dir) == EMBER_EIO && errno == EISDIR);
+	CHECK(in == NULL);
 
 	/* streaming: whole lines per chunk, everything exactly once */
 	const char *paths[] = {plain, gz};
@@ -351,7 +366,7 @@ static void test_input(void)
 		total += n;
 	CHECK(rc == EMBER_EFORMAT && total > 0 && total < big.len);
 	ember_reader_close(r);
-	CHECK(ember_input_load(&in, bad) == EMBER_EFORMAT);
+	CHECK(ember_input_load(&in, bad) == EMBER_EFORMAT && in == NULL);
 	free(raw);
 	unlink(plain);
 	unlink(gz);

@@ -15,6 +15,7 @@
 #include "harness.h"
 #include "record/elf.h"
 #include "record/events.h"
+#include "record/java.h"
 #include "record/offcpu.h"
 #include "record/procmap.h"
 #include "record/ring.h"
@@ -186,6 +187,66 @@ static void test_perfmap_parse(void)
 	rec_perfmap_parse(&st, "20\n1000 10 a\n", 13, &bad);
 	CHECK(bad == 1);
 	rec_symtab_release(&st);
+}
+
+/* A HotSpot perf map name, renamed as perf-map-agent writes it and
+ * folded for a java process; "" when it is left as it is. */
+static const char *java_name(const char *in)
+{
+	struct ember_buf b = EMBER_BUF_INIT;
+	static char out[256];
+
+	out[0] = '\0';
+	if (rec_java_agent_name(&b, in, strlen(in)))
+		snprintf(out, sizeof(out), "%s",
+			 foldf(b.buf, "/tmp/perf-1.map", REC_FOLD_JAVA));
+	ember_buf_release(&b);
+	return out;
+}
+
+static void test_java(void)
+{
+	CHECK_STR(java_name("long Hot.b(long)"), "LHot:::b");
+	CHECK_STR(java_name("void com.x.Y.m()"), "com/x/Y:::m");
+	CHECK_STR(java_name("java.lang.Object[] java.util.ArrayList.toArray()"),
+		  "java/util/ArrayList:::toArray");
+	CHECK_STR(java_name("void java.lang.Object.<init>()"),
+		  "java/lang/Object:::<init>");
+	CHECK_STR(java_name("int com.x.Y$Inner.run(int, java.lang.String[])"),
+		  "com/x/Y$Inner:::run");
+	CHECK_STR(java_name("void Hot$$Lambda$14/0x0000000800c03000.run()"),
+		  "Hot$$Lambda$14/0x0000000800c03000:::run");
+	/* the interpreter and stubs keep their names */
+	CHECK_STR(java_name("Interpreter"), "");
+	CHECK_STR(java_name("StubRoutines (1)"), "");
+	CHECK_STR(java_name("I2C/C2I adapters"), "");
+	CHECK_STR(java_name("void .m()"), "");
+	CHECK_STR(java_name("void Y.()"), "");
+	CHECK_STR(java_name("void Y()"), "");
+	CHECK_STR(java_name("void a b.c()"), "");
+	CHECK_STR(java_name(" x.y()"), "");
+	CHECK_STR(java_name("long Hot.b(long"), "");
+
+	char *s = rec_java_tool_options(NULL);
+	CHECK(strstr(s, "-XX:+PreserveFramePointer") != NULL);
+	CHECK(strstr(s, "-XX:+DumpPerfMapAtExit") != NULL);
+	free(s);
+	/* the user's own switches come last, and win */
+	s = rec_java_tool_options("-XX:-PreserveFramePointer");
+	CHECK(strstr(s, "-XX:-PreserveFramePointer") > strstr(s, "+Preserve"));
+	free(s);
+	char *plain[] = {"java", "-cp", ".", "Hot", NULL};
+	char *own[] = {"java", "-XX:+DumpPerfMapAtExit", "Hot", NULL};
+	char *agent[] = {"java", "-agentpath:/x/libperfmap.so", "Hot", NULL};
+	unsetenv("JAVA_TOOL_OPTIONS");
+	unsetenv("JDK_JAVA_OPTIONS");
+	unsetenv("_JAVA_OPTIONS");
+	CHECK(!rec_java_asks_perfmap(plain));
+	CHECK(rec_java_asks_perfmap(own));
+	CHECK(rec_java_asks_perfmap(agent));
+	setenv("JAVA_TOOL_OPTIONS", "-XX:+DumpPerfMapAtExit", 1);
+	CHECK(rec_java_asks_perfmap(plain));
+	unsetenv("JAVA_TOOL_OPTIONS");
 }
 
 static void write_file(const char *path, const char *text)
@@ -875,6 +936,7 @@ int main(void)
 	test_demangle();
 	test_fold();
 	test_perfmap_parse();
+	test_java();
 	test_perfmap_trust();
 	test_kallsyms();
 	test_maps();

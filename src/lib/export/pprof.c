@@ -14,7 +14,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "internal.h"
+#include "stacks.h"
 #include "proto.h"
 
 /* profile.proto's field numbers */

@@ -66,17 +66,18 @@ static int cmp_stacks(const void *a, const void *b, void *arg)
 {
 	const struct order_ctx *x = arg;
 	uint32_t ia = *(const uint32_t *)a, ib = *(const uint32_t *)b;
-	size_t na, nb;
-	const uint32_t *fa = ember_stacks_frames(x->s, ia, &na);
-	const uint32_t *fb = ember_stacks_frames(x->s, ib, &nb);
+	const struct ember_stack_ent *sa = &x->s->ents[ia],
+				     *sb = &x->s->ents[ib];
+	size_t na = sa->n, nb = sb->n;
+	const uint32_t *fa = x->s->ids + sa->off, *fb = x->s->ids + sb->off;
 
 	for (size_t i = 0; i < na && i < nb; i++) {
 		if (fa[i] == fb[i])
 			continue;
-		size_t la, lb;
-		const char *sa = ember_intern_str(x->t, fa[i], &la);
-		const char *sb = ember_intern_str(x->t, fb[i], &lb);
-		int c = memcmp(sa, sb, la < lb ? la : lb);
+		const struct ember_intern_ent *ea = &x->t->ents[fa[i]];
+		const struct ember_intern_ent *eb = &x->t->ents[fb[i]];
+		size_t la = ea->len, lb = eb->len;
+		int c = memcmp(ea->s, eb->s, la < lb ? la : lb);
 		if (c)
 			return c;
 		return (la > lb) - (la < lb);

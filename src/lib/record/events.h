@@ -8,6 +8,7 @@
 
 #include "record/frames.h"
 #include "record/procmap.h"
+#include "stacks.h"
 
 struct rec_events {
 	/* how the records are laid out and what to keep: set before the

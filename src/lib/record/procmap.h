@@ -5,6 +5,7 @@
 #ifndef EMBER_RECORD_PROCMAP_H
 #define EMBER_RECORD_PROCMAP_H
 
+#include "intern.h"
 #include "record/elf.h"
 #include "record/symtab.h"
 #include "record/unwind.h"

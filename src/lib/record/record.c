@@ -16,11 +16,13 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "record/events.h"
+#include "record/java.h"
 #include "record/jitdump.h"
 #include "record/offcpu.h"
 #include "record/order.h"
@@ -967,7 +969,7 @@ static int runs_jit_runtime(const struct rec_proc *p)
 		if (!strncmp(b, "python", 6) || !strncmp(b, "libpython", 9) ||
 		    !strcmp(b, "node") || !strcmp(b, "nodejs") ||
 		    !strncmp(b, "libnode.so", 10) ||
-		    !strcmp(b, "libcoreclr.so"))
+		    !strcmp(b, "libcoreclr.so") || !strcmp(b, "libjvm.so"))
 			return 1;
 	}
 	return 0;
@@ -993,17 +995,97 @@ static void remove_jit_maps(struct ember_record *r)
 	}
 }
 
+/* A perf map a JVM wrote because ember asked. */
+struct asked_map {
+	char path[256];
+	dev_t dev;
+	ino_t ino;
+};
+
+/*
+ * The JVMs sampled in their JIT code: a command's write their perf map at
+ * exit (-XX:+DumpPerfMapAtExit), the others (-p, -a, and the command's
+ * still running) are asked for theirs now.  A map that did not exist
+ * before is removed once read, as the command's are.
+ */
+static size_t java_perfmaps(struct ember_record *r, struct asked_map **asked)
+{
+	struct rec_world *w = &r->events.world;
+	unsigned char *hit = ember_xcalloc(w->nprocs + 1, 1);
+	size_t n = 0, alloc = 0;
+
+	*asked = NULL;
+	for (size_t i = 0; i < r->events.frames.n; i++) {
+		const struct rec_frame *f = &r->events.frames.v[i];
+		if (f->kind == REC_FRAME_JIT && f->obj < w->nprocs)
+			hit[f->obj] = 1;
+	}
+	for (size_t i = 0; i < w->nprocs; i++) {
+		struct rec_proc *p = w->procs[i];
+		struct asked_map m;
+		struct stat st;
+		if (!hit[i] || !rec_java_is_jvm(p))
+			continue;
+		r->stats.jvms++;
+		if (p->exited || !r->o.jit_env ||
+		    (kill(p->pid, 0) && errno == ESRCH))
+			continue;
+		if (!rec_java_keeps_fp(p->pid))
+			ember_log(EMBER_LOG_WARN,
+				  "JVM %d runs without "
+				  "-XX:+PreserveFramePointer: its stacks break "
+				  "in compiled Java code",
+				  p->pid);
+		snprintf(m.path, sizeof(m.path), "%s/perf-%d.map",
+			 r->o.perfmap_dir ? r->o.perfmap_dir : "/tmp", p->pid);
+		int existed = !lstat(m.path, &st);
+		struct ember_buf why = EMBER_BUF_INIT;
+		int err = rec_java_request_perfmap(p->pid, &why);
+		if (err == EMBER_EIO)
+			ember_log(EMBER_LOG_WARN,
+				  "cannot ask JVM %d for its perf map: %s; "
+				  "its Java frames stay unnamed",
+				  p->pid, why.buf);
+		ember_buf_release(&why);
+		if (err || existed || r->o.keep_jit_maps ||
+		    lstat(m.path, &st) || !S_ISREG(st.st_mode))
+			continue;
+		m.dev = st.st_dev;
+		m.ino = st.st_ino;
+		EMBER_GROW(*asked, n + 1, alloc);
+		(*asked)[n++] = m;
+	}
+	free(hit);
+	return n;
+}
+
+/* Removes the maps of asked that are still the files the JVMs wrote. */
+static void remove_asked_maps(struct ember_record *r,
+			      const struct asked_map *asked, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+		if (!lstat(asked[i].path, &st) && st.st_dev == asked[i].dev &&
+		    st.st_ino == asked[i].ino && !unlink(asked[i].path))
+			r->stats.jit_maps_removed++;
+	}
+}
+
 int ember_record_result(struct ember_record *r, struct ember_intern *names,
 			struct ember_stacks *stacks)
 {
 	double t0 = now_mono();
 	int flags = (r->o.annotate_kernel ? REC_FOLD_KERNEL : 0) |
 		    (r->o.annotate_jit ? REC_FOLD_JIT : 0);
+	struct asked_map *asked;
+	size_t nasked = java_perfmaps(r, &asked);
 	int err = rec_symbolize(&r->events, flags, r->o.perfmap_dir, names,
 				stacks, &r->locs, &r->nlocs);
 
 	if (r->jit_maps_ours)
 		remove_jit_maps(r);
+	remove_asked_maps(r, asked, nasked);
+	free(asked);
 	r->stats.stacks = stacks->n;
 	r->stats.frames = r->events.frames.n;
 	r->stats.processes = r->events.world.nprocs;

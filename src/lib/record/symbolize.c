@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 
+#include "record/java.h"
 #include "record/jitdump.h"
 #include "collapse/perf-names.h"
 #include "record/symbolize.h"
@@ -287,6 +288,15 @@ static int name_frame(struct rec_symctx *c, const struct rec_frame *f)
 
 	/* the symbol and module as perf script prints them */
 	const char *sym = rec_frame_symbol(c, f, dso, &java);
+	/* a JVM's methods named as perf-map-agent names them, which is what
+	 * flame graphs of Java (--colors java) expect */
+	if (sym && f->kind == REC_FRAME_JIT &&
+	    rec_java_is_jvm(c->r->world.procs[f->obj])) {
+		java = 1;
+		ember_buf_reset(&c->java);
+		if (rec_java_agent_name(&c->java, sym, strlen(sym)))
+			sym = c->java.buf;
+	}
 	if (java)
 		flags |= REC_FOLD_JAVA;
 	if (!sym)
@@ -371,6 +381,7 @@ void rec_symctx_init(struct rec_symctx *c, struct rec_events *r, int flags,
 	c->perfmap_dir = perfmap_dir;
 	ember_buf_init(&c->raw, 256);
 	ember_buf_init(&c->out, 256);
+	ember_buf_init(&c->java, 256);
 }
 
 void rec_symctx_release(struct rec_symctx *c)
@@ -381,6 +392,7 @@ void rec_symctx_release(struct rec_symctx *c)
 		rec_symtab_release(&c->kernel);
 	ember_buf_release(&c->raw);
 	ember_buf_release(&c->out);
+	ember_buf_release(&c->java);
 }
 
 int rec_symbolize(struct rec_events *r, int flags, const char *perfmap_dir,

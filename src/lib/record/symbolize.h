@@ -17,6 +17,7 @@ struct rec_symctx {
 	struct rec_symtab kernel;
 	int kernel_state; /* 0 untried, 1 loaded, -1 unavailable */
 	struct ember_buf raw, out;
+	struct ember_buf java; /* a JVM's method name, renamed */
 	/* kallsyms loaded beforehand (finished), taken over on first use */
 	struct rec_symtab *pre;
 	int pre_err;

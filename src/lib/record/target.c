@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "record/java.h"
 #include "record/target.h"
 
 /* -only-functions: plain --perf-basic-prof also makes V8 write an
@@ -57,6 +58,11 @@ static void set_jit_env(void)
 	char *opts = rec_jit_node_options(getenv("NODE_OPTIONS"));
 	setenv("NODE_OPTIONS", opts, 1);
 	free(opts);
+	/* JAVA_TOOL_OPTIONS, not JDK_JAVA_OPTIONS: every JVM reads it, not
+	 * only the java launcher's (javac, build tools' daemons...) */
+	opts = rec_java_tool_options(getenv("JAVA_TOOL_OPTIONS"));
+	setenv("JAVA_TOOL_OPTIONS", opts, 1);
+	free(opts);
 }
 
 int rec_jit_env_is_ours(char *const *argv)
@@ -70,6 +76,8 @@ int rec_jit_env_is_ours(char *const *argv)
 		if (getenv(user_vars[i]))
 			return 0;
 	if (node && strstr(node, "--perf-"))
+		return 0;
+	if (rec_java_asks_perfmap(argv))
 		return 0;
 	for (size_t i = 0; argv && argv[i]; i++) {
 		const char *a = argv[i];

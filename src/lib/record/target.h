@@ -19,7 +19,7 @@ struct rec_child {
 };
 
 /* Forks argv[0]; the child waits until rec_child_go.  jit_env sets the
- * variables that make Python and Node write perf maps; stdout_fd >= 0
+ * variables that make Python, Node and Java write perf maps; stdout_fd >= 0
  * becomes the child's standard output. */
 int rec_child_fork(struct rec_child *c, char *const *argv, int jit_env,
 		   int stdout_fd, int *err) EMBER_WUR;

@@ -23,7 +23,7 @@ static const char *dup(struct ember_nameattr *na, const char *s, size_t n)
 
 int ember_nameattr_load(struct ember_nameattr **out, const char *path)
 {
-	struct ember_input in;
+	struct ember_input *in;
 	int err = ember_input_load(&in, path);
 
 	*out = NULL;
@@ -33,7 +33,8 @@ int ember_nameattr_load(struct ember_nameattr **out, const char *path)
 	ember_intern_init(&na->names);
 	ember_arena_init(&na->arena);
 
-	const char *p = in.data, *end = in.data + in.len;
+	size_t len;
+	const char *p = ember_input_data(in, &len), *end = p + len;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *eol = nl ? nl : end;
@@ -79,7 +80,7 @@ int ember_nameattr_load(struct ember_nameattr **out, const char *path)
 		}
 		p = nl ? nl + 1 : end;
 	}
-	ember_input_release(&in);
+	ember_input_free(in);
 	if (err) {
 		ember_nameattr_free(na);
 		return err;

@@ -404,14 +404,15 @@ static void map_add(struct ember_palette *p, const char *s, size_t n,
 
 int ember_palette_load_map(struct ember_palette *p, const char *path)
 {
-	struct ember_input in;
+	struct ember_input *in;
 	int err = ember_input_load(&in, path);
 
 	if (err == EMBER_ENOENT)
 		return 0;
 	if (err)
 		return err;
-	const char *s = in.data, *end = in.data + in.len;
+	size_t len;
+	const char *s = ember_input_data(in, &len), *end = s + len;
 	while (s < end) {
 		const char *nl = memchr(s, '\n', (size_t)(end - s));
 		const char *eol = nl ? nl : end;
@@ -429,7 +430,7 @@ int ember_palette_load_map(struct ember_palette *p, const char *path)
 		}
 		s = nl ? nl + 1 : end;
 	}
-	ember_input_release(&in);
+	ember_input_free(in);
 	return 0;
 }
 
