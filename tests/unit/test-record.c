@@ -362,6 +362,54 @@ static void test_kallsyms(void)
 	rec_symtab_release(&st);
 }
 
+/* A kallsyms file is read a piece at a time: lines across the pieces'
+ * edges, a line longer than a piece (skipped), no final newline; and a
+ * load given up by another thread. */
+static void test_kallsyms_file(void)
+{
+	char path[] = "/tmp/ember-test-kallsyms-XXXXXX";
+	int fd = mkstemp(path);
+	struct ember_buf b = EMBER_BUF_INIT;
+	struct rec_symtab st;
+	const int n = 20000, stop = 1;
+
+	CHECK(fd >= 0);
+	for (int i = 0; i < n; i++) {
+		ember_buf_addf(&b, "%016llx t fn_%d\n",
+			       0xffffffff81000000ull + 16ull * (unsigned)i, i);
+		if (i == n / 2) { /* 300 KB of one line */
+			ember_buf_adds(&b, "ffffffff80000000 T long_");
+			for (int k = 0; k < 300000; k++)
+				ember_buf_addch(&b, 'x');
+			ember_buf_addch(&b, '\n');
+		}
+	}
+	ember_buf_adds(&b, "ffffffffc0000000 t mod_last\t[m]");
+	CHECK(write(fd, b.buf, b.len) == (ssize_t)b.len);
+	close(fd);
+	rec_symtab_init(&st, REC_SYMTAB_KALLSYMS);
+	CHECK(rec_kallsyms_load(&st, path) == 0);
+	CHECK(st.n == (size_t)n + 1);
+	rec_symtab_finish(&st);
+	for (int i = 0; i < n; i += 997) {
+		char want[32];
+		snprintf(want, sizeof(want), "fn_%d", i);
+		const struct rec_sym *s = rec_symtab_find(
+		    &st, 0xffffffff81000000ull + 16ull * (unsigned)i + 3);
+		CHECK(s && !strcmp(s->name, want));
+	}
+	const struct rec_sym *s = rec_symtab_find(&st, 0xffffffffc0000001);
+	CHECK(s && !strcmp(s->name, "mod_last") && s->module);
+	CHECK(rec_symtab_find(&st, 0xffffffff80000001) == NULL);
+	rec_symtab_release(&st);
+	rec_symtab_init(&st, REC_SYMTAB_KALLSYMS);
+	CHECK(rec_kallsyms_load_until(&st, path, &stop) == EMBER_EINTR);
+	CHECK(st.n == 0);
+	rec_symtab_release(&st);
+	unlink(path);
+	ember_buf_release(&b);
+}
+
 static void test_maps(void)
 {
 	struct rec_world w;
@@ -857,6 +905,137 @@ static void switch_rec(struct rec_events *ev, int tid, uint64_t time, int out)
 	rec_events_handle(ev, rec, sizeof(rec));
 }
 
+/* ---- repeated callchains ---- */
+
+#define CHAIN_TYPE                                                             \
+	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |                 \
+	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN)
+
+/* A side-band record: header, body (padded to 8), sample_id (tid, time). */
+static void side_rec(struct rec_events *ev, uint32_t type, uint16_t misc,
+		     const void *body, size_t n, int tid, uint64_t time)
+{
+	uint64_t rec[64];
+	size_t pad = (n + 7) & ~(size_t)7, size = 8 + pad + 16;
+	struct perf_event_header h = {type, misc, (uint16_t)size};
+
+	memset(rec, 0, sizeof(rec));
+	memcpy(rec, &h, sizeof(h));
+	memcpy((char *)rec + 8, body, n);
+	rec[1 + pad / 8] = (uint64_t)(uint32_t)tid | (uint64_t)tid << 32;
+	rec[2 + pad / 8] = time;
+	rec_events_handle(ev, rec, size);
+}
+
+static void mmap2_rec(struct rec_events *ev, int pid, uint64_t addr,
+		      uint64_t ino, const char *path, uint64_t time)
+{
+	uint8_t body[64 + 32];
+	uint32_t v32[2] = {(uint32_t)pid, (uint32_t)pid}, prot = 5;
+	uint64_t v64[3] = {addr, 0x10000, 0};
+
+	memset(body, 0, sizeof(body));
+	memcpy(body, v32, 8);
+	memcpy(body + 8, v64, 24);
+	memcpy(body + 40, &ino, 8);
+	memcpy(body + 56, &prot, 4);
+	snprintf((char *)body + 64, 32, "%s", path);
+	side_rec(ev, PERF_RECORD_MMAP2, 0, body, sizeof(body), pid, time);
+}
+
+static void comm_rec(struct rec_events *ev, int pid, int tid, const char *comm,
+		     uint64_t time)
+{
+	uint8_t body[8 + 16];
+	uint32_t v32[2] = {(uint32_t)pid, (uint32_t)tid};
+
+	memset(body, 0, sizeof(body));
+	memcpy(body, v32, 8);
+	snprintf((char *)body + 8, 16, "%s", comm);
+	side_rec(ev, PERF_RECORD_COMM, 0, body, sizeof(body), tid, time);
+}
+
+/* A user-mode sample of tid with callchain ips (leaf first). */
+static void chain_sample(struct rec_events *ev, int pid, int tid,
+			 const uint64_t *ips, size_t n, uint64_t period,
+			 uint64_t time)
+{
+	uint64_t rec[32];
+	size_t k = 1;
+
+	rec[k++] = ips[0];
+	rec[k++] = (uint64_t)(uint32_t)pid | (uint64_t)(uint32_t)tid << 32;
+	rec[k++] = time;
+	rec[k++] = period;
+	rec[k++] = n + 1;
+	rec[k++] = (uint64_t)PERF_CONTEXT_USER;
+	for (size_t i = 0; i < n; i++)
+		rec[k++] = ips[i];
+	struct perf_event_header h = {PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER,
+				      (uint16_t)(k * 8)};
+	memcpy(rec, &h, sizeof(h));
+	rec_events_handle(ev, rec, k * 8);
+}
+
+/* The module path of stack i's leaf frame, and its root's name. */
+static const char *leaf_dso(struct rec_events *ev, size_t i, const char **root)
+{
+	size_t n;
+	const uint32_t *f = ember_stacks_frames(&ev->stacks, i, &n);
+	const struct rec_frame *leaf = &ev->frames.v[f[n - 1]];
+
+	*root = ember_intern_str(&ev->roots, ev->frames.v[f[0]].obj, NULL);
+	return leaf->kind == REC_FRAME_DSO ? ev->world.dsos[leaf->obj]->path
+					   : "?";
+}
+
+/*
+ * A callchain seen again becomes the same stack, but not across a new
+ * mapping of its addresses, another thread, or a thread renamed: the
+ * cache of callchains must not keep what the records changed.
+ */
+static void test_chains(void)
+{
+	struct ember_record_stats stats;
+	struct rec_events ev;
+	const uint64_t ips[] = {0x401010, 0x402020, 0x403030};
+	const int P = 4242;
+	const char *root;
+
+	memset(&stats, 0, sizeof(stats));
+	rec_events_init(&ev, &stats);
+	ev.replay = ev.system_wide = ev.idle = 1;
+	ev.sample_type = CHAIN_TYPE;
+	comm_rec(&ev, P, P, "prog", 1);
+	mmap2_rec(&ev, P, 0x400000, 11, "/x/a.so", 2);
+	chain_sample(&ev, P, P, ips, 3, 10, 3);
+	chain_sample(&ev, P, P, ips, 3, 5, 4);
+	CHECK(ev.stacks.n == 1 && ev.stacks.ents[0].count == 15);
+	/* another library where a.so was: the same addresses, new frames */
+	mmap2_rec(&ev, P, 0x400000, 12, "/x/b.so", 5);
+	chain_sample(&ev, P, P, ips, 3, 7, 6);
+	chain_sample(&ev, P, P, ips, 3, 1, 7);
+	CHECK(ev.stacks.n == 2 && ev.stacks.ents[1].count == 8);
+	CHECK_STR(leaf_dso(&ev, 0, &root), "/x/a.so");
+	CHECK_STR(leaf_dso(&ev, 1, &root), "/x/b.so");
+	CHECK_STR(root, "prog");
+	/* another thread of the process, then the first one renamed */
+	chain_sample(&ev, P, P + 1, ips, 3, 2, 8);
+	comm_rec(&ev, P, P, "worker", 9);
+	chain_sample(&ev, P, P, ips, 3, 3, 10);
+	chain_sample(&ev, P, P, ips, 3, 4, 11);
+	CHECK(ev.stacks.n == 4);
+	CHECK(ev.stacks.ents[2].count == 2 && ev.stacks.ents[3].count == 7);
+	CHECK_STR(leaf_dso(&ev, 3, &root), "/x/b.so");
+	CHECK_STR(root, "worker");
+	/* a longer callchain sharing the others' start is its own stack */
+	const uint64_t more[] = {0x401010, 0x402020, 0x403030, 0x404040};
+	chain_sample(&ev, P, P, more, 4, 1, 12);
+	CHECK(ev.stacks.n == 5);
+	CHECK(stats.samples == 8 && stats.weight == 33);
+	rec_events_release(&ev);
+}
+
 static void test_offcpu(void)
 {
 	struct rec_offcpu *o;
@@ -939,6 +1118,7 @@ int main(void)
 	test_java();
 	test_perfmap_trust();
 	test_kallsyms();
+	test_kallsyms_file();
 	test_maps();
 	test_elf_self();
 	test_elf_hostile();
@@ -946,6 +1126,7 @@ int main(void)
 	test_events();
 	test_dwarf_samples();
 	test_offcpu();
+	test_chains();
 	test_jitdump_names();
 	DONE();
 }

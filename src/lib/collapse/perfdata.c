@@ -22,18 +22,21 @@
 #include "record/symbolize.h"
 
 /* /proc/kallsyms takes tens of milliseconds of the kernel's time to
- * read: on another core while the records are read. */
+ * read: on another core while the records are read, from the first one
+ * of a recording whose events may sample the kernel.  It is given up
+ * (stop) when no kernel frame turns up, or the recording's kernel is
+ * another. */
 struct kpre {
 	pthread_t thread;
 	struct rec_symtab st;
-	int err, started;
+	int err, tried, started, stop;
 };
 
 static void *kallsyms_thread(void *arg)
 {
 	struct kpre *k = arg;
 
-	k->err = rec_kallsyms_load(&k->st, NULL);
+	k->err = rec_kallsyms_load_until(&k->st, NULL, &k->stop);
 	rec_symtab_finish(&k->st);
 	return NULL;
 }
@@ -58,6 +61,11 @@ struct pdc {
 		uint32_t off, len;
 		int state; /* 0 not named, 1 named, 2 named and skip-after */
 	} * fc;
+	/* per root frame: its names (len 0: not named yet) */
+	uint32_t *root_off, *root_len;
+	uint8_t *root_java;
+	uint32_t *out; /* a folded stack */
+	size_t aout;
 	/* perf maps for the unwinder, by process instance */
 	struct rec_symtab **maps;
 	size_t nmaps;
@@ -200,6 +208,16 @@ static void on_record(void *ctx, const void *rec, size_t size, uint32_t attr)
 	const struct perf_event_header *h = rec;
 	const struct perf_event_attr *a = &c->pd.attrs[attr].attr;
 
+	if (!c->kp.tried) {
+		c->kp.tried = 1;
+		for (size_t i = 0; i < c->pd.nattrs && c->cpus > 1; i++)
+			if (!c->pd.attrs[i].attr.exclude_kernel) {
+				c->kp.started =
+				    !pthread_create(&c->kp.thread, NULL,
+						    kallsyms_thread, &c->kp);
+				break;
+			}
+	}
 	r->sample_type = a->sample_type;
 	r->regs_mask = a->sample_regs_user;
 	r->read_format = a->read_format;
@@ -210,12 +228,6 @@ static void on_record(void *ctx, const void *rec, size_t size, uint32_t attr)
 			c->k->n.filtered++;
 			return;
 		}
-		if (!c->kp.started && c->cpus > 1 &&
-		    (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
-			PERF_RECORD_MISC_KERNEL)
-			/* kernel frames to name: their symbols meanwhile */
-			c->kp.started = !pthread_create(
-			    &c->kp.thread, NULL, kallsyms_thread, &c->kp);
 		r->dwarf = (a->sample_type & PERF_SAMPLE_REGS_USER) &&
 			   (a->sample_type & PERF_SAMPLE_STACK_USER);
 		if (r->dwarf && !r->unwinder) {
@@ -321,89 +333,120 @@ static const uint32_t *frame_names(struct pdc *c, struct rec_symctx *sc,
 	return c->cache + e->off;
 }
 
-/* Every unique stack of the session as a folded stack of the sink. */
-static void fold(struct pdc *c)
+/* The names of root frame root, from the cache. */
+static const uint32_t *root_names(struct pdc *c, uint32_t root, size_t *n,
+				  int *java)
 {
 	struct rec_events *r = c->r;
-	struct collapse_sink *k = c->k;
-	struct rec_symctx sc;
-	uint32_t *out = NULL;
-	size_t aout = 0;
-	/* per root frame: its names */
-	uint32_t *root_off = ember_xcalloc(r->frames.n, sizeof(*root_off));
-	uint32_t *root_len = ember_xcalloc(r->frames.n, sizeof(*root_len));
-	uint8_t *root_java = ember_xcalloc(r->frames.n, 1);
-	struct ember_buf rootbuf = EMBER_BUF_INIT;
 
-	c->fc = ember_xcalloc(2 * r->frames.n + 2, sizeof(*c->fc));
-	rec_symctx_init(&sc, r, 0, NULL);
-	sc.no_kallsyms = c->no_kallsyms_why;
-	if (c->kallsyms) {
-		sc.pre = c->kallsyms;
-		sc.pre_err = c->kallsyms_err;
+	if (!c->root_len[root]) {
+		size_t len;
+		const char *s =
+		    ember_intern_str(&r->roots, r->frames.v[root].obj, &len);
+		const char *pid = memchr(s, '\0', len);
+		const char *tid =
+		    pid ? memchr(pid + 1, '\0', (size_t)(s + len - pid - 1))
+			: NULL;
+		const uint32_t *ids;
+		int j;
+		size_t nr =
+		    cl_perf_root(c->perf, s, pid ? (size_t)(pid - s) : len,
+				 pid ? atoi(pid + 1) : -1,
+				 tid ? atoi(tid + 1) : -1, &ids, &j);
+		EMBER_GROW(c->cache, c->ncache + nr, c->acache);
+		memcpy(c->cache + c->ncache, ids, nr * sizeof(*ids));
+		c->root_off[root] = (uint32_t)c->ncache;
+		c->root_len[root] = (uint32_t)nr;
+		c->root_java[root] = (uint8_t)j;
+		c->ncache += nr;
 	}
+	*n = c->root_len[root];
+	*java = c->root_java[root];
+	return c->cache + c->root_off[root];
+}
+
+/* Whether stack i has kernel frames, whose names wait for kallsyms. */
+static int has_kernel_frames(struct pdc *c, size_t i)
+{
+	struct rec_events *r = c->r;
+	size_t n;
+	const uint32_t *f = ember_stacks_frames(&r->stacks, i, &n);
+
+	for (size_t j = n; j-- > 1;)
+		if (r->frames.v[f[j]].kind == REC_FRAME_KERNEL)
+			return 1;
+	return 0;
+}
+
+/* Stack i as a folded stack of the sink. */
+static void fold_stack(struct pdc *c, struct rec_symctx *sc, size_t i)
+{
+	struct rec_events *r = c->r;
+	size_t n, m = 0, nr;
+	const uint32_t *f = ember_stacks_frames(&r->stacks, i, &n);
+	int java, skipping = 0;
+
+	if (!n)
+		return;
+	root_names(c, f[0], &nr, &java);
+	/* leaf first, as perf script prints them */
+	for (size_t j = n; j-- > 1 && !skipping;) {
+		size_t nn;
+		const uint32_t *ids =
+		    frame_names(c, sc, f[j], java, &nn, &skipping);
+		EMBER_GROW(c->out, m + nn + nr, c->aout);
+		memcpy(c->out + m, ids, nn * sizeof(*ids));
+		m += nn;
+	}
+	uint32_t *out = c->out;
+	for (size_t a = 0, b = m ? m - 1 : 0; a < b; a++, b--) {
+		uint32_t t = out[a];
+		out[a] = out[b];
+		out[b] = t;
+	}
+	if (!skipping) {
+		const uint32_t *rids = root_names(c, f[0], &nr, &java);
+		EMBER_GROW(c->out, m + nr, c->aout);
+		out = c->out;
+		memmove(out + nr, out, m * sizeof(*out));
+		memcpy(out, rids, nr * sizeof(*out));
+		m += nr;
+	}
+	double w = r->stacks.ents[i].count;
+	int exact = w >= 0 && w < 9007199254740992.0;
+	cl_count(c->k, ember_stacks_add(&c->k->stacks, out, m, 0, 0), w,
+		 exact ? (uint64_t)w : 0, exact);
+}
+
+/*
+ * Every unique stack of the session as a folded stack of the sink, in
+ * two passes: kernel == 0 while /proc/kallsyms is still being read, the
+ * stacks without kernel frames, and the user frames of the others named
+ * (not with --skip-after: which frames are named at all depends on the
+ * kernel frames' names); kernel == 1 after, the stacks with kernel frames.
+ */
+static void fold(struct pdc *c, struct rec_symctx *sc, int kernel)
+{
+	struct rec_events *r = c->r;
+
 	for (size_t i = 0; i < r->stacks.n; i++) {
-		size_t n, m = 0;
-		const uint32_t *f = ember_stacks_frames(&r->stacks, i, &n);
-		if (!n)
+		if (has_kernel_frames(c, i) != kernel) {
+			if (!kernel && !c->o->nskip_after) {
+				size_t n, nn;
+				int java, skipping = 0;
+				const uint32_t *f =
+				    ember_stacks_frames(&r->stacks, i, &n);
+				root_names(c, f[0], &nn, &java);
+				for (size_t j = n; j-- > 1;)
+					if (r->frames.v[f[j]].kind !=
+					    REC_FRAME_KERNEL)
+						frame_names(c, sc, f[j], java,
+							    &nn, &skipping);
+			}
 			continue;
-		uint32_t root = f[0];
-		if (!root_len[root]) {
-			size_t len;
-			const char *s = ember_intern_str(
-			    &r->roots, r->frames.v[root].obj, &len);
-			const char *pid = memchr(s, '\0', len);
-			const char *tid =
-			    pid ? memchr(pid + 1, '\0',
-					 (size_t)(s + len - pid - 1))
-				: NULL;
-			const uint32_t *ids;
-			int java;
-			size_t nr = cl_perf_root(
-			    c->perf, s, pid ? (size_t)(pid - s) : len,
-			    pid ? atoi(pid + 1) : -1, tid ? atoi(tid + 1) : -1,
-			    &ids, &java);
-			EMBER_GROW(c->cache, c->ncache + nr, c->acache);
-			memcpy(c->cache + c->ncache, ids, nr * sizeof(*ids));
-			root_off[root] = (uint32_t)c->ncache;
-			root_len[root] = (uint32_t)nr;
-			root_java[root] = (uint8_t)java;
-			c->ncache += nr;
 		}
-		int java = root_java[root], skipping = 0;
-		/* leaf first, as perf script prints them */
-		for (size_t j = n; j-- > 1 && !skipping;) {
-			size_t nn;
-			const uint32_t *ids =
-			    frame_names(c, &sc, f[j], java, &nn, &skipping);
-			EMBER_GROW(out, m + nn + root_len[root], aout);
-			memcpy(out + m, ids, nn * sizeof(*ids));
-			m += nn;
-		}
-		for (size_t a = 0, b = m ? m - 1 : 0; a < b; a++, b--) {
-			uint32_t t = out[a];
-			out[a] = out[b];
-			out[b] = t;
-		}
-		if (!skipping) {
-			size_t nr = root_len[root];
-			EMBER_GROW(out, m + nr, aout);
-			memmove(out + nr, out, m * sizeof(*out));
-			memcpy(out, c->cache + root_off[root],
-			       nr * sizeof(*out));
-			m += nr;
-		}
-		double w = r->stacks.ents[i].count;
-		int exact = w >= 0 && w < 9007199254740992.0;
-		cl_count(k, ember_stacks_add(&k->stacks, out, m, 0, 0), w,
-			 exact ? (uint64_t)w : 0, exact);
+		fold_stack(c, sc, i);
 	}
-	rec_symctx_release(&sc);
-	ember_buf_release(&rootbuf);
-	free(root_off);
-	free(root_len);
-	free(root_java);
-	free(out);
 }
 
 int cl_perfdata_detect(const char *p, size_t len)
@@ -422,8 +465,9 @@ int cl_perfdata_read(const struct ember_collapse_options *o,
 {
 	struct pdc c;
 	struct rec_events *r;
+	struct rec_symctx sc;
 	struct stat st;
-	int rc, fd = cl_input_fd(in);
+	int rc, sc_live = 0, fd = cl_input_fd(in);
 
 	memset(&c, 0, sizeof(c));
 	c.o = o;
@@ -452,15 +496,32 @@ int cl_perfdata_read(const struct ember_collapse_options *o,
 		file_time = (double)st.st_mtim.tv_sec +
 			    (double)st.st_mtim.tv_nsec / 1e9;
 	prepare(&c, file_time);
+	c.fc = ember_xcalloc(2 * r->frames.n + 2, sizeof(*c.fc));
+	c.root_off = ember_xcalloc(r->frames.n, sizeof(*c.root_off));
+	c.root_len = ember_xcalloc(r->frames.n, sizeof(*c.root_len));
+	c.root_java = ember_xcalloc(r->frames.n, 1);
+	rec_symctx_init(&sc, r, 0, NULL);
+	sc_live = 1;
+	sc.no_kallsyms = c.no_kallsyms_why;
+	fold(&c, &sc, 0);
 	if (kp->started) {
+		int kernel = 0;
+		for (size_t i = 0; i < r->frames.n && !kernel; i++)
+			kernel = r->frames.v[i].kind == REC_FRAME_KERNEL;
+		if (!kernel || c.no_kallsyms_why)
+			__atomic_store_n(&kp->stop, 1, __ATOMIC_RELAXED);
 		pthread_join(kp->thread, NULL);
 		kp->started = 0;
-		if (!c.no_kallsyms_why) {
+		if (!kp->stop && !c.no_kallsyms_why) {
 			c.kallsyms = &kp->st;
 			c.kallsyms_err = kp->err;
 		}
 	}
-	fold(&c);
+	if (c.kallsyms) {
+		sc.pre = c.kallsyms;
+		sc.pre_err = c.kallsyms_err;
+	}
+	fold(&c, &sc, 1);
 	k->n.records += c.stats.samples;
 	k->n.pd_samples += c.stats.samples;
 	k->n.pd_lost += c.stats.lost;
@@ -470,8 +531,12 @@ int cl_perfdata_read(const struct ember_collapse_options *o,
 	k->n.pd_corrupt += (uint64_t)r->corrupt;
 	k->n.perfdata = 1;
 out:
-	if (kp->started)
+	if (sc_live)
+		rec_symctx_release(&sc);
+	if (kp->started) {
+		__atomic_store_n(&kp->stop, 1, __ATOMIC_RELAXED);
 		pthread_join(kp->thread, NULL);
+	}
 	if (!c.kallsyms) /* else the symbolizer had it */
 		rec_symtab_release(&kp->st);
 	rec_pd_release(&c.pd);
@@ -480,6 +545,10 @@ out:
 	free(c.want);
 	free(c.cache);
 	free(c.fc);
+	free(c.root_off);
+	free(c.root_len);
+	free(c.root_java);
+	free(c.out);
 	for (size_t i = 0; i < c.nmaps; i++)
 		if (c.maps[i]) {
 			rec_symtab_release(c.maps[i]);

@@ -24,6 +24,8 @@
 
 #define MAX_FRAMES 1024
 
+static void chains_free(struct rec_chains *c);
+
 void rec_events_init(struct rec_events *r, struct ember_record_stats *stats)
 {
 	memset(r, 0, sizeof(*r));
@@ -46,6 +48,8 @@ void rec_events_release(struct rec_events *r)
 	free(r->ubuf);
 	free(r->ibuf);
 	free(r->fcache);
+	chains_free(r->chains);
+	free(r->rcache);
 	ember_unwinder_free(r->unwinder);
 	rec_offcpu_free(r->off);
 	memset(r, 0, sizeof(*r));
@@ -773,8 +777,10 @@ static int valid_callchain(const struct rec_sample *s)
 	return 1;
 }
 
+/* The frame of a user address; *stable is cleared when its id depends on
+ * the sample's time (JIT code). */
 static uint32_t user_frame(struct rec_events *r, struct rec_proc *p,
-			   uint64_t addr, uint64_t t)
+			   uint64_t addr, uint64_t t, int *stable)
 {
 	struct rec_fcache *e = fcache_slot(r, p->id, addr);
 	int cacheable;
@@ -787,6 +793,8 @@ static uint32_t user_frame(struct rec_events *r, struct rec_proc *p,
 		e->proc = p->id;
 		e->gen = r->map_gen + 1;
 		e->id = id;
+	} else {
+		*stable = 0;
 	}
 	return id;
 }
@@ -805,6 +813,146 @@ static uint32_t kernel_frame(struct rec_events *r, uint64_t addr)
 	return e->id;
 }
 
+/*
+ * Frame-pointer samples repeat whole callchains: a table of the
+ * callchains seen, by root frame, process instance and the callchain's
+ * words, gives the stack each became, and saves a repeat the lookup of
+ * each frame and the stack table's hashing.  An entry holds while the
+ * mappings are those it was made under (map_gen); a callchain through
+ * JIT code, whose frames depend on the sample's time, is not kept.  The
+ * table keeps one copy of each distinct callchain, up to CHAINS_WORDS
+ * words; later ones are decoded each time.
+ */
+#define CHAINS_WORDS (4u << 20)
+
+struct rec_chain {
+	uint64_t hash;
+	const uint64_t *ips; /* its words, in the arena */
+	uint32_t nr, root, proc, gen, stack;
+	uint8_t truncated, bad; /* counted again at each repeat */
+};
+
+struct rec_chains {
+	struct rec_chain *v;
+	size_t n, alloc;
+	uint32_t *slots; /* entry index + 1, open addressing */
+	size_t mask;
+	struct ember_arena words; /* never moved: no copy as it grows */
+	size_t nwords;
+};
+
+static void chains_free(struct rec_chains *c)
+{
+	if (!c)
+		return;
+	free(c->v);
+	free(c->slots);
+	ember_arena_release(&c->words);
+	free(c);
+}
+
+static uint64_t chain_hash(const struct rec_sample *s, uint32_t root,
+			   uint32_t proc)
+{
+	uint64_t h = ember_hash(s->ips, (size_t)s->nr * 8);
+
+	return (h ^ ((uint64_t)root << 32 | proc)) * 0x9e3779b97f4a7c15ull;
+}
+
+/* The entry of the sample's callchain, or NULL with *slot where it goes
+ * (SIZE_MAX: the table is full). */
+static struct rec_chain *chain_find(struct rec_events *r,
+				    const struct rec_sample *s, uint32_t root,
+				    uint32_t proc, uint64_t h, size_t *slot)
+{
+	struct rec_chains *c = r->chains;
+
+	if (!c) {
+		c = r->chains = ember_xcalloc(1, sizeof(*c));
+		ember_arena_init(&c->words);
+		c->mask = 1023;
+		c->slots = ember_xcalloc(c->mask + 1, sizeof(*c->slots));
+	}
+	size_t i = (size_t)(h >> 32) & c->mask;
+	for (; c->slots[i]; i = (i + 1) & c->mask) {
+		struct rec_chain *e = &c->v[c->slots[i] - 1];
+		if (e->hash == h && e->nr == s->nr && e->root == root &&
+		    e->proc == proc &&
+		    !memcmp(e->ips, s->ips, (size_t)s->nr * 8))
+			return e;
+	}
+	*slot = c->nwords + s->nr > CHAINS_WORDS ? SIZE_MAX : i;
+	return NULL;
+}
+
+static struct rec_chain *chain_add(struct rec_events *r,
+				   const struct rec_sample *s, uint32_t root,
+				   uint32_t proc, uint64_t h, size_t slot)
+{
+	struct rec_chains *c = r->chains;
+	uint64_t *ips = ember_arena_alloc(&c->words, (size_t)s->nr * 8);
+	struct rec_chain *e;
+
+	memcpy(ips, s->ips, (size_t)s->nr * 8);
+	EMBER_GROW(c->v, c->n + 1, c->alloc);
+	e = &c->v[c->n];
+	memset(e, 0, sizeof(*e));
+	e->hash = h;
+	e->ips = ips;
+	e->nr = (uint32_t)s->nr;
+	e->root = root;
+	e->proc = proc;
+	c->nwords += s->nr;
+	c->slots[slot] = (uint32_t)++c->n;
+	if (c->n * 2 > c->mask) {
+		free(c->slots);
+		c->mask = c->mask * 2 + 1;
+		c->slots = ember_xcalloc(c->mask + 1, sizeof(*c->slots));
+		for (size_t k = 0; k < c->n; k++) {
+			size_t i = (size_t)(c->v[k].hash >> 32) & c->mask;
+			while (c->slots[i])
+				i = (i + 1) & c->mask;
+			c->slots[i] = (uint32_t)k + 1;
+		}
+	}
+	return e;
+}
+
+/*
+ * The root frame of a thread, remembered while its name and process
+ * stay (naming it takes formatting and interning); direct-mapped by tid.
+ * A thread whose name is still unknown is asked again each time (a live
+ * session reads it from /proc).
+ */
+#define RCACHE_SIZE 256
+
+struct rec_rcache {
+	const struct rec_thread *t;
+	const struct rec_proc *p;
+	uint32_t comm, pcomm, id;
+};
+
+static uint32_t thread_root(struct rec_events *r, struct rec_thread *t)
+{
+	struct rec_rcache *e;
+
+	if (!r->rcache)
+		r->rcache = ember_xcalloc(RCACHE_SIZE, sizeof(*r->rcache));
+	e = &r->rcache[(uint32_t)t->tid % RCACHE_SIZE];
+	if (e->t == t && e->p == t->proc && e->comm == t->comm &&
+	    e->pcomm == t->proc->comm)
+		return e->id;
+	uint32_t id = root_frame(r, t);
+	if (t->comm != UINT32_MAX || r->replay) {
+		e->t = t;
+		e->p = t->proc;
+		e->comm = t->comm;
+		e->pcomm = t->proc->comm;
+		e->id = id;
+	}
+	return id;
+}
+
 static void on_sample(struct rec_events *r, const void *rec, size_t size)
 {
 	struct rec_sample s;
@@ -814,6 +962,9 @@ static void on_sample(struct rec_events *r, const void *rec, size_t size)
 		return;
 	}
 	uint64_t one[2];
+	/* a callchain to remember: frame pointers, and no off-CPU state */
+	int chain =
+	    !r->dwarf && !r->off && (r->sample_type & PERF_SAMPLE_CALLCHAIN);
 	if (!(r->sample_type & PERF_SAMPLE_CALLCHAIN)) {
 		/* no callchain recorded: the sampled address alone */
 		const struct perf_event_header *h = rec;
@@ -825,10 +976,6 @@ static void on_sample(struct rec_events *r, const void *rec, size_t size)
 		s.ips = one;
 		s.nr = 2;
 	}
-	if (r->replay && !valid_callchain(&s)) {
-		r->stats->bad_callchains++;
-		s.nr = 0; /* as perf: a corrupt callchain is dropped whole */
-	}
 	if (s.pid == 0 && s.tid == 0 && !r->idle) {
 		r->stats->idle++;
 		return;
@@ -838,15 +985,39 @@ static void on_sample(struct rec_events *r, const void *rec, size_t size)
 	struct rec_proc *p = t->proc;
 	uint64_t *ub = r->ubuf;
 	uint32_t *ids = r->ibuf;
-	size_t n = 0;
+	size_t n = 0, slot = SIZE_MAX;
+	uint32_t root = thread_root(r, t);
+	uint64_t h = 0;
+	struct rec_chain *e = NULL;
 
-	int truncated;
-	ids[n++] = root_frame(r, t);
+	if (chain) {
+		h = chain_hash(&s, root, p->id);
+		e = chain_find(r, &s, root, p->id, h, &slot);
+		if (e && e->gen == r->map_gen) {
+			/* a callchain seen before, under these mappings */
+			r->stats->bad_callchains += e->bad;
+			r->stats->fp_truncated += e->truncated;
+			r->stacks.ents[e->stack].count += (double)s.period;
+			r->stats->samples++;
+			r->stats->weight += (double)s.period;
+			return;
+		}
+	}
+	const uint64_t *ips = s.ips;
+	uint64_t nr = s.nr;
+	int bad = r->replay && !valid_callchain(&s);
+	if (bad) {
+		r->stats->bad_callchains++;
+		s.nr = 0; /* as perf: a corrupt callchain is dropped whole */
+	}
+	int truncated, stable = 1;
+	uint64_t fp_truncated = r->stats->fp_truncated;
+	ids[n++] = root;
 	size_t nu = user_frames(r, p, &s, ub, MAX_FRAMES, &truncated);
 	if (truncated)
 		ids[n++] = rec_frames_id(&r->frames, REC_FRAME_TRUNCATED, 0, 0);
 	for (size_t i = nu; i-- > 0;)
-		ids[n++] = user_frame(r, p, ub[i], s.time);
+		ids[n++] = user_frame(r, p, ub[i], s.time, &stable);
 	size_t nk = kernel_frames(&s, ub, MAX_FRAMES);
 	for (size_t i = nk; i-- > 0;)
 		ids[n++] = kernel_frame(r, ub[i]);
@@ -855,9 +1026,20 @@ static void on_sample(struct rec_events *r, const void *rec, size_t size)
 			       n);
 		return;
 	}
-	ember_stacks_add(&r->stacks, ids, n, (double)s.period, 0);
+	size_t stack =
+	    ember_stacks_add(&r->stacks, ids, n, (double)s.period, 0);
 	r->stats->samples++;
 	r->stats->weight += (double)s.period;
+	if (chain && stable && (e || slot != SIZE_MAX)) {
+		s.ips = ips; /* the callchain as it came */
+		s.nr = nr;
+		if (!e)
+			e = chain_add(r, &s, root, p->id, h, slot);
+		e->gen = r->map_gen;
+		e->stack = (uint32_t)stack;
+		e->bad = (uint8_t)bad;
+		e->truncated = r->stats->fp_truncated != fp_truncated;
+	}
 }
 
 void rec_events_handle(struct rec_events *r, const void *rec, size_t size)

@@ -38,6 +38,8 @@ struct rec_events {
 	uint32_t *ibuf;
 	struct rec_fcache *fcache; /* recent frames */
 	uint32_t map_gen;	   /* bumped by every new mapping */
+	struct rec_chains *chains; /* callchains seen (events.c) */
+	struct rec_rcache *rcache; /* threads' root frames */
 };
 
 void rec_events_init(struct rec_events *ev, struct ember_record_stats *stats);

@@ -6,20 +6,27 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "record/symtab.h"
 
-static int hexval(int c)
+/* A hex digit's value + 1; 0 for anything else. */
+static const unsigned char hexval[256] = {
+    ['0'] = 1,	['1'] = 2,  ['2'] = 3,	['3'] = 4,  ['4'] = 5,	['5'] = 6,
+    ['6'] = 7,	['7'] = 8,  ['8'] = 9,	['9'] = 10, ['a'] = 11, ['b'] = 12,
+    ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16, ['A'] = 11, ['B'] = 12,
+    ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+
+/* The first tab or space in [p, end), or end. */
+static const char *name_end(const char *p, const char *end)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
+	const char *tab = memchr(p, '\t', (size_t)(end - p));
+	const char *sp = memchr(p, ' ', (size_t)((tab ? tab : end) - p));
+
+	return sp ? sp : tab ? tab : end;
 }
 
 size_t rec_kallsyms_parse(struct rec_symtab *st, const char *p, size_t n)
@@ -34,9 +41,9 @@ size_t rec_kallsyms_parse(struct rec_symtab *st, const char *p, size_t n)
 		const char *q = p;
 		uint64_t addr = 0;
 		int digits = 0, v;
-		while (q < eol && (v = hexval((unsigned char)*q)) >= 0 &&
-		       digits < 16) {
-			addr = addr << 4 | (uint64_t)v;
+		while (q < eol && digits < 16 &&
+		       (v = hexval[(unsigned char)*q]) != 0) {
+			addr = addr << 4 | (uint64_t)(v - 1);
 			q++;
 			digits++;
 		}
@@ -46,9 +53,7 @@ size_t rec_kallsyms_parse(struct rec_symtab *st, const char *p, size_t n)
 		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
 			goto next;
 		const char *name = q + 3;
-		const char *ne = name;
-		while (ne < eol && *ne != '\t' && *ne != ' ')
-			ne++;
+		const char *ne = name_end(name, eol);
 		if (ne == name)
 			goto next;
 		int bind = type == 'T'	 ? STB_GLOBAL
@@ -63,31 +68,70 @@ size_t rec_kallsyms_parse(struct rec_symtab *st, const char *p, size_t n)
 	return added;
 }
 
+/*
+ * Read a piece at a time into one buffer and parsed as it comes: the file
+ * is several megabytes of text, formatted by the kernel as it is read,
+ * and a buffer the size of the whole would only add fresh pages to fault
+ * in.
+ */
 int rec_kallsyms_load(struct rec_symtab *st, const char *path)
 {
-	struct ember_buf b = EMBER_BUF_INIT;
+	return rec_kallsyms_load_until(st, path, NULL);
+}
+
+int rec_kallsyms_load_until(struct rec_symtab *st, const char *path,
+			    const int *stop)
+{
+	enum { PIECE = 128 << 10 };
 	int fd = open(path ? path : "/proc/kallsyms", O_RDONLY | O_CLOEXEC);
-	int err = 0;
+	size_t before = st->n, len = 0;
+	int err = 0, cut = 0;
+	char *buf;
 
 	if (fd < 0)
 		return errno == ENOENT ? EMBER_ENOENT : EMBER_EPERM;
+	buf = ember_xmalloc(PIECE);
 	for (;;) {
-		ember_buf_grow(&b, 1 << 20);
-		ssize_t n = read(fd, b.buf + b.len, b.alloc - b.len - 1);
+		if (stop && __atomic_load_n(stop, __ATOMIC_RELAXED)) {
+			err = EMBER_EINTR;
+			break;
+		}
+		ssize_t n = read(fd, buf + len, PIECE - len);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			err = EMBER_EIO;
 			break;
 		}
-		if (n == 0)
+		if (n == 0) {
+			if (!cut) /* a last line without its newline */
+				rec_kallsyms_parse(st, buf, len);
 			break;
-		ember_buf_setlen(&b, b.len + (size_t)n);
+		}
+		len += (size_t)n;
+		const char *nl = memrchr(buf, '\n', len);
+		if (!nl) {
+			if (len == PIECE) {
+				/* no symbol line is that long: skipped */
+				cut = 1;
+				len = 0;
+			}
+			continue;
+		}
+		size_t whole = (size_t)(nl - buf) + 1, skip = 0;
+		if (cut) {
+			skip = (size_t)((const char *)memchr(buf, '\n', len) -
+					buf) +
+			       1;
+			cut = 0;
+		}
+		rec_kallsyms_parse(st, buf + skip, whole - skip);
+		memmove(buf, buf + whole, len - whole);
+		len -= whole;
 	}
 	close(fd);
+	free(buf);
 	if (!err) {
-		size_t before = st->n;
-		rec_kallsyms_parse(st, b.buf, b.len);
 		/* kernel.kptr_restrict shows every address as 0 */
 		int visible = 0;
 		for (size_t i = before; i < st->n && !visible; i++)
@@ -96,9 +140,8 @@ int rec_kallsyms_load(struct rec_symtab *st, const char *path)
 			err = EMBER_EPERM;
 		else if (st->n == before)
 			err = EMBER_EFORMAT;
-		if (err)
-			st->n = before;
 	}
-	ember_buf_release(&b);
+	if (err)
+		st->n = before;
 	return err;
 }

@@ -384,28 +384,76 @@ static void read_feature(struct rec_pd *pd, int feat, const uint8_t *p,
 
 /* ---- the queue -------------------------------------------------------- */
 
-static int cmp_qent(const void *pa, const void *pb)
+static int qent_before(const struct pd_qent *a, const struct pd_qent *b)
 {
-	const struct pd_qent *a = pa, *b = pb;
+	return a->time != b->time ? a->time < b->time : a->seq < b->seq;
+}
 
-	if (a->time != b->time)
-		return a->time < b->time ? -1 : 1;
-	return a->seq < b->seq ? -1 : a->seq > b->seq;
+/*
+ * Sorts the queue.  It is a few runs in order already (each CPU's
+ * records of a round, and what the round before left), so runs are
+ * merged pairwise until one is left: a pass per doubling of the runs,
+ * rather than qsort's pass per doubling of the records.
+ */
+static void sort_queue(struct rec_pd *pd)
+{
+	struct pd_qent *a = pd->q, *b;
+	size_t n = pd->nq;
+
+	if (pd->aqtmp < pd->aq) {
+		free(pd->qtmp);
+		pd->qtmp = ember_xreallocarray(NULL, pd->aq, sizeof(*pd->qtmp));
+		pd->aqtmp = pd->aq;
+	}
+	b = pd->qtmp;
+	for (;;) {
+		size_t runs = 0, i = 0, o = 0;
+		while (i < n) {
+			size_t m = i + 1, e;
+			while (m < n && !qent_before(&a[m], &a[m - 1]))
+				m++;
+			e = m + 1;
+			while (e < n && !qent_before(&a[e], &a[e - 1]))
+				e++;
+			if (e > n)
+				e = n;
+			/* a[i..m) and a[m..e) into b[o..) */
+			size_t x = i, y = m;
+			while (x < m && y < e)
+				b[o++] =
+				    qent_before(&a[y], &a[x]) ? a[y++] : a[x++];
+			while (x < m)
+				b[o++] = a[x++];
+			while (y < e)
+				b[o++] = a[y++];
+			i = e;
+			runs++;
+		}
+		struct pd_qent *t = a;
+		a = b;
+		b = t;
+		if (runs <= 1)
+			break;
+	}
+	if (a != pd->q) {
+		size_t k = pd->aq;
+		pd->qtmp = pd->q;
+		pd->q = a;
+		pd->aq = pd->aqtmp;
+		pd->aqtmp = k;
+	}
 }
 
 /* Hands out the queued records up to time limit, in time order. */
 static void flush(struct rec_pd *pd, uint64_t limit)
 {
-	struct pd_qent *q = pd->q;
+	struct pd_qent *q;
 	size_t i;
 
 	if (!pd->nq)
 		return;
-	size_t k = 1;
-	while (k < pd->nq && cmp_qent(&q[k - 1], &q[k]) <= 0)
-		k++;
-	if (k < pd->nq) /* one CPU's records come in order already */
-		qsort(q, pd->nq, sizeof(*q), cmp_qent);
+	sort_queue(pd);
+	q = pd->q;
 	for (i = 0; i < pd->nq && q[i].time <= limit; i++) {
 		pd->fn(pd->fctx, q[i].rec, q[i].size, q[i].attr);
 		if (q[i].owned) {
@@ -448,7 +496,7 @@ static void enqueue(struct rec_pd *pd, const uint8_t *rec, size_t size,
 		pd->round_max = t;
 	if (pd->queued > MAX_QUEUED) {
 		/* no FINISHED_ROUND for too long: the older half goes */
-		qsort(pd->q, pd->nq, sizeof(*pd->q), cmp_qent);
+		sort_queue(pd);
 		flush(pd, pd->q[pd->nq / 2].time);
 	}
 }
@@ -891,6 +939,7 @@ void rec_pd_release(struct rec_pd *pd)
 		if (pd->q[i].owned)
 			free((void *)pd->q[i].rec);
 	free(pd->q);
+	free(pd->qtmp);
 	for (size_t i = 0; i < pd->nattrs; i++)
 		free(pd->attrs[i].name);
 	free(pd->attrs);

@@ -54,8 +54,8 @@ struct rec_pd {
 	uint64_t records, unknown, compressed;
 	uint64_t by_type[PERF_RECORD_MAX];
 	/* the queue of one round */
-	struct pd_qent *q;
-	size_t nq, aq, queued;
+	struct pd_qent *q, *qtmp; /* qtmp: aqtmp entries, for sorting */
+	size_t nq, aq, aqtmp, queued;
 	uint64_t seq, round_max, prev_round_max;
 	/* inflating */
 	void *zstd;

@@ -134,7 +134,12 @@ void rec_symtab_finish(struct rec_symtab *st)
 
 	if (!st->n)
 		return;
-	qsort(st->syms, st->n, sizeof(*st->syms), cmp_sym);
+	/* kallsyms and most symbol tables come sorted already */
+	for (i = 1; i < st->n && st->syms[i - 1].start <= st->syms[i].start;
+	     i++)
+		;
+	if (i < st->n)
+		qsort(st->syms, st->n, sizeof(*st->syms), cmp_sym);
 	if (st->kind == REC_SYMTAB_PERFMAP) {
 		/* zero-sized entries cover nothing; keep the rest */
 		for (i = j = 0; i < st->n; i++)

@@ -60,6 +60,10 @@ char *rec_demangle(const char *name);
 /* Loads kernel text symbols from a kallsyms file (NULL: /proc/kallsyms).
  * EMBER_EPERM when the addresses are hidden (kernel.kptr_restrict). */
 int rec_kallsyms_load(struct rec_symtab *st, const char *path) EMBER_WUR;
+/* The same, given up (EMBER_EINTR) as soon as *stop is set (another
+ * thread sets it). */
+int rec_kallsyms_load_until(struct rec_symtab *st, const char *path,
+			    const int *stop) EMBER_WUR;
 /* Parses kallsyms text already in memory (for tests). */
 size_t rec_kallsyms_parse(struct rec_symtab *st, const char *p, size_t n);
 
