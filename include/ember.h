@@ -474,6 +474,10 @@ enum {
 };
 #define EMBER_RECORD_STACK_SIZE 32768 /* default stack copy, bytes */
 #define EMBER_RECORD_STACK_MAX	65528 /* the kernel's limit */
+/* default stack copy at context switches (--off-cpu, --wall): a thread
+ * blocks in a system call, rarely deep in its own stack, and a smaller
+ * copy lets the rings hold four times as many switches */
+#define EMBER_RECORD_SWITCH_STACK_SIZE 8192
 
 struct ember_record_options {
 	char *const *argv; /* a command to run, or NULL */
@@ -496,7 +500,9 @@ struct ember_record_options {
 			    * 8 MiB with DWARF, 512 KiB with FP */
 	int call_graph;	   /* EMBER_CALLGRAPH_* */
 	size_t stack_size; /* DWARF: bytes of user stack copied per sample
-			    * (0: EMBER_RECORD_STACK_SIZE; multiple of 8) */
+			    * (0: EMBER_RECORD_STACK_SIZE, and
+			    * EMBER_RECORD_SWITCH_STACK_SIZE at context
+			    * switches; multiple of 8) */
 	/* frame names, as `ember collapse perf` options */
 	int root_pid, root_tid;		   /* --pid, --tid */
 	int annotate_kernel, annotate_jit; /* --kernel, --jit */
@@ -505,6 +511,9 @@ struct ember_record_options {
 	 * cpu-clock samples (EMBER_RECORD_WALL) */
 	int mode;
 	uint64_t min_block_us; /* off-CPU waits shorter are left out */
+	int context_switches;  /* count switches with the context-switches
+				* event, as where the sched_switch
+				* tracepoint is missing: no S/D states */
 };
 enum {
 	EMBER_RECORD_CPU,
@@ -534,6 +543,7 @@ struct ember_record_stats {
 	/* user stacks */
 	int dwarf;		   /* unwound from stack copies; 0: FP */
 	size_t stack_size;	   /* bytes copied per sample */
+	size_t switch_stack_size;  /* ... per context switch (off-CPU) */
 	const char *fp_fallback;   /* why AUTO fell back to FP, or NULL */
 	uint64_t user_stacks;	   /* samples with a user stack unwound */
 	uint64_t truncated;	   /* of them, cut short ("[truncated]") */
@@ -551,11 +561,14 @@ struct ember_record_stats {
 	uint64_t unwind_cache_hits, unwind_cache_misses; /* rule cache */
 	/* off-CPU and wall: weights are microseconds */
 	int weight_us;
-	uint64_t switches;    /* switch-outs recorded with a stack */
-	uint64_t waits;	      /* of them, waits counted */
-	uint64_t short_waits; /* waits under min_block_us, left out */
-	uint64_t lost_waits;  /* waits going on when records were lost */
-	uint64_t offcpu_ns;   /* time off CPU counted */
+	uint64_t switches;     /* switch-outs recorded with a stack */
+	uint64_t waits;	       /* of them, waits counted */
+	uint64_t short_waits;  /* waits under min_block_us, left out */
+	uint64_t lost_waits;   /* waits going on when records were lost */
+	uint64_t offcpu_ns;    /* time off CPU counted */
+	const char *offcpu_cs; /* why switches come from the context-switches
+				* event ("[off-cpu: blocked]": S and D not
+				* told apart), or NULL */
 };
 
 struct ember_record;

@@ -132,7 +132,9 @@ static void help(FILE *f)
 	    "                       the state: [off-cpu: S] sleeping, D "
 	    "uninterruptible\n"
 	    "                       (usually disk I/O), R preempted (waiting "
-	    "for a CPU)\n"
+	    "for a CPU);\n"
+	    "                       without tracefs, [off-cpu: blocked] is S "
+	    "or D\n"
 	    "  --wall               on-CPU samples and off-CPU time together, "
 	    "both in\n"
 	    "                       microseconds: each thread's whole life; "
@@ -437,10 +439,22 @@ static void print_unwind(const struct ember_record_stats *st)
 		return;
 	}
 	double n = st->user_stacks ? (double)st->user_stacks : 1;
+	char copies[96];
+	if (!st->switch_stack_size || st->switch_stack_size == st->stack_size)
+		snprintf(copies, sizeof(copies), "%zu-byte copies",
+			 st->switch_stack_size ? st->switch_stack_size
+					       : st->stack_size);
+	else if (!st->samples)
+		snprintf(copies, sizeof(copies), "%zu-byte copies",
+			 st->switch_stack_size);
+	else
+		snprintf(copies, sizeof(copies),
+			 "%zu-byte copies (%zu at context switches)",
+			 st->stack_size, st->switch_stack_size);
 	fprintf(stderr,
-		"ember: user stacks: DWARF, %zu-byte copies; %llu unwound, "
+		"ember: user stacks: DWARF, %s; %llu unwound, "
 		"%llu truncated (%.1f%%), %.2f us each\n",
-		st->stack_size, (unsigned long long)st->user_stacks,
+		copies, (unsigned long long)st->user_stacks,
 		(unsigned long long)st->truncated,
 		100.0 * (double)st->truncated / n,
 		1e6 * st->unwind_seconds / n);
@@ -484,10 +498,17 @@ static void print_offcpu(const struct ember_record_stats *st)
 		(unsigned long long)st->switches, (unsigned long long)st->waits,
 		(double)st->offcpu_ns / 1e9,
 		(unsigned long long)st->short_waits);
+	if (st->offcpu_cs)
+		fprintf(stderr,
+			"ember: off-CPU: switches from the context-switches "
+			"event (%s): waits are [off-cpu: R] when preempted, "
+			"else [off-cpu: blocked], sleeping (S) and "
+			"uninterruptible (D) not told apart\n",
+			st->offcpu_cs);
 	if (st->lost_waits)
 		cli_warn("%llu waits were left out: records were lost while "
 			 "they went on (use a larger -m, or a smaller stack "
-			 "copy with --call-graph dwarf,8192)",
+			 "copy with --call-graph dwarf,4096)",
 			 (unsigned long long)st->lost_waits);
 }
 
@@ -894,6 +915,12 @@ int cmd_record(int argc, char **argv, const char *preset)
 		ro.child_stdout = 2;
 
 	struct ember_record *r;
+	/* what where tracefs is missing: off-CPU from the context-switches
+	 * event (for testing the fallback; undocumented in -h) */
+	const char *sw_event = getenv("EMBER_OFF_CPU_EVENT");
+	ro.context_switches =
+	    sw_event &&
+	    (!strcmp(sw_event, "cs") || !strcmp(sw_event, "context-switches"));
 	int err = ember_record_new(&r, &ro);
 	if (err) {
 		int usage = err == EMBER_EINVAL;
@@ -953,14 +980,16 @@ int cmd_record(int argc, char **argv, const char *preset)
 			 (unsigned long long)st->fp_truncated, st->max_stack);
 	if (st->user_stacks &&
 	    st->truncated * 20 > st->user_stacks) { /* over 5% */
+		/* off-CPU: the copy at switches, the smaller */
+		size_t copy = st->switch_stack_size ? st->switch_stack_size
+						    : st->stack_size;
 		uint64_t other = st->truncated - st->truncated_copy;
 		struct ember_buf why = EMBER_BUF_INIT;
 		if (st->truncated_copy)
 			ember_buf_addf(
 			    &why, "%llu deeper than the %zu-byte stack copy%s",
-			    (unsigned long long)st->truncated_copy,
-			    st->stack_size,
-			    st->stack_size < EMBER_RECORD_STACK_MAX
+			    (unsigned long long)st->truncated_copy, copy,
+			    copy < EMBER_RECORD_STACK_MAX
 				? " (copy more with --call-graph dwarf,65528)"
 				: "");
 		if (other)

@@ -1,8 +1,9 @@
 /* libFuzzer target: any bytes as a run of perf records (samples with
- * sched_switch raw data, switch, lost and side-band records) through the
- * off-CPU accounting, then the tracepoint's format text from the same
- * bytes.  Records are cut where their headers say, at most the input.
- * Must not crash, hang or leak. */
+ * sched_switch raw data, or the context-switches event's samples told by
+ * their id, switch, lost and side-band records) through the off-CPU
+ * accounting, then the tracepoint's format text from the same bytes.  Records
+ * are cut where their headers say, at most the input. Must not crash, hang or
+ * leak. */
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,15 +23,20 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	struct rec_offcpu *o;
 	static uint64_t buf[8192];
 
-	if (rec_offcpu_new_from(&o, "372", format, size & 1 ? 1 : 0))
+	int cs = (size & 4) != 0;
+	if (cs ? rec_offcpu_new_cs(&o, size & 1)
+	       : rec_offcpu_new_from(&o, "372", format, size & 1 ? 1 : 0))
 		abort();
+	if (cs)
+		rec_offcpu_add_id(o, 42);
 	memset(&stats, 0, sizeof(stats));
 	rec_events_init(&ev, &stats);
 	ev.off = o;
 	ev.system_wide = size & 2;
 	ev.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 			 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
-			 PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW;
+			 PERF_SAMPLE_CALLCHAIN |
+			 (cs ? PERF_SAMPLE_IDENTIFIER : PERF_SAMPLE_RAW);
 	for (size_t i = 0; i + 8 <= size;) {
 		struct perf_event_header h;
 		memcpy(&h, data + i, sizeof(h));

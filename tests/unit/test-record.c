@@ -6,6 +6,7 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -18,6 +19,7 @@
 #include "record/java.h"
 #include "record/offcpu.h"
 #include "record/procmap.h"
+#include "record/reader.h"
 #include "record/ring.h"
 #include "record/symbolize.h"
 #include "record/symtab.h"
@@ -1109,6 +1111,259 @@ static void test_offcpu(void)
 	rec_events_release(&ev);
 }
 
+/* The context-switches event: a sample (event id) then a switch-out
+ * record (preempted or not), with PERF_SAMPLE_IDENTIFIER. */
+static void cs_sample(struct rec_events *ev, int tid, uint64_t time,
+		      uint64_t id)
+{
+	uint64_t rec[8] = {
+	    0,	  id, 0x401000, (uint64_t)(uint32_t)tid | (uint64_t)tid << 32,
+	    time, 0,  1,	0};
+	struct perf_event_header h = {PERF_RECORD_SAMPLE, 0, sizeof(rec)};
+
+	memcpy(rec, &h, sizeof(h));
+	rec_events_handle(ev, rec, sizeof(rec));
+}
+
+/* A side-band record of tid at time: body words, then the sample_id
+ * (tid, time, cpu, identifier). */
+static void cs_side(struct rec_events *ev, uint32_t type, uint16_t misc,
+		    int tid, uint64_t time, const uint64_t *body, size_t n)
+{
+	uint64_t rec[16];
+	size_t k = 1;
+
+	for (size_t i = 0; i < n; i++)
+		rec[k++] = body[i];
+	rec[k++] = (uint64_t)(uint32_t)tid | (uint64_t)tid << 32;
+	rec[k++] = time;
+	rec[k++] = 0;
+	rec[k++] = 42;
+	struct perf_event_header h = {type, misc, (uint16_t)(k * 8)};
+	memcpy(rec, &h, sizeof(h));
+	rec_events_handle(ev, rec, k * 8);
+}
+
+static void cs_switch(struct rec_events *ev, int tid, uint64_t time, int out,
+		      int preempt)
+{
+	uint16_t misc = (out ? PERF_RECORD_MISC_SWITCH_OUT : 0) |
+			(preempt ? PERF_RECORD_MISC_SWITCH_OUT_PREEMPT : 0);
+
+	cs_side(ev, PERF_RECORD_SWITCH, misc, tid, time, NULL, 0);
+}
+
+/* PERF_RECORD_FORK or EXIT of tid, its own process */
+static void cs_task(struct rec_events *ev, uint32_t type, int tid,
+		    uint64_t time)
+{
+	uint64_t body[3] = {(uint32_t)tid | (uint64_t)1 << 32,
+			    (uint32_t)tid | (uint64_t)1 << 32, time};
+
+	cs_side(ev, type, 0, tid, time, body, 3);
+}
+
+static void test_offcpu_cs(void)
+{
+	struct rec_offcpu *o;
+	struct ember_record_stats stats;
+	struct rec_events ev;
+	const int t = BASE_TID;
+
+	CHECK(rec_offcpu_new_cs(&o, 1) == 0);
+	CHECK(!rec_offcpu_states(o));
+	rec_offcpu_add_id(o, 42);
+	rec_offcpu_add_id(o, 43);
+	memset(&stats, 0, sizeof(stats));
+	rec_events_init(&ev, &stats);
+	ev.off = o;
+	ev.system_wide = 1;
+	ev.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+			 PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+			 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
+	/* blocked for 2 ms */
+	cs_sample(&ev, t + 1, 1000000, 42);
+	cs_switch(&ev, t + 1, 1000010, 1, 0);
+	/* preempted for 0.5 ms (the other switch event's id) */
+	cs_sample(&ev, t + 2, 1000000, 43);
+	cs_switch(&ev, t + 2, 1000010, 1, 1);
+	cs_switch(&ev, t + 2, 1500000, 0, 0);
+	cs_switch(&ev, t + 1, 3000000, 0, 0);
+	/* a CPU sample */
+	cs_sample(&ev, t + 3, 2000000, 7);
+	/* an exiting thread's last switch: no wait */
+	cs_task(&ev, PERF_RECORD_EXIT, t + 4, 2000000);
+	cs_sample(&ev, t + 4, 2000010, 42);
+	cs_switch(&ev, t + 4, 2000020, 1, 0);
+	/* its switch-out record missing: blocked, for 2 ms; the next one's
+	 * for 0.5 ms */
+	cs_sample(&ev, t + 5, 4000000, 42);
+	cs_sample(&ev, t + 6, 5000000, 42);
+	cs_switch(&ev, t + 6, 5000010, 1, 0);
+	cs_switch(&ev, t + 6, 5500000, 0, 0);
+	cs_switch(&ev, t + 5, 6000000, 0, 0);
+	/* the exited thread's id used again: waits again, 1 ms */
+	cs_task(&ev, PERF_RECORD_FORK, t + 4, 7000000);
+	cs_sample(&ev, t + 4, 7000010, 42);
+	cs_switch(&ev, t + 4, 7000020, 1, 0);
+	cs_switch(&ev, t + 4, 8000010, 0, 0);
+	rec_offcpu_finish(&ev, 9000000);
+
+	CHECK(stats.switches == 5);
+	CHECK(stats.waits == 5);
+	CHECK(stats.offcpu_ns == 6000000);
+	CHECK(stats.samples == 1);
+
+	struct ember_intern names;
+	struct ember_stacks stacks;
+	struct ember_buf b = EMBER_BUF_INIT;
+	ember_intern_init(&names);
+	ember_stacks_init(&stacks);
+	CHECK(rec_symbolize(&ev, 0, NULL, &names, &stacks, NULL, NULL) == 0);
+	ember_stacks_sort(&stacks, &names);
+	CHECK(ember_stacks_write(&stacks, &names, 0, buf_write, &b) == 0);
+	CHECK_STR(b.buf, ":2000000001;[off-cpu: blocked] 2000000\n"
+			 ":2000000002;[off-cpu: R] 500000\n"
+			 ":2000000003 1\n"
+			 ":2000000004;[off-cpu: blocked] 1000000\n"
+			 ":2000000005;[off-cpu: blocked] 2000000\n"
+			 ":2000000006;[off-cpu: blocked] 500000\n");
+	ember_buf_release(&b);
+	ember_stacks_release(&stacks);
+	ember_intern_release(&names);
+	rec_events_release(&ev);
+}
+
+/* ---- the rings read on their own thread ---- */
+
+/* A ring in plain memory, as the kernel lays it out (a header page, then
+ * data); a pipe stands for the event's fd, readable when written. */
+static void fake_ring(struct rec_ring *r, int fds[2], size_t data,
+		      uint64_t start)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	memset(r, 0, sizeof(*r));
+	CHECK(pipe(fds) == 0);
+	r->fd = fds[0];
+	r->size = page + data;
+	r->base = aligned_alloc(page, r->size);
+	memset(r->base, 0, r->size);
+	r->data_size = data;
+	struct perf_event_mmap_page *pg = r->base;
+	pg->data_offset = page;
+	pg->data_size = data;
+	pg->data_head = pg->data_tail = start;
+}
+
+/* The kernel's side: a 32-byte sample at time, at the head, wrapping. */
+static void fake_put(struct rec_ring *r, uint64_t time)
+{
+	struct perf_event_mmap_page *pg = r->base;
+	char *d = (char *)r->base + pg->data_offset;
+	struct perf_event_header h = {PERF_RECORD_SAMPLE, 0, 32};
+	uint64_t rec[4] = {0, 0x401000, 7 | (uint64_t)7 << 32, time};
+	uint64_t head = pg->data_head;
+
+	memcpy(rec, &h, sizeof(h));
+	for (size_t i = 0; i < sizeof(rec); i++)
+		d[(head + i) & (r->data_size - 1)] = ((char *)rec)[i];
+	__atomic_store_n(&pg->data_head, head + sizeof(rec), __ATOMIC_RELEASE);
+}
+
+/* The times of a batch's records, in order, into t; how many. */
+static size_t batch_times(const struct rec_events *ev,
+			  const struct rec_batch *b, uint64_t *t, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t off = 0; off < b->len && n < max;) {
+		const struct perf_event_header *h =
+		    (const void *)(b->data + off);
+		t[n++] = rec_events_time(ev, h, h->size);
+		off += h->size;
+	}
+	return n;
+}
+
+static struct rec_batch *wait_batch(struct rec_reader *rd)
+{
+	struct pollfd p = {rec_reader_fd(rd), POLLIN, 0};
+	struct rec_batch *b = NULL;
+
+	for (int i = 0; i < 50 && !b; i++) {
+		poll(&p, 1, 100);
+		b = rec_reader_take(rd);
+	}
+	return b;
+}
+
+static void test_reader(void)
+{
+	struct ember_record_stats stats;
+	struct rec_events ev;
+	struct rec_ring rings[2];
+	int fds[2][2];
+	struct rec_reader *rd;
+	uint64_t t[8];
+	char c;
+
+	memset(&stats, 0, sizeof(stats));
+	rec_events_init(&ev, &stats);
+	ev.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	/* the first record wraps around the end of its ring */
+	fake_ring(&rings[0], fds[0], 4096, 4096 * 5 - 16);
+	fake_ring(&rings[1], fds[1], 4096, 0);
+	fake_put(&rings[0], 1);
+	fake_put(&rings[0], 3);
+	fake_put(&rings[1], 2);
+	CHECK(write(fds[0][1], "x", 1) == 1);
+	/* no backlog allowed: one batch, then nothing until it is back */
+	CHECK(rec_reader_start(&rd, rings, 2, &ev, 0) == 0);
+	struct rec_batch *b = wait_batch(rd);
+	CHECK(b && !b->next && b->len == 96 && !b->corrupt);
+	CHECK(b && batch_times(&ev, b, t, 8) == 3 && t[0] == 1 && t[1] == 3 &&
+	      t[2] == 2);
+	CHECK(read(fds[0][0], &c, 1) == 1);
+	struct perf_event_mmap_page *pg1 = rings[1].base;
+	fake_put(&rings[1], 4);
+	CHECK(write(fds[1][1], "x", 1) == 1);
+	usleep(100000);
+	CHECK(__atomic_load_n(&pg1->data_tail, __ATOMIC_ACQUIRE) == 32);
+	CHECK(!rec_reader_take(rd));
+	if (b)
+		rec_reader_done(rd, b);
+	b = wait_batch(rd);
+	CHECK(b && b->len == 32 && batch_times(&ev, b, t, 8) == 1 && t[0] == 4);
+	CHECK(__atomic_load_n(&pg1->data_tail, __ATOMIC_ACQUIRE) == 64);
+	CHECK(read(fds[1][0], &c, 1) == 1);
+	if (b)
+		rec_reader_done(rd, b);
+	/* stopping reads what the rings hold once more */
+	fake_put(&rings[0], 5);
+	rec_reader_stop(rd);
+	b = rec_reader_take(rd);
+	while (b && !b->len) {
+		struct rec_batch *next = b->next;
+		rec_reader_done(rd, b);
+		b = next;
+	}
+	CHECK(b && batch_times(&ev, b, t, 8) == 1 && t[0] == 5);
+	while (b) {
+		struct rec_batch *next = b->next;
+		rec_reader_done(rd, b);
+		b = next;
+	}
+	rec_reader_free(rd);
+	for (int i = 0; i < 2; i++) {
+		free(rings[i].base);
+		free(rings[i].scratch);
+		close(fds[i][0]);
+		close(fds[i][1]);
+	}
+	rec_events_release(&ev);
+}
+
 int main(void)
 {
 	test_symtab_aliases();
@@ -1126,6 +1381,8 @@ int main(void)
 	test_events();
 	test_dwarf_samples();
 	test_offcpu();
+	test_offcpu_cs();
+	test_reader();
 	test_chains();
 	test_jitdump_names();
 	DONE();

@@ -58,7 +58,7 @@ void rec_events_release(struct rec_events *r)
 /* ---- decoding --------------------------------------------------------- */
 
 struct rec_sample {
-	uint64_t ip, time, period;
+	uint64_t id, ip, time, period;
 	uint32_t pid, tid, cpu;
 	uint64_t nr;
 	const uint64_t *ips;
@@ -112,7 +112,7 @@ static int parse_sample(const struct rec_events *r, const void *rec,
 
 	memset(s, 0, sizeof(*s));
 	if (t & PERF_SAMPLE_IDENTIFIER)
-		take64(&c);
+		s->id = take64(&c);
 	if (t & PERF_SAMPLE_IP)
 		s->ip = take64(&c);
 	if (t & PERF_SAMPLE_TID) {
@@ -192,11 +192,12 @@ static int parse_sample(const struct rec_events *r, const void *rec,
 	return c.bad ? -1 : 0;
 }
 
-void *rec_events_copy(const struct rec_events *r, const void *rec, size_t size)
+size_t rec_events_cut(const struct rec_events *r, const void *rec, size_t size,
+		      void *dst)
 {
 	const struct perf_event_header *h = rec;
 	struct rec_sample s;
-	char *out;
+	char *out = dst;
 
 	/* the kernel reserves the whole stack copy in every sample; only
 	 * dyn_size bytes of it hold the stack, often a small part */
@@ -204,19 +205,17 @@ void *rec_events_copy(const struct rec_events *r, const void *rec, size_t size)
 	    !s.stack ||
 	    (const char *)s.stack + s.stack_size + 8 !=
 		(const char *)rec + size) {
-		out = ember_xmalloc(size);
 		memcpy(out, rec, size);
-		return out;
+		return size;
 	}
 	uint64_t keep = (s.dyn_size + 7) & ~(uint64_t)7;
 	size_t head = (size_t)((const char *)s.stack - (const char *)rec);
 	size_t n = head + (size_t)keep + 8;
-	out = ember_xmalloc(n);
 	memcpy(out, rec, head + (size_t)keep);
 	memcpy(out + head - 8, &keep, 8);
 	memcpy(out + head + keep, &s.dyn_size, 8);
 	((struct perf_event_header *)out)->size = (uint16_t)n;
-	return out;
+	return n;
 }
 
 /* Bytes of the sample_id trailer that follow its time field. */
@@ -444,6 +443,8 @@ static void on_fork(struct rec_events *r, const char *body, size_t n,
 	if (n < 16)
 		return;
 	memcpy(v, body, 16);
+	if (r->off)
+		rec_offcpu_fork(r, (int)v[2]);
 	struct rec_thread *parent = rec_world_find_thread(w, (int)v[3]);
 	if (v[0] != v[1]) {
 		struct rec_proc *pp = rec_world_find_proc(w, (int)v[1]);
@@ -474,6 +475,8 @@ static void on_exit_rec(struct rec_events *r, const char *body, size_t n,
 	if (n < 16)
 		return;
 	memcpy(v, body, 16);
+	if (r->off)
+		rec_offcpu_exit(r, (int)v[2]);
 	if (v[0] != v[2])
 		return; /* a thread, not the process */
 	struct rec_proc *p = rec_world_find_proc(&r->world, (int)v[0]);
@@ -544,8 +547,8 @@ static void on_mmap(struct rec_events *r, const struct perf_event_header *h,
  * short of the stack's root.
  */
 static size_t user_frames(struct rec_events *r, struct rec_proc *p,
-			  const struct rec_sample *s, uint64_t *out, size_t max,
-			  int *truncated)
+			  const struct rec_sample *s, size_t copy,
+			  uint64_t *out, size_t max, int *truncated)
 {
 	size_t n = 0;
 	int user = 0;
@@ -594,8 +597,7 @@ static size_t user_frames(struct rec_events *r, struct rec_proc *p,
 		r->stats->user_stacks++;
 		r->stats->truncated += *truncated != 0;
 		/* cut because the stack goes on past a full copy */
-		if (*truncated == EMBER_UNWIND_PAST_COPY &&
-		    s->dyn_size >= r->stats->stack_size)
+		if (*truncated == EMBER_UNWIND_PAST_COPY && s->dyn_size >= copy)
 			r->stats->truncated_copy++;
 		for (size_t i = 1; i < n; i++)
 			out[i]--;
@@ -1012,8 +1014,11 @@ static void on_sample(struct rec_events *r, const void *rec, size_t size)
 	}
 	int truncated, stable = 1;
 	uint64_t fp_truncated = r->stats->fp_truncated;
+	int sw = rec_offcpu_is_switch(r->off, s.raw, s.raw_size, s.id);
 	ids[n++] = root;
-	size_t nu = user_frames(r, p, &s, ub, MAX_FRAMES, &truncated);
+	size_t nu = user_frames(
+	    r, p, &s, sw ? r->stats->switch_stack_size : r->stats->stack_size,
+	    ub, MAX_FRAMES, &truncated);
 	if (truncated)
 		ids[n++] = rec_frames_id(&r->frames, REC_FRAME_TRUNCATED, 0, 0);
 	for (size_t i = nu; i-- > 0;)
@@ -1021,7 +1026,7 @@ static void on_sample(struct rec_events *r, const void *rec, size_t size)
 	size_t nk = kernel_frames(&s, ub, MAX_FRAMES);
 	for (size_t i = nk; i-- > 0;)
 		ids[n++] = kernel_frame(r, ub[i]);
-	if (rec_offcpu_is_switch(r->off, s.raw, s.raw_size)) {
+	if (sw) {
 		rec_offcpu_out(r, (int)s.tid, s.time, s.raw, s.raw_size, ids,
 			       n);
 		return;
@@ -1097,6 +1102,10 @@ void rec_events_handle(struct rec_events *r, const void *rec, size_t size)
 		 * on a switch-in */
 		if (r->off && !(h->misc & PERF_RECORD_MISC_SWITCH_OUT))
 			rec_offcpu_in(r, rec_tid(r, rec, size), time);
+		else if (r->off)
+			rec_offcpu_switch_out(
+			    r, rec_tid(r, rec, size),
+			    !!(h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT));
 		break;
 	case PERF_RECORD_THROTTLE:
 		r->stats->throttled++;

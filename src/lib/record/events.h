@@ -49,10 +49,12 @@ void rec_events_handle(struct rec_events *ev, const void *rec, size_t size);
 /* The record's time from its sample_id (0 when it has none). */
 uint64_t rec_events_time(const struct rec_events *ev, const void *rec,
 			 size_t size);
-/* A malloc'd copy of a record; a sample's stack copy is cut to the bytes
- * the kernel filled. */
-void *rec_events_copy(const struct rec_events *ev, const void *rec,
-		      size_t size);
+/* Copies a record to dst (room for size bytes), a sample's stack copy
+ * cut to the bytes the kernel filled; returns the copy's size.  Reads
+ * only the layout fields: safe on another thread while records are
+ * handled. */
+size_t rec_events_cut(const struct rec_events *ev, const void *rec, size_t size,
+		      void *dst);
 /* Fills what /proc tells of a running process (-p and -a). */
 void rec_events_synthesize_pid(struct rec_events *ev, int pid);
 

@@ -12,6 +12,14 @@
  * thread runs again.  The wait is the difference of the two times, exact
  * to the nanosecond, with no sampling.
  *
+ * Where tracefs is not there to name the tracepoint, the context-switches
+ * software event stands in: it fires at the same place, with the same
+ * stacks, but without prev_state.  Its switch-out record, which follows
+ * the sample, still tells a preempted thread (R) apart, so the stack is
+ * held until then; every other wait is "[off-cpu: blocked]", sleeping and
+ * uninterruptible alike.  Samples tell their event by PERF_SAMPLE_ID.  A
+ * thread's exit ends what it waits for: its last switch is no wait.
+ *
  * Between the two, the thread's stack (with a last frame naming the
  * state, "[off-cpu: S]") is already in the session's stack table with
  * count 0; `pending` maps the tid to that entry and the switch-out time.
@@ -33,9 +41,12 @@
 struct pending {
 	int tid; /* 0: empty slot */
 	int active;
+	int exited;    /* context switches: no more waits */
 	uint64_t time; /* switch-out, ns */
 	size_t stack;  /* entry in the session's stacks */
 };
+
+#define BLOCKED 9 /* marker index: S or D, not told apart */
 
 struct rec_offcpu {
 	uint64_t id; /* the tracepoint's */
@@ -45,6 +56,15 @@ struct rec_offcpu {
 	struct pending *slots;
 	size_t mask, used;
 	uint32_t marker[11]; /* frame id + 1 per state, 0: not yet */
+	/* the context-switches event instead */
+	int cs;
+	uint64_t *ids; /* its events' ids */
+	size_t nids, aids;
+	int sorted;
+	uint32_t *held; /* a switch-out's stack, until its record */
+	size_t nheld, aheld;
+	int held_tid; /* 0: none */
+	uint64_t held_time;
 };
 
 static const char *const tracefs_dirs[] = {
@@ -167,18 +187,42 @@ int rec_offcpu_new(struct rec_offcpu **out, uint64_t min_block_us,
 	return 0;
 }
 
+int rec_offcpu_new_cs(struct rec_offcpu **out, uint64_t min_block_us)
+{
+	struct rec_offcpu *o = ember_xcalloc(1, sizeof(*o));
+
+	o->cs = 1;
+	o->min_block_ns = min_block_us * 1000;
+	o->mask = 255;
+	o->slots = ember_xcalloc(o->mask + 1, sizeof(*o->slots));
+	*out = o;
+	return 0;
+}
+
+int rec_offcpu_states(const struct rec_offcpu *o)
+{
+	return !o->cs;
+}
+
 void rec_offcpu_free(struct rec_offcpu *o)
 {
 	if (!o)
 		return;
 	free(o->slots);
+	free(o->ids);
+	free(o->held);
 	free(o);
 }
 
 void rec_offcpu_attr(const struct rec_offcpu *o, struct perf_event_attr *a)
 {
-	a->type = PERF_TYPE_TRACEPOINT;
-	a->config = o->id;
+	if (o->cs) {
+		a->type = PERF_TYPE_SOFTWARE;
+		a->config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+	} else {
+		a->type = PERF_TYPE_TRACEPOINT;
+		a->config = o->id;
+	}
 	a->freq = 0;
 	a->sample_period = 1;
 	/* the tracepoint fires in the kernel: excluding it drops them all */
@@ -186,10 +230,33 @@ void rec_offcpu_attr(const struct rec_offcpu *o, struct perf_event_attr *a)
 	a->context_switch = 1;
 }
 
-int rec_offcpu_is_switch(const struct rec_offcpu *o, const void *raw, size_t n)
+void rec_offcpu_add_id(struct rec_offcpu *o, uint64_t id)
+{
+	EMBER_GROW(o->ids, o->nids + 1, o->aids);
+	o->ids[o->nids++] = id;
+	o->sorted = 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int rec_offcpu_is_switch(struct rec_offcpu *o, const void *raw, size_t n,
+			 uint64_t id)
 {
 	uint16_t type;
 
+	if (o && o->cs) {
+		/* one event per CPU, and per thread with -p */
+		if (!o->sorted)
+			qsort(o->ids, o->nids, sizeof(*o->ids), cmp_u64);
+		o->sorted = 1;
+		return bsearch(&id, o->ids, o->nids, sizeof(*o->ids),
+			       cmp_u64) != NULL;
+	}
 	if (!o || !raw || n < 2)
 		return 0;
 	memcpy(&type, raw, 2);
@@ -235,9 +302,9 @@ static int state_index(uint64_t state)
 static uint32_t marker(struct rec_events *r, int idx)
 {
 	static const char *const names[] = {
-	    "[off-cpu: R]", "[off-cpu: S]", "[off-cpu: D]",
-	    "[off-cpu: T]", "[off-cpu: t]", "[off-cpu: X]",
-	    "[off-cpu: Z]", "[off-cpu: P]", "[off-cpu: I]"};
+	    "[off-cpu: R]", "[off-cpu: S]",	 "[off-cpu: D]", "[off-cpu: T]",
+	    "[off-cpu: t]", "[off-cpu: X]",	 "[off-cpu: Z]", "[off-cpu: P]",
+	    "[off-cpu: I]", "[off-cpu: blocked]"};
 	struct rec_offcpu *o = r->off;
 
 	if (!o->marker[idx]) {
@@ -249,6 +316,64 @@ static uint32_t marker(struct rec_events *r, int idx)
 	return o->marker[idx] - 1;
 }
 
+/* A wait begins at time, at stack ids (room for one more), in state
+ * idx. */
+static void wait_out(struct rec_events *r, int tid, uint64_t time, int idx,
+		     uint32_t *ids, size_t n)
+{
+	ids[n++] = marker(r, idx);
+	struct pending *p = slot(r->off, tid);
+	p->active = 1;
+	p->time = time;
+	p->stack = ember_stacks_add(&r->stacks, ids, n, 0, 0);
+	r->stats->switches++;
+}
+
+/* Context switches: the stack held is a wait, preempted or blocked. */
+static void unhold(struct rec_events *r, int preempted)
+{
+	struct rec_offcpu *o = r->off;
+
+	if (!o->held_tid)
+		return;
+	wait_out(r, o->held_tid, o->held_time, preempted ? 0 : BLOCKED, o->held,
+		 o->nheld);
+	o->held_tid = 0;
+}
+
+void rec_offcpu_switch_out(struct rec_events *r, int tid, int preempted)
+{
+	struct rec_offcpu *o = r->off;
+
+	if (o->cs && o->held_tid == tid)
+		unhold(r, preempted);
+}
+
+void rec_offcpu_exit(struct rec_events *r, int tid)
+{
+	struct rec_offcpu *o = r->off;
+
+	if (!o->cs || !tid)
+		return;
+	struct pending *p = slot(o, tid);
+	p->active = 0;
+	p->exited = 1;
+	if (o->held_tid == tid)
+		o->held_tid = 0;
+}
+
+void rec_offcpu_fork(struct rec_events *r, int tid)
+{
+	struct rec_offcpu *o = r->off;
+	size_t i = ((uint32_t)tid * 0x9e3779b1u) & o->mask;
+
+	/* a thread id used again */
+	while (o->slots[i].tid && o->slots[i].tid != tid)
+		i = (i + 1) & o->mask;
+	if (o->slots[i].tid == tid)
+		o->slots[i].exited = 0;
+}
+
 void rec_offcpu_out(struct rec_events *r, int tid, uint64_t time,
 		    const void *raw, size_t rawlen, uint32_t *ids, size_t n)
 {
@@ -257,6 +382,18 @@ void rec_offcpu_out(struct rec_events *r, int tid, uint64_t time,
 	int32_t prev;
 
 	(void)rawlen;
+	if (o->cs) {
+		/* the switch-out record of the one before is missing */
+		unhold(r, 0);
+		if (!tid || slot(o, tid)->exited)
+			return;
+		EMBER_GROW(o->held, n + 1, o->aheld);
+		memcpy(o->held, ids, n * sizeof(*ids));
+		o->nheld = n;
+		o->held_tid = tid;
+		o->held_time = time;
+		return;
+	}
 	memcpy(&prev, (const char *)raw + o->pid_off, 4);
 	if (o->state_size == 8) {
 		memcpy(&state, (const char *)raw + o->state_off, 8);
@@ -270,12 +407,7 @@ void rec_offcpu_out(struct rec_events *r, int tid, uint64_t time,
 	int idx = state_index(state);
 	if (idx == 5 || idx == 6)
 		return; /* X, Z: the thread's last switch, as it exits */
-	ids[n++] = marker(r, idx);
-	struct pending *p = slot(o, tid);
-	p->active = 1;
-	p->time = time;
-	p->stack = ember_stacks_add(&r->stacks, ids, n, 0, 0);
-	r->stats->switches++;
+	wait_out(r, tid, time, idx, ids, n);
 }
 
 static void charge(struct rec_events *r, struct pending *p, uint64_t time)
@@ -309,6 +441,7 @@ void rec_offcpu_lost(struct rec_events *r)
 {
 	struct rec_offcpu *o = r->off;
 
+	o->held_tid = 0;
 	/* a wait may have ended, and the thread run and blocked again,
 	 * in what was lost: never charge what cannot be known */
 	for (size_t i = 0; i <= o->mask; i++)
@@ -322,6 +455,7 @@ void rec_offcpu_finish(struct rec_events *r, uint64_t end)
 {
 	struct rec_offcpu *o = r->off;
 
+	unhold(r, 0);
 	/* still waiting when recording stopped: up to then */
 	for (size_t i = 0; i <= o->mask; i++)
 		if (o->slots[i].tid && o->slots[i].active)

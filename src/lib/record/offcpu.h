@@ -19,11 +19,21 @@ int rec_offcpu_new(struct rec_offcpu **o, uint64_t min_block_us,
  * prev_state. */
 int rec_offcpu_new_from(struct rec_offcpu **o, const char *id,
 			const char *format, uint64_t min_block_us) EMBER_WUR;
+/* The context-switches software event instead, where the tracepoint is
+ * not available: no sleeping and uninterruptible states told apart. */
+int rec_offcpu_new_cs(struct rec_offcpu **o, uint64_t min_block_us) EMBER_WUR;
+/* Whether the waits' states are told (the tracepoint). */
+int rec_offcpu_states(const struct rec_offcpu *o);
 void rec_offcpu_free(struct rec_offcpu *o);
-/* Makes a's event the switch tracepoint, with switch records. */
+/* Makes a's event the switch tracepoint (or the context-switches event),
+ * with switch records. */
 void rec_offcpu_attr(const struct rec_offcpu *o, struct perf_event_attr *a);
-/* Whether a sample's raw data is the tracepoint's (not a CPU sample's). */
-int rec_offcpu_is_switch(const struct rec_offcpu *o, const void *raw, size_t n);
+/* Context switches: the id of an event opened with that attr. */
+void rec_offcpu_add_id(struct rec_offcpu *o, uint64_t id);
+/* Whether a sample is a switch (not a CPU sample): by its raw data for
+ * the tracepoint, by its event id for context switches. */
+int rec_offcpu_is_switch(struct rec_offcpu *o, const void *raw, size_t n,
+			 uint64_t id);
 
 enum { REC_EV_SAMPLE, REC_EV_SWITCH };
 
@@ -31,6 +41,12 @@ enum { REC_EV_SAMPLE, REC_EV_SWITCH };
  * raw the tracepoint's data (offcpu.c). */
 void rec_offcpu_out(struct rec_events *r, int tid, uint64_t time,
 		    const void *raw, size_t rawlen, uint32_t *ids, size_t n);
+/* The switch-out record of a thread (context switches: the sample
+ * before it is held until then, to tell preemption). */
+void rec_offcpu_switch_out(struct rec_events *r, int tid, int preempted);
+/* A thread exits (its last switch is no wait), or one starts. */
+void rec_offcpu_exit(struct rec_events *r, int tid);
+void rec_offcpu_fork(struct rec_events *r, int tid);
 /* A thread runs again at time: its wait is charged. */
 void rec_offcpu_in(struct rec_events *r, int tid, uint64_t time);
 /* Records were lost: the waits going on are left out. */

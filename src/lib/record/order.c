@@ -1,6 +1,7 @@
 /*
- * Perf records in time order (order.h): a queue of record copies, sorted
- * by (time, reading order) when flushed.
+ * Perf records in time order (order.h): a queue of records (copies it
+ * owns, or records that their reader keeps until handled), sorted by
+ * (time, reading order) when flushed.
  */
 #include <linux/perf_event.h>
 #include <stdlib.h>
@@ -16,12 +17,13 @@ void rec_order_init(struct rec_order *o)
 void rec_order_release(struct rec_order *o)
 {
 	for (size_t i = 0; i < o->n; i++)
-		free(o->q[i].rec);
+		if (o->q[i].owned)
+			free(o->q[i].rec);
 	free(o->q);
 	memset(o, 0, sizeof(*o));
 }
 
-void rec_order_add_owned(struct rec_order *o, uint64_t time, void *rec)
+static void add(struct rec_order *o, uint64_t time, void *rec, int owned)
 {
 	struct rec_qent *e;
 
@@ -30,8 +32,19 @@ void rec_order_add_owned(struct rec_order *o, uint64_t time, void *rec)
 	e->time = time;
 	e->seq = o->seq++;
 	e->rec = rec;
+	e->owned = owned;
 	if (time > o->round_max)
 		o->round_max = time;
+}
+
+void rec_order_add_owned(struct rec_order *o, uint64_t time, void *rec)
+{
+	add(o, time, rec, 1);
+}
+
+void rec_order_add_ref(struct rec_order *o, uint64_t time, const void *rec)
+{
+	add(o, time, (void *)rec, 0);
 }
 
 void rec_order_add(struct rec_order *o, uint64_t time, const void *rec,
@@ -63,7 +76,8 @@ void rec_order_flush(struct rec_order *o, uint64_t limit, rec_record_fn fn,
 	for (i = 0; i < o->n && o->q[i].time <= limit; i++) {
 		const struct perf_event_header *h = o->q[i].rec;
 		fn(ctx, h, h->size);
-		free(o->q[i].rec);
+		if (o->q[i].owned)
+			free(o->q[i].rec);
 	}
 	memmove(o->q, o->q + i, (o->n - i) * sizeof(*o->q));
 	o->n -= i;

@@ -12,6 +12,7 @@
 struct rec_qent {
 	uint64_t time, seq;
 	void *rec;
+	int owned; /* freed once handled */
 };
 
 struct rec_order {
@@ -27,6 +28,8 @@ void rec_order_add(struct rec_order *o, uint64_t time, const void *rec,
 		   size_t size);
 /* The same with a malloc'd record, which the queue now owns. */
 void rec_order_add_owned(struct rec_order *o, uint64_t time, void *rec);
+/* The same with a record that stays valid until handled, not freed. */
+void rec_order_add_ref(struct rec_order *o, uint64_t time, const void *rec);
 /* Hands fn the queued records up to time limit (all: UINT64_MAX), in
  * time order (ties in reading order). */
 void rec_order_flush(struct rec_order *o, uint64_t limit, rec_record_fn fn,

@@ -2,8 +2,9 @@
  * A recording session: checks the options, opens one sampling event per
  * CPU and target (a command held before exec, the threads of running
  * processes, or every CPU), maps one ring buffer per CPU (the other events
- * of that CPU write into it), polls, and hands the rings' records in time
- * order (order.c) to the consumer of records (events.c); names come once
+ * of that CPU write into it), which a thread of their own empties
+ * (reader.c), and hands the records in time order (order.c) to the
+ * consumer of records (events.c); names come once
  * recording stops (symbolize.c).  The session's state is private to this
  * file: the other modules get only what they use.
  */
@@ -26,6 +27,7 @@
 #include "record/jitdump.h"
 #include "record/offcpu.h"
 #include "record/order.h"
+#include "record/reader.h"
 #include "record/ring.h"
 #include "record/symbolize.h"
 #include "record/target.h"
@@ -36,6 +38,8 @@
  * (bx, bp, sp, ip, r12-r15) */
 #define REGS_MASK 0xf001c2ull
 #define POLL_MS	  100
+/* records read and not yet handled, at most (bytes) */
+#define BACKLOG (512u << 20)
 
 /* The session. */
 struct ember_record {
@@ -43,9 +47,11 @@ struct ember_record {
 	char **argv;
 	int *pids;
 	const struct rec_event_desc *ev;
-	int kinds[2];	    /* the events per target and CPU: */
-	int nkinds;	    /* REC_EV_*, the first carries side-band */
-	char fallback[160]; /* why AUTO fell back to frame pointers */
+	int kinds[2];	     /* the events per target and CPU: */
+	int nkinds;	     /* REC_EV_*, the first carries side-band */
+	char fallback[160];  /* why AUTO fell back to frame pointers */
+	size_t switch_stack; /* stack copy at switches */
+	char offcpu_cs[256]; /* why context switches, not the tracepoint */
 	int *cpus;
 	size_t ncpus;
 	int *fds;
@@ -57,6 +63,8 @@ struct ember_record {
 	int *pidfds;		  /* of the attached processes, -1 unknown */
 	struct rec_events events; /* what the records build */
 	struct rec_order order;	  /* the rings' records in time order */
+	struct rec_reader *reader; /* empties the rings, on its thread */
+	struct rec_batch *held;	   /* read, some records not yet handled */
 	struct ember_record_stats stats;
 	volatile int stop;
 	int started, ran;
@@ -151,13 +159,21 @@ static int setup_modes(struct ember_record *r)
 			    "--wall weighs on-CPU samples in time: it "
 			    "takes cpu-clock or task-clock, not '%s'",
 			    r->ev->name);
-	err = rec_offcpu_new(&r->events.off, r->o.min_block_us, &why);
+	err = r->o.context_switches
+		  ? EMBER_ENOTSUP
+		  : rec_offcpu_new(&r->events.off, r->o.min_block_us, &why);
 	if (err) {
-		fail(r, err, "%s", why.buf);
-		ember_buf_release(&why);
-		return err;
+		/* the context-switches event, which needs no tracefs */
+		snprintf(r->offcpu_cs, sizeof(r->offcpu_cs), "%s",
+			 r->o.context_switches ? "asked for instead of the "
+						 "sched_switch tracepoint"
+					       : why.buf);
+		r->stats.offcpu_cs = r->offcpu_cs;
+		err = rec_offcpu_new_cs(&r->events.off, r->o.min_block_us);
 	}
 	ember_buf_release(&why);
+	if (err)
+		return fail(r, err, "cannot count context switches");
 	r->stats.weight_us = 1;
 	if (r->o.mode == EMBER_RECORD_OFFCPU)
 		r->kinds[0] = REC_EV_SWITCH;
@@ -242,6 +258,8 @@ int ember_record_new(struct ember_record **out,
 		r->o.stack_size = EMBER_RECORD_STACK_SIZE;
 	/* the kernel wants a multiple of 8 (65528 is one) */
 	r->o.stack_size = (r->o.stack_size + 7) & ~(size_t)7;
+	r->switch_stack =
+	    o->stack_size ? r->o.stack_size : EMBER_RECORD_SWITCH_STACK_SIZE;
 #if !defined(__x86_64__)
 	if (o->call_graph == EMBER_CALLGRAPH_DWARF)
 		return fail(r, EMBER_ENOTSUP,
@@ -375,12 +393,15 @@ void ember_record_free(struct ember_record *r)
 	free(r->loc_map);
 	free(r->loc_addr);
 	free(r->ids);
+	rec_order_release(&r->order);
+	if (r->held)
+		rec_reader_done(r->reader, r->held);
+	rec_reader_free(r->reader);
 	close_all(r);
 	if (r->have_child) {
 		rec_child_kill(&r->child, SIGKILL);
 		rec_child_reap(&r->child, 1);
 	}
-	rec_order_release(&r->order);
 	free(r->rings);
 	free(r->cpus);
 	free(r->fds);
@@ -419,7 +440,9 @@ static void make_attr(struct ember_record *r, struct perf_event_attr *a,
 				PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
 				PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
 	if (r->events.off) /* tells the events apart */
-		r->events.sample_type |= PERF_SAMPLE_RAW;
+		r->events.sample_type |= rec_offcpu_states(r->events.off)
+					     ? PERF_SAMPLE_RAW
+					     : PERF_SAMPLE_IDENTIFIER;
 	r->events.regs_mask = 0;
 	if (r->events.dwarf) {
 		/* kernel frames from the kernel, user frames from a copy of
@@ -446,8 +469,11 @@ static void make_attr(struct ember_record *r, struct perf_event_attr *a,
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
 	a->watermark = 1;
-	if (kind == REC_EV_SWITCH)
+	if (kind == REC_EV_SWITCH) {
 		rec_offcpu_attr(r->events.off, a);
+		if (r->events.dwarf)
+			a->sample_stack_user = (uint32_t)r->switch_stack;
+	}
 }
 
 static long perf_open(struct perf_event_attr *a, int pid, int cpu)
@@ -649,6 +675,11 @@ static int open_target(struct ember_record *r, int pid, int main_target)
 		}
 		EMBER_GROW(r->fds, r->nfds + 1, r->afds);
 		r->fds[r->nfds++] = (int)fd;
+		uint64_t id;
+		if (kind == REC_EV_SWITCH &&
+		    !rec_offcpu_states(r->events.off) &&
+		    !ioctl((int)fd, PERF_EVENT_IOC_ID, &id))
+			rec_offcpu_add_id(r->events.off, id);
 		struct rec_ring *ring = &r->rings[c];
 		if (!ring->base) {
 			err = rec_ring_map(ring, (int)fd, r->cpus[c],
@@ -777,6 +808,8 @@ int ember_record_start(struct ember_record *r)
 	r->events.max_stack =
 	    r->stats.max_stack > 0 ? (uint64_t)r->stats.max_stack : 0;
 	r->stats.stack_size = r->events.dwarf ? r->o.stack_size : 0;
+	r->stats.switch_stack_size =
+	    r->events.dwarf && r->events.off ? r->switch_stack : 0;
 	r->stats.fp_fallback = r->fallback[0] ? r->fallback : NULL;
 
 	/* what runs already: its mappings and thread names */
@@ -796,6 +829,13 @@ int ember_record_start(struct ember_record *r)
 							  r->o.pids[i]);
 		}
 	}
+	err = rec_reader_start(&r->reader, r->rings, r->ncpus, &r->events,
+			       BACKLOG);
+	if (err) {
+		fail(r, err, "cannot start reading the ring buffers: %s",
+		     strerror(errno));
+		goto fail;
+	}
 	r->t_start = now_mono();
 	if (!r->have_child || r->o.system_wide)
 		enable_all(r);
@@ -812,6 +852,8 @@ int ember_record_start(struct ember_record *r)
 	}
 	return 0;
 fail:
+	rec_reader_free(r->reader);
+	r->reader = NULL;
 	if (r->have_child) {
 		rec_child_kill(&r->child, SIGKILL);
 		rec_child_reap(&r->child, 1);
@@ -823,14 +865,6 @@ fail:
 
 /* ---- the loop --------------------------------------------------------- */
 
-static void enqueue(void *ctx, const void *rec, size_t size)
-{
-	struct ember_record *r = ctx;
-
-	rec_order_add_owned(&r->order, rec_events_time(&r->events, rec, size),
-			    rec_events_copy(&r->events, rec, size));
-}
-
 static void handle(void *ctx, const void *rec, size_t size)
 {
 	struct ember_record *r = ctx;
@@ -838,13 +872,29 @@ static void handle(void *ctx, const void *rec, size_t size)
 	rec_events_handle(&r->events, rec, size);
 }
 
-static void drain(struct ember_record *r)
+/* Hands the records of the batches read so far to the consumer, in time
+ * order; every record of a batch is handled once the round of the next
+ * batch is, and the batch goes back to the reader. */
+static void process(struct ember_record *r)
 {
-	for (size_t i = 0; i < r->ncpus; i++)
-		if (r->rings[i].base)
-			r->events.corrupt +=
-			    rec_ring_drain(&r->rings[i], enqueue, r);
-	rec_order_round(&r->order, handle, r);
+	struct rec_batch *b = rec_reader_take(r->reader), *next;
+
+	for (; b; b = next) {
+		next = b->next;
+		r->events.corrupt += b->corrupt;
+		for (size_t off = 0; off < b->len;) {
+			const struct perf_event_header *h =
+			    (const void *)(b->data + off);
+			rec_order_add_ref(
+			    &r->order, rec_events_time(&r->events, h, h->size),
+			    h);
+			off += h->size;
+		}
+		rec_order_round(&r->order, handle, r);
+		if (r->held)
+			rec_reader_done(r->reader, r->held);
+		r->held = b;
+	}
 }
 
 static int targets_gone(struct ember_record *r)
@@ -884,7 +934,7 @@ static void to_microseconds(struct ember_record *r)
 
 int ember_record_run(struct ember_record *r)
 {
-	size_t n = r->ncpus + 1 + r->o.npids;
+	size_t n = 2 + r->o.npids;
 	struct pollfd *pf = ember_xcalloc(n, sizeof(*pf));
 
 	if (!r->started || r->ran) {
@@ -895,10 +945,7 @@ int ember_record_run(struct ember_record *r)
 	double deadline = r->o.duration > 0 ? r->t_start + r->o.duration : 0;
 	while (!r->stop) {
 		size_t k = 0;
-		for (size_t i = 0; i < r->ncpus; i++)
-			if (r->rings[i].base)
-				pf[k++] =
-				    (struct pollfd){r->rings[i].fd, POLLIN, 0};
+		pf[k++] = (struct pollfd){rec_reader_fd(r->reader), POLLIN, 0};
 		if (r->have_child && r->child.pidfd >= 0)
 			pf[k++] = (struct pollfd){r->child.pidfd, POLLIN, 0};
 		for (size_t i = 0; r->pidfds && i < r->o.npids; i++)
@@ -914,14 +961,18 @@ int ember_record_run(struct ember_record *r)
 				timeout = (int)(left * 1000) + 1;
 		}
 		poll(pf, k, timeout);
-		drain(r);
+		process(r);
 		if (targets_gone(r))
 			break;
 	}
 	r->t_stop = now_mono();
 	disable_all(r);
-	drain(r);
+	rec_reader_stop(r->reader);
+	process(r);
 	rec_order_flush(&r->order, UINT64_MAX, handle, r);
+	if (r->held)
+		rec_reader_done(r->reader, r->held);
+	r->held = NULL;
 	if (r->events.off)
 		to_microseconds(r);
 	free(pf);
