@@ -39,6 +39,9 @@ enum ember_log_level {
 	EMBER_LOG_WARN,
 	EMBER_LOG_INFO,
 	EMBER_LOG_DEBUG,
+	EMBER_LOG_PROGRESS, /* a status line replacing the last ("": none);
+			       for a terminal only */
+	EMBER_LOG_NOTICE,   /* shown unless quiet */
 };
 typedef void (*ember_log_fn)(int level, const char *msg, void *ctx);
 /* Where the library's warnings go; the default drops them. */

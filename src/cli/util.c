@@ -102,7 +102,21 @@ int cli_bad_option(const char *cmd, char **argv, const char *with_value)
 void cli_log(int level, const char *msg, void *ctx)
 {
 	(void)ctx;
-	if (level == EMBER_LOG_ERROR)
+	if (level == EMBER_LOG_PROGRESS) {
+		/* in place, on a terminal only: a log file gets the notice */
+		if (cli_verbose < 0 || !cli_stderr_tty())
+			return;
+		fputs("\r", stderr);
+		if (*msg) {
+			fputs("ember: ", stderr);
+			cli_put_escaped(stderr, msg, strlen(msg));
+		}
+		fputs("\033[K", stderr);
+		fflush(stderr);
+	} else if (level == EMBER_LOG_NOTICE) {
+		if (cli_verbose >= 0)
+			cli_note("%s", msg);
+	} else if (level == EMBER_LOG_ERROR)
 		cli_error("%s", msg);
 	else if (level == EMBER_LOG_WARN)
 		cli_warn("%s", msg);

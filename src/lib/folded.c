@@ -325,7 +325,7 @@ void ember_stacks_add_folded(struct ember_buf *b, const struct ember_stacks *s,
 void ember_folded_out_init(struct ember_folded_out *o, ember_write_fn w,
 			   void *ctx)
 {
-	ember_buf_init(&o->b, 1 << 16);
+	ember_buf_init(&o->b, (1 << 16) - 1); /* 64 KiB with the NUL */
 	o->w = w;
 	o->ctx = ctx;
 	o->err = 0;

@@ -1,10 +1,13 @@
 /* Shared by the collapse fuzz targets: runs a collapser over the input
- * on one thread, then on three with tiny jobs, and aborts unless both
- * give the same bytes.  Neither may crash, hang or leak. */
+ * in one piece, then cut into tiny jobs parsed by three workers in turn,
+ * and aborts unless both give the same bytes.  Neither may crash, hang or
+ * leak.  The jobs run on the calling thread (the driver's inline_jobs):
+ * the splitting, the workers' states and the merge are those of threads,
+ * at a hundred times the speed of starting threads for every input. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "ember.h"
+#include "collapse/driver.h"
 
 struct sink {
 	char *buf;
@@ -37,6 +40,7 @@ static int collapse_into(const struct ember_collapse_options *o,
 
 	if (ember_collapse_new(&c, o))
 		abort();
+	c->inline_jobs = 1;
 	/* two inputs: the state a record leaves must not leak into the next */
 	size_t half = size / 2;
 	err = ember_collapse_mem(c, "a", (const char *)data, half);
@@ -67,10 +71,10 @@ static void fuzz_collapse(struct ember_collapse_options *o,
 	o->job_size = 1 + job % 97;
 	int err3 = collapse_into(o, data, size, &three);
 	if (err1 != err3)
-		abort(); /* threads changed the answer */
+		abort(); /* jobs changed the answer */
 	if (one.len != three.len ||
 	    (one.len && memcmp(one.buf, three.buf, one.len)))
-		abort(); /* threads changed the output */
+		abort(); /* jobs changed the output */
 	free(one.buf);
 	free(three.buf);
 }

@@ -2,11 +2,12 @@
  * collapsers (gdb, jstack, go, ...).  The first byte picks the format
  * (unless EMBER_FUZZ_FORMAT names it: tests/fuzz/run.sh runs each format
  * from its own corpus, corpus/collapse-more/FORMAT/), the second the
- * format's options, the third the threads' job size.
+ * format's options, the third the size of the jobs it is cut into.
  * formats: gdb elfutils jstack java-exceptions faulthandler go bpftrace
  * formats: perf-sched sample ibmjava ljp wcp aix pmc instruments
  * formats: vtune vtune-mc vsprof xdebug ghcprof pkgsplit-perf range-perf
  * formats: xctrace
+ * max_len: 8192
  */
 #include <stdio.h>
 

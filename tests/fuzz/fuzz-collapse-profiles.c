@@ -2,7 +2,9 @@
  * collapse (trace events, pprof, cpuprofile, speedscope), the format
  * picked by the first byte, fed whole and, read again, with a second
  * input after it.  Bad input must give EMBER_EFORMAT, never a crash, hang
- * or leak; the same input must give the same output twice. */
+ * or leak; the same input must give the same output twice.
+ * max_len: 8192
+ */
 #include "collapse-fuzz.h"
 
 static const char *const formats[] = {

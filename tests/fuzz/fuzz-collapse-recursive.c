@@ -1,5 +1,7 @@
 /* libFuzzer target: any bytes as recursive input to ember collapse, with the
- * options picked by the first bytes. */
+ * options picked by the first bytes.
+ * max_len: 8192
+ */
 #include "collapse-fuzz.h"
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);

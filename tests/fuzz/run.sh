@@ -3,7 +3,9 @@
 # (clang, -fsanitize=fuzzer,address,undefined) and runs it briefly from its
 # corpus in tests/fuzz/corpus/<name>/.  Crashes found are kept as files in
 # tests/fuzz/crashes/<name>/, which `make test` replays as regressions.
-# FUZZ_SECONDS sets the time per target (default 20).
+# FUZZ_SECONDS sets the time per target (default 20).  A target's
+# " * max_len: N" line caps its inputs (default 65536): small inputs run
+# fast, and the bugs of line formats show in a few lines.
 set -u
 secs=${FUZZ_SECONDS:-20}
 CC=${FUZZ_CC:-clang}
@@ -14,14 +16,23 @@ fi
 out=build/fuzz
 mkdir -p "$out"
 pkg=$(pkg-config --cflags --libs libelf libdw zlib yajl libzstd 2>/dev/null || echo -lelf -ldw -lz -lyajl -lzstd)
+flags="-std=gnu11 -D_GNU_SOURCE -g -O1 -Iinclude -Isrc/lib"
+# the library once, instrumented, for every target (two compilers at once)
+rm -rf "$out/lib" && mkdir -p "$out/lib"
+for f in src/lib/*.c src/lib/*/*.c build/gen/assets.c; do
+	echo "$f"
+done | CC=$CC FLAGS=$flags LIB=$out/lib xargs -P 2 -n 1 sh -c \
+	'$CC $FLAGS -fsanitize=fuzzer-no-link,address,undefined -c -o "$LIB/$(echo "$1" | tr / _).o" "$1"' sh \
+	2> "$out/lib.log" || {
+	echo "fuzz: the library: build failed:"; tail -5 "$out/lib.log"; exit 1; }
+rm -f "$out/libember-fuzz.a" && ar rcs "$out/libember-fuzz.a" "$out"/lib/*.o
 failed=0 n=0
 for src in tests/fuzz/fuzz-*.c; do
 	[ -f "$src" ] || continue
 	name=$(basename "$src" .c)
 	n=$((n + 1))
-	lib_src=$(ls src/lib/*.c src/lib/*/*.c)
-	if ! $CC -std=gnu11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-		-Iinclude -Isrc/lib -o "$out/$name" "$src" $lib_src build/gen/assets.c \
+	if ! $CC $flags -fsanitize=fuzzer,address,undefined -o "$out/$name" \
+		"$src" "$out/libember-fuzz.a" \
 		$pkg -liberty -lpthread -lm 2> "$out/$name.log"; then
 		echo "fuzz: $name: build failed:"; tail -5 "$out/$name.log"
 		failed=1; continue
@@ -29,6 +40,7 @@ for src in tests/fuzz/fuzz-*.c; do
 	# a target with a " * formats: a b c" line runs once per format,
 	# from corpus/NAME/FORMAT/, for a share of the time (2 s at least)
 	fmts=$(sed -n 's/^ \* formats: //p' "$src" | tr '\n' ' ')
+	max_len=$(sed -n 's/^ \* max_len: //p' "$src")
 	for fmt in ${fmts:-.}; do
 		t=${name#fuzz-} run=$name s=$secs
 		if [ "$fmt" != . ]; then
@@ -38,7 +50,7 @@ for src in tests/fuzz/fuzz-*.c; do
 		corpus=tests/fuzz/corpus/$t
 		mkdir -p "$out/corpus-$run" "tests/fuzz/crashes/${name#fuzz-}"
 		EMBER_FUZZ_FORMAT=$( [ "$fmt" != . ] && echo "$fmt" ) \
-		"$out/$name" -max_total_time="$s" -max_len=65536 -timeout=10 \
+		"$out/$name" -max_total_time="$s" -max_len="${max_len:-65536}" -timeout=10 -print_final_stats=1 \
 			-artifact_prefix="tests/fuzz/crashes/${name#fuzz-}/" \
 			"$out/corpus-$run" $( [ -d "$corpus" ] && echo "$corpus" ) \
 			> "$out/$run.run" 2>&1

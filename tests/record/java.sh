@@ -2,7 +2,8 @@
 # ember record on Java (HotSpot, JDK 17+): a program with a known call
 # chain (tests/record/Hot.java, compiled here) named by method under its
 # callers and the JVM's own frames, as a command and attached to with -p;
-# the perf maps cleaned up; the java palette by default; --no-jit-env.
+# the perf maps cleaned up; the java palette by default; --no-jit-env;
+# another user's JVM.
 # Skips, saying why, where Java, javac or perf_event_open is missing.
 . tests/cli/lib.sh
 suite=java
@@ -58,6 +59,12 @@ check "java: the summary lists b" grep -q '%  demo/Hot:::b$' "$T/err"
 check "java: the JVM had the switches" grep -q 'Picked up JAVA_TOOL_OPTIONS: .*-XX:+PreserveFramePointer.*-XX:+DumpPerfMapAtExit' "$T/err"
 check "java: its perf map removed after use" test -n "$jp" -a ! -e "/tmp/perf-$jp.map"
 
+# stopped by -d: the JVM, ended with SIGTERM, still writes its map
+status 143 "java -d: the JVM's status on SIGTERM" "$EMBER" record --pid -d 0.6 -o "$T/d.folded" -- $JAVA demo.Hot 10
+jp=$(sed -n 's/^java-\([0-9]*\);.*/\1/p' "$T/d.folded" | head -1)
+check "java -d: b named" grep -q ';demo/Hot:::a;demo/Hot:::b' "$T/d.folded"
+check "java -d: its perf map removed after use" test -n "$jp" -a ! -e "/tmp/perf-$jp.map"
+
 # --- the java palette by default; the user's own map is kept ------------
 status 0 "java svg" "$EMBER" record --pid -o "$T/j.svg" -- $JAVA -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit demo.Hot 0.4
 jp=$(sed -n 's/.*<title>java-\([0-9]*\) (.*/\1/p' "$T/j.svg" | head -1)
@@ -106,6 +113,22 @@ if [ -x "$jcmd" ] || command -v jcmd > /dev/null 2>&1; then
 	check "java -p: b named, $(pct "$b" "$all")% of the samples (at least 50%)" test "$(pct "$b" "$all")" -ge 50
 	check "java -p: b under a, main and the JVM's frames ($(pct "$chain" "$b")%)" test "$(pct "$chain" "$b")" -ge 90
 	check "java -p: no warning about the JVM" sh -c "! grep -q 'JVM\\|perf map' '$T/err'"
+
+	# another user's JVM: jcmd runs as that user, the map is that user's
+	if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null 2>&1 && id nobody > /dev/null 2>&1; then
+		chmod -R a+rX "$T"
+		plain=$JAVA
+		JAVA="setpriv --reuid=nobody --regid=$(id -g nobody) --clear-groups $plain"
+		start 6 -XX:+PreserveFramePointer
+		JAVA=$plain
+		status 0 "java -p, another user's JVM" "$EMBER" record -p "$jvm" -d 0.5 -o "$T/u.folded"
+		check "java -p, another user's JVM: b named" grep -q ';demo/Hot:::a;demo/Hot:::b' "$T/u.folded"
+		check "java -p, another user's JVM: the map ember asked for is removed" test ! -e "/tmp/perf-$jvm.map"
+		kill "$jvm" 2> /dev/null
+		wait "$jvm" 2> /dev/null
+	else
+		echo "java: -p on another user's JVM skipped: not root, or no setpriv or nobody"
+	fi
 
 	# a JVM that keeps no frame pointers and refuses to be attached to
 	start 6 -XX:+DisableAttachMechanism

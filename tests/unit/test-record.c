@@ -8,6 +8,7 @@
 #include <linux/perf_event.h>
 #include <poll.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -18,6 +19,7 @@
 #include "record/events.h"
 #include "record/java.h"
 #include "record/offcpu.h"
+#include "record/procfs.h"
 #include "record/procmap.h"
 #include "record/reader.h"
 #include "record/ring.h"
@@ -334,6 +336,155 @@ static void test_perfmap_trust(void)
 	rmdir(dir);
 	ember_buf_release(&why);
 	rec_symtab_release(&st);
+}
+
+/* A process's files through a stand-in for /proc/PID: a directory whose
+ * "root" leads to a tree of its own, and a "status" with NSpid. */
+static void test_procfs_root(void)
+{
+	char dir[] = "/tmp/ember-unit-XXXXXX", p[256], q[256];
+	struct rec_perfmap_owner o = {0};
+	struct rec_symtab st;
+	struct ember_buf why = EMBER_BUF_INIT;
+	struct stat sb;
+
+	if (!mkdtemp(dir)) {
+		t_fail++;
+		return;
+	}
+	const char *dirs[] = {"proc", "rootfs", "rootfs/tmp", "rootfs/usr",
+			      "secret"};
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, dirs[i]);
+		mkdir(p, 0755);
+	}
+	snprintf(p, sizeof(p), "%s/rootfs", dir);
+	snprintf(q, sizeof(q), "%s/proc/root", dir);
+	CHECK(!symlink(p, q));
+	snprintf(p, sizeof(p), "%s/proc/status", dir);
+	write_file(p,
+		   "Name:\tx\nPid:\t655\nNSpid:\t655\t12\t1\nVmPeak:\t1 kB\n");
+	snprintf(p, sizeof(p), "%s/rootfs/tmp/perf-1.map", dir);
+	write_file(p, "1000 10 in_the_container\n");
+	snprintf(p, sizeof(p), "%s/secret/perf-1.map", dir);
+	write_file(p, "1000 10 the_hosts_file\n");
+	snprintf(p, sizeof(p), "%s/rootfs/usr/lib.so", dir);
+	write_file(p, "not an ELF file, but a file\n");
+	/* links that lead out of the root, as seen from ember */
+	snprintf(p, sizeof(p), "%s/secret", dir);
+	snprintf(q, sizeof(q), "%s/rootfs/abs", dir);
+	CHECK(!symlink(p, q));
+	snprintf(q, sizeof(q), "%s/rootfs/rel", dir);
+	CHECK(!symlink("../../secret", q));
+
+	snprintf(p, sizeof(p), "%s/proc", dir);
+	int procfd = open(p, O_RDONLY | O_DIRECTORY);
+	CHECK(procfd >= 0);
+	CHECK(rec_procfs_nspid(procfd, 655) == 1);
+	CHECK(rec_procfs_other_root(procfd) == 1);
+
+	int fd = rec_procfs_open_in_root(procfd, "/tmp", O_PATH | O_DIRECTORY);
+	CHECK(fd >= 0);
+	o.pid = 655;
+	o.uid = geteuid();
+	o.uid_known = 1;
+	rec_symtab_init(&st, REC_SYMTAB_PERFMAP);
+	CHECK(rec_perfmap_load_at(&st, fd, "/proc/655/root/tmp", 1, &o, &why) ==
+	      REC_PERFMAP_OK);
+	rec_symtab_finish(&st);
+	const struct rec_sym *s = rec_symtab_find(&st, 0x1004);
+	CHECK(s && !strcmp(s->name, "in_the_container"));
+	rec_symtab_release(&st);
+	if (fd >= 0)
+		close(fd);
+	/* the container's links resolve inside it, or not at all */
+	const char *escapes[] = {"/abs/perf-1.map", "/rel/perf-1.map",
+				 "/../secret/perf-1.map",
+				 "/tmp/../../secret/perf-1.map"};
+	for (size_t i = 0; i < ARRAY_SIZE(escapes); i++) {
+		fd = rec_procfs_open_in_root(procfd, escapes[i], O_RDONLY);
+		char buf[64] = "";
+		if (fd >= 0) {
+			CHECK(read(fd, buf, sizeof(buf) - 1) >= 0);
+			close(fd);
+		}
+		CHECK(!strstr(buf, "the_hosts_file"));
+	}
+	/* the same without openat2: links refused on the way */
+	snprintf(p, sizeof(p), "%s/rootfs", dir);
+	int rootfd = open(p, O_RDONLY | O_DIRECTORY);
+	CHECK(rootfd >= 0);
+	for (size_t i = 0; i < ARRAY_SIZE(escapes); i++) {
+		fd = rec_procfs_walk_in_root(rootfd, escapes[i], O_RDONLY);
+		CHECK(fd < 0);
+		if (fd >= 0)
+			close(fd);
+	}
+	fd = rec_procfs_walk_in_root(rootfd, "/tmp/perf-1.map", O_RDONLY);
+	CHECK(fd >= 0);
+	if (fd >= 0)
+		close(fd);
+	if (rootfd >= 0)
+		close(rootfd);
+	/* a link as the last component, refused with O_NOFOLLOW */
+	snprintf(q, sizeof(q), "%s/rootfs/tmp/perf-2.map", dir);
+	CHECK(!symlink("perf-1.map", q));
+	fd = rec_procfs_open_in_root(procfd, "/tmp/perf-2.map",
+				     O_RDONLY | O_NOFOLLOW);
+	CHECK(fd < 0);
+	if (fd >= 0)
+		close(fd);
+	/* a mapped file only the process sees, found by its path there */
+	snprintf(p, sizeof(p), "%s/rootfs/usr/lib.so", dir);
+	CHECK(!stat(p, &sb));
+	fd = rec_procfs_open_mapped(procfd, "/usr/lib.so", 0, 0, 0, sb.st_ino);
+	struct stat fb;
+	CHECK(fd >= 0 && !fstat(fd, &fb) && fb.st_ino == sb.st_ino);
+	if (fd >= 0)
+		close(fd);
+	/* in another root, its file even when the numbers differ (overlay
+	 * file systems) */
+	fd = rec_procfs_open_mapped(procfd, "/usr/lib.so", 0, 0, 0,
+				    sb.st_ino + 1);
+	CHECK(fd >= 0 && !fstat(fd, &fb) && fb.st_ino == sb.st_ino);
+	if (fd >= 0)
+		close(fd);
+	CHECK(rec_procfs_open_mapped(-1, "/usr/lib.so-not-here", 0, 0, 0, 0) <
+	      0);
+	close(procfd);
+
+	/* this process: still the one that started then, not another */
+	procfd = rec_procfs_open(getpid(), 0);
+	CHECK(procfd >= 0);
+	double start = procfd >= 0 ? rec_procfs_start(procfd) : 0;
+	CHECK(start > 0);
+	if (procfd >= 0)
+		close(procfd);
+	procfd = rec_procfs_open(getpid(), start);
+	CHECK(procfd >= 0);
+	if (procfd >= 0)
+		close(procfd);
+	CHECK(rec_procfs_open(getpid(), start + 100) < 0);
+	CHECK(rec_procfs_open(getpid(), start - 100) < 0);
+
+	const char *rm[] = {"proc/root",
+			    "proc/status",
+			    "rootfs/tmp/perf-1.map",
+			    "rootfs/tmp/perf-2.map",
+			    "secret/perf-1.map",
+			    "rootfs/usr/lib.so",
+			    "rootfs/abs",
+			    "rootfs/rel"};
+	for (size_t i = 0; i < ARRAY_SIZE(rm); i++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, rm[i]);
+		unlink(p);
+	}
+	for (size_t i = ARRAY_SIZE(dirs); i-- > 0;) {
+		snprintf(p, sizeof(p), "%s/%s", dir, dirs[i]);
+		rmdir(p);
+	}
+	rmdir(dir);
+	ember_buf_release(&why);
 }
 
 static void test_kallsyms(void)
@@ -1111,6 +1262,192 @@ static void test_offcpu(void)
 	rec_events_release(&ev);
 }
 
+/* ---- jitdump names with control bytes ---- */
+
+#define JD_CODE 0x7f0000000000ull /* the JIT's code */
+
+/* A JIT_CODE_LOAD record: code [addr, addr + size) named name. */
+static void jd_code_load(struct ember_buf *b, uint32_t pid, uint64_t ts,
+			 uint64_t addr, uint64_t size, const char *name)
+{
+	size_t nl = strlen(name) + 1;
+	uint32_t head[2] = {0, (uint32_t)(16 + 40 + nl + size)};
+	uint32_t ids[2] = {pid, pid};
+	uint64_t v[4] = {addr, addr, size, 1};
+
+	ember_buf_add(b, head, sizeof(head));
+	ember_buf_add(b, &ts, 8);
+	ember_buf_add(b, ids, sizeof(ids));
+	ember_buf_add(b, v, sizeof(v));
+	ember_buf_add(b, name, nl);
+	for (uint64_t i = 0; i < size; i++)
+		ember_buf_addch(b, '\xc3'); /* ret */
+}
+
+/* Writes path, the jitdump of pid: two functions whose names hold
+ * control bytes, a newline among them. */
+static void jd_write(const char *path, uint32_t pid)
+{
+	struct ember_buf jd = EMBER_BUF_INIT;
+	/* the header: magic, version 1, size 40, x86-64, pid, time, flags */
+	uint32_t h32[6] = {0x4A695444, 1, 40, 62, 0, pid};
+	uint64_t h64[2] = {1, 0};
+
+	ember_buf_add(&jd, h32, sizeof(h32));
+	ember_buf_add(&jd, h64, sizeof(h64));
+	jd_code_load(&jd, pid, 2, JD_CODE + 0x1000, 0x100,
+		     "js:caller\tat\rline");
+	jd_code_load(&jd, pid, 3, JD_CODE + 0x2000, 0x100,
+		     "js:hot\033[31m\nnode;fake_root 999");
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	CHECK(fd >= 0 && write(fd, jd.buf, jd.len) == (ssize_t)jd.len);
+	close(fd);
+	ember_buf_release(&jd);
+}
+
+#define JD_SAMPLE_TYPE                                                         \
+	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |                 \
+	 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN)
+
+/* Appends a record of type (n words, the header's first) to b. */
+static void jd_perf_rec(struct ember_buf *b, uint32_t type, uint16_t misc,
+			uint64_t *rec, size_t n)
+{
+	struct perf_event_header h = {type, misc, (uint16_t)(n * 8)};
+
+	memcpy(rec, &h, sizeof(h));
+	ember_buf_add(b, rec, n * 8);
+}
+
+/* The records of a JIT process pid as perf sees it run: its COMM, the
+ * mappings of its code and of its jitdump (at path, mapped executable as
+ * JIT runtimes map it for perf to see), and a sample in the hot function
+ * called by the caller; sample_type JD_SAMPLE_TYPE, sample_id_all. */
+static void jd_perf_records(struct ember_buf *b, uint32_t pid, const char *path)
+{
+	uint64_t rec[64], tid = (uint64_t)pid | (uint64_t)pid << 32;
+	size_t n = 1;
+
+	rec[n++] = tid;
+	memcpy(&rec[n++], "node\0\0\0\0", 8);
+	rec[n++] = tid, rec[n++] = 5, rec[n++] = 0; /* sample_id */
+	jd_perf_rec(b, PERF_RECORD_COMM, 0, rec, n);
+	for (int k = 0; k < 2; k++) {
+		char name[64] = "//anon";
+		if (k)
+			snprintf(name, sizeof(name), "%s", path);
+		n = 1;
+		rec[n++] = tid;
+		rec[n++] = k ? JD_CODE + 0x100000 : JD_CODE;
+		rec[n++] = 0x10000;	    /* len */
+		rec[n++] = 0;		    /* pgoff */
+		rec[n++] = 0;		    /* maj, min */
+		rec[n++] = (uint64_t)k + 1; /* ino */
+		rec[n++] = 0;
+		rec[n++] = PROT_READ | PROT_EXEC; /* prot, flags */
+		memcpy(&rec[n], name, sizeof(name));
+		n += sizeof(name) / 8;
+		rec[n++] = tid, rec[n++] = 6, rec[n++] = 0;
+		jd_perf_rec(b, PERF_RECORD_MMAP2, 0, rec, n);
+	}
+	n = 1;
+	rec[n++] = JD_CODE + 0x2010; /* ip */
+	rec[n++] = tid;
+	rec[n++] = 10; /* time */
+	rec[n++] = 0;  /* cpu */
+	rec[n++] = 1;  /* period */
+	rec[n++] = 3;  /* callchain */
+	rec[n++] = (uint64_t)PERF_CONTEXT_USER;
+	rec[n++] = JD_CODE + 0x2010;
+	rec[n++] = JD_CODE + 0x1020;
+	jd_perf_rec(b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, rec, n);
+}
+
+/* The names as they must come out: one line, the names whole, every
+ * control byte a '?' (and ';' in a name a ':', as perf names go). */
+#define JD_FOLDED "node;js:caller?at?line;js:hot?[31m?node:fake_root 999 1\n"
+
+/*
+ * A JIT's function names come from its jitdump as they come from perf
+ * maps, and are cleaned the same way: a newline in a name must not split
+ * the folded line (and make up a root frame), nor ESC, CR and TAB reach
+ * the output.  Both readers of jitdumps: `ember record` (its records
+ * handled live) and `ember collapse perf` on a perf.data stream.
+ */
+static void test_jitdump_control_names(void)
+{
+	const uint32_t pid = BASE_TID + 77;
+	char dir[] = "/tmp/ember-jd-XXXXXX", path[64];
+	struct ember_buf recs = EMBER_BUF_INIT, b = EMBER_BUF_INIT;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/jit-%u.dump", dir, pid);
+	jd_write(path, pid);
+	jd_perf_records(&recs, pid, path);
+
+	/* record */
+	struct ember_record_stats stats;
+	struct rec_events ev;
+	memset(&stats, 0, sizeof(stats));
+	rec_events_init(&ev, &stats);
+	ev.system_wide = 1;
+	ev.sample_type = JD_SAMPLE_TYPE;
+	for (size_t off = 0; off < recs.len;) {
+		struct perf_event_header h;
+		memcpy(&h, recs.buf + off, sizeof(h));
+		rec_events_handle(&ev, recs.buf + off, h.size);
+		off += h.size;
+	}
+	CHECK(stats.jitdumps == 1 && stats.samples == 1);
+	struct ember_intern *names = ember_intern_new();
+	struct ember_stacks *stacks = ember_stacks_new();
+	CHECK(rec_symbolize(&ev, 0, NULL, names, stacks, NULL, NULL) == 0);
+	CHECK(ember_stacks_write(stacks, names, 0, buf_write, &b) == 0);
+	CHECK_STR(b.buf, JD_FOLDED);
+	ember_stacks_free(stacks);
+	ember_intern_free(names);
+	rec_events_release(&ev);
+
+	/* collapse perf: the same records in a perf.data stream (pipe
+	 * mode): the header, the event's attribute, the records */
+	struct ember_buf pd = EMBER_BUF_INIT;
+	uint64_t head[2] = {0x32454c4946524550ull /* PERFILE2 */, 16};
+	ember_buf_add(&pd, head, sizeof(head));
+	struct {
+		struct perf_event_header h;
+		struct perf_event_attr a;
+	} attr;
+	memset(&attr, 0, sizeof(attr));
+	attr.h =
+	    (struct perf_event_header){64 /* HEADER_ATTR */, 0, sizeof(attr)};
+	attr.a.type = PERF_TYPE_SOFTWARE;
+	attr.a.size = sizeof(attr.a);
+	attr.a.config = PERF_COUNT_SW_CPU_CLOCK;
+	attr.a.sample_period = 1;
+	attr.a.sample_type = JD_SAMPLE_TYPE;
+	attr.a.sample_id_all = 1;
+	attr.a.mmap2 = attr.a.comm = 1;
+	ember_buf_add(&pd, &attr, sizeof(attr));
+	ember_buf_add(&pd, recs.buf, recs.len);
+	struct ember_collapse_options o;
+	struct ember_collapse *c;
+	ember_collapse_options_init(&o);
+	o.format = "perf";
+	CHECK(ember_collapse_new(&c, &o) == 0);
+	CHECK(ember_collapse_mem(c, "perf.data", pd.buf, pd.len) == 0);
+	ember_buf_reset(&b);
+	CHECK(ember_collapse_write(c, buf_write, &b) == 0);
+	CHECK(ember_collapse_stats(c)->perfdata);
+	CHECK_STR(b.buf, JD_FOLDED);
+	ember_collapse_free(c);
+	ember_buf_release(&pd);
+
+	ember_buf_release(&b);
+	ember_buf_release(&recs);
+	unlink(path);
+	rmdir(dir);
+}
+
 /* The context-switches event: a sample (event id) then a switch-out
  * record (preempted or not), with PERF_SAMPLE_IDENTIFIER. */
 static void cs_sample(struct rec_events *ev, int tid, uint64_t time,
@@ -1372,6 +1709,7 @@ int main(void)
 	test_perfmap_parse();
 	test_java();
 	test_perfmap_trust();
+	test_procfs_root();
 	test_kallsyms();
 	test_kallsyms_file();
 	test_maps();
@@ -1385,5 +1723,6 @@ int main(void)
 	test_reader();
 	test_chains();
 	test_jitdump_names();
+	test_jitdump_control_names();
 	DONE();
 }

@@ -145,14 +145,15 @@ int ember_collapse_new(struct ember_collapse **cp,
 struct worker *collapse_worker(struct ember_collapse *c, int i)
 {
 	while (c->nworkers <= i) {
-		struct worker *w = &c->w[c->nworkers++];
+		struct worker *w = ember_xcalloc(1, sizeof(*w));
+		c->w[c->nworkers++] = w;
 		w->c = c;
 		ember_intern_init(&w->sink.names);
 		ember_stacks_init(&w->sink.stacks);
 		ember_buf_init(&w->sink.out, 0);
 		w->state = c->fmt->state_new(&c->o, &w->sink);
 	}
-	return &c->w[i];
+	return c->w[i];
 }
 
 struct record *collapse_record(struct ember_collapse *c, size_t input)
@@ -361,7 +362,7 @@ static void merge(struct ember_collapse *c)
 	if (c->fmt->finish)
 		c->fmt->finish(collapse_worker(c, 0)->state);
 	for (int i = 1; i < c->nworkers; i++) {
-		struct collapse_sink *src = &c->w[i].sink;
+		struct collapse_sink *src = &c->w[i]->sink;
 		size_t nn = ember_intern_count(&src->names);
 		map = ember_xreallocarray(map, nn ? nn : 1, sizeof(*map));
 		for (size_t id = 0; id < nn; id++) {
@@ -527,15 +528,15 @@ static void tally(struct ember_collapse *c)
 	const char *ev = c->sh.event;
 	int defaulted = c->sh.event_defaulted;
 	for (int i = 0; !ev && i < c->nworkers; i++) {
-		ev = c->w[i].sink.event;
-		defaulted = c->w[i].sink.event_defaulted;
+		ev = c->w[i]->sink.event;
+		defaulted = c->w[i]->sink.event_defaulted;
 	}
 	if (ev) {
 		copy_str(st->event, sizeof(st->event), ev);
 		st->event_defaulted = defaulted;
 	}
 	if (c->nworkers) {
-		const struct collapse_sink *k = &c->w[0].sink;
+		const struct collapse_sink *k = &c->w[0]->sink;
 		st->stacks = c->fmt->order == CL_INPUT ? (size_t)st->records
 						       : k->stacks.n;
 		copy_str(st->sample_type, sizeof(st->sample_type),
@@ -558,13 +559,14 @@ void ember_collapse_free(struct ember_collapse *c)
 		return;
 	collapse_stop_threads(c);
 	for (int i = 0; i < c->nworkers; i++) {
-		struct worker *w = &c->w[i];
+		struct worker *w = c->w[i];
 		c->fmt->state_free(w->state);
 		ember_intern_release(&w->sink.names);
 		ember_stacks_release(&w->sink.stacks);
 		ember_buf_release(&w->sink.out);
 		free(w->sink.exact);
 		free(w->sink.event);
+		free(w);
 	}
 	for (int i = 0; i < c->njobs; i++) {
 		free(c->jobs[i]->buf);

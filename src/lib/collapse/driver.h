@@ -48,7 +48,7 @@ struct ember_collapse {
 	const struct ember_collapser *fmt;
 	struct collapse_shared sh;
 	int nthreads; /* threads to use */
-	struct worker w[MAX_THREADS];
+	struct worker *w[MAX_THREADS]; /* made on first use */
 	int nworkers; /* contexts made */
 	/* inputs and the counters of their parts */
 	char **inputs;
@@ -63,6 +63,10 @@ struct ember_collapse {
 	int njobs, nfree, idle, spawned, quit;
 	size_t job_size;
 	int used_threads; /* the most threads that ran at once */
+	/* jobs parsed on the calling thread, by the workers in turn, as
+	 * soon as they are cut: the splitting, the workers' sinks and the
+	 * merge as with threads, without threads (the fuzz targets) */
+	int inline_jobs;
 	int merged;
 	uint32_t *order; /* the stacks of worker 0, sorted */
 	int stream_err;	 /* o.write failed (formats printing as they go) */

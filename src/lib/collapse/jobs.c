@@ -17,6 +17,17 @@
 
 #include "driver.h"
 
+/* Parses job j with worker w's parser, into w's sink. */
+static void run_job(struct ember_collapse *c, struct worker *w, struct job *j)
+{
+	memset(&w->sink.n, 0, sizeof(w->sink.n));
+	c->fmt->begin(w->state, &j->sh, j->file_start);
+	c->fmt->parse(w->state, j->buf, j->len);
+	if (j->file_end)
+		c->fmt->end(w->state);
+	j->n = w->sink.n;
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
@@ -37,12 +48,7 @@ static void *worker_main(void *arg)
 			c->ready_tail = &c->ready;
 		pthread_mutex_unlock(&c->lock);
 
-		memset(&w->sink.n, 0, sizeof(w->sink.n));
-		c->fmt->begin(w->state, &j->sh, j->file_start);
-		c->fmt->parse(w->state, j->buf, j->len);
-		if (j->file_end)
-			c->fmt->end(w->state);
-		j->n = w->sink.n;
+		run_job(c, w, j);
 
 		pthread_mutex_lock(&c->lock);
 		j->next = c->freel;
@@ -121,16 +127,18 @@ static void dispatch(struct ember_collapse *c, struct job *j, size_t input)
 	j->seq = (size_t)(rec - c->recs);
 	j->used = 1;
 	j->next = NULL;
+	if (c->inline_jobs) {
+		run_job(c,
+			collapse_worker(c, (int)(j->seq % (size_t)c->nthreads)),
+			j);
+		give_back(c, j);
+		return;
+	}
 	if (!c->spawned) {
 		struct worker *w = collapse_worker(c, 0);
 		if (pthread_create(&w->thread, NULL, worker_main, w)) {
 			/* no thread: parse the job here */
-			memset(&w->sink.n, 0, sizeof(w->sink.n));
-			c->fmt->begin(w->state, &j->sh, j->file_start);
-			c->fmt->parse(w->state, j->buf, j->len);
-			if (j->file_end)
-				c->fmt->end(w->state);
-			j->n = w->sink.n;
+			run_job(c, w, j);
 			give_back(c, j);
 			return;
 		}
@@ -204,7 +212,7 @@ void collapse_stop_threads(struct ember_collapse *c)
 	pthread_cond_broadcast(&c->ready_cv);
 	pthread_mutex_unlock(&c->lock);
 	for (int i = 0; i < c->spawned; i++)
-		pthread_join(c->w[i].thread, NULL);
+		pthread_join(c->w[i]->thread, NULL);
 	c->spawned = 0;
 	c->quit = 0;
 }

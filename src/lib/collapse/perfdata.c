@@ -280,12 +280,21 @@ static void prepare(struct pdc *c, double file_time)
 	/* process times were taken on the recording's clock: moved to the
 	 * realtime clock by the file's time at its last record */
 	double off = file_time - (double)c->last_time / 1e9;
+	/* a process may be looked up in /proc only on the machine (and
+	 * kernel) that recorded it */
+	char host[256] = "";
+	int here = !osrelease_mismatch(c) &&
+		   (!c->pd.hostname || (!gethostname(host, sizeof(host) - 1) &&
+					!strcmp(host, c->pd.hostname)));
 	for (size_t i = 0; i < w->nprocs; i++) {
 		struct rec_proc *p = w->procs[i];
 		if (p->owner.start > 0)
 			p->owner.start += off;
 		if (p->owner.end > 0)
 			p->owner.end += off;
+		else if (p->owner.start <= 0 && !p->exited && here)
+			/* found running: it started before the file ended */
+			p->owner.before = file_time;
 		if (!p->owner.uid_known) {
 			/* perf's rule: the reader's own maps, or root's */
 			p->owner.uid = geteuid();
@@ -311,10 +320,12 @@ static const uint32_t *frame_names(struct pdc *c, struct rec_symctx *sc,
 		char addr[24];
 		int fjava;
 		const char *sym = rec_frame_symbol(sc, f, &dso, &fjava);
-		if (!sym)
-			sym = "[unknown]";
-		struct ember_perf_frame pf = {sym,     strlen(sym), dso.buf,
-					      dso.len, addr,	    0};
+		struct ember_buf name = EMBER_BUF_INIT;
+		ember_buf_adds(&name, sym ? sym : "[unknown]");
+		rec_clean_name(name.buf, name.len);
+		rec_clean_name(dso.buf, dso.len);
+		struct ember_perf_frame pf = {name.buf, name.len, dso.buf,
+					      dso.len,	addr,	  0};
 		pf.addr_len = (size_t)snprintf(addr, sizeof(addr), "%llx",
 					       (unsigned long long)f->addr);
 		const uint32_t *ids;
@@ -326,6 +337,7 @@ static const uint32_t *frame_names(struct pdc *c, struct rec_symctx *sc,
 		e->len = (uint32_t)k;
 		e->state = sk ? 2 : 1;
 		c->ncache += k;
+		ember_buf_release(&name);
 		ember_buf_release(&dso);
 	}
 	*n = e->len;

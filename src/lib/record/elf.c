@@ -154,16 +154,28 @@ static int setup(struct rec_elf *e)
 
 int rec_elf_open(struct rec_elf *e, const char *path)
 {
+	/* non-blocking: a FIFO named by a recording must not hang us */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0) {
+		memset(e, 0, sizeof(*e));
+		e->fd = -1;
+		return errno == ENOENT ? EMBER_ENOENT : EMBER_EIO;
+	}
+	return rec_elf_open_fd(e, fd);
+}
+
+int rec_elf_open_fd(struct rec_elf *e, int fd)
+{
 	struct stat st;
 
 	memset(e, 0, sizeof(*e));
-	e->fd = -1;
-	if (!libelf_ready())
+	e->fd = fd;
+	if (!libelf_ready()) {
+		close(fd);
+		e->fd = -1;
 		return EMBER_ENOTSUP;
-	/* non-blocking: a FIFO named by a recording must not hang us */
-	e->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (e->fd < 0)
-		return errno == ENOENT ? EMBER_ENOENT : EMBER_EIO;
+	}
 	/* only regular files: a FIFO or a device would block or mislead */
 	if (fstat(e->fd, &st) || !S_ISREG(st.st_mode) || st.st_size < 64) {
 		close(e->fd);

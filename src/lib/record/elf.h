@@ -26,6 +26,8 @@ struct rec_elf {
 };
 
 int rec_elf_open(struct rec_elf *e, const char *path) EMBER_WUR;
+/* The same from an open file, which it takes over (closed on failure). */
+int rec_elf_open_fd(struct rec_elf *e, int fd) EMBER_WUR;
 /* An image in memory (copied). */
 int rec_elf_open_mem(struct rec_elf *e, const void *p, size_t n) EMBER_WUR;
 void rec_elf_close(struct rec_elf *e);
@@ -46,6 +48,18 @@ size_t rec_elf_plt_symbols(struct rec_elf *e, struct rec_symtab *st);
 int rec_debuginfo_open(const struct rec_elf *e, const char *path,
 		       const char *root, struct rec_elf *out,
 		       char **found) EMBER_WUR;
+/* ---- debug files from debuginfod servers (debuginfod.c) --------------- */
+
+struct rec_debuginfod;
+/* Opens in out the debug file of e's build-id from the servers of
+ * DEBUGINFOD_URLS (through libdebuginfod's cache), or returns
+ * EMBER_ENOENT: none has it, none is set, or libdebuginfod is missing.
+ * *dc is made on first use; name (the binary's) is for progress lines. */
+int rec_debuginfod_open(struct rec_debuginfod **dc, const struct rec_elf *e,
+			const char *name, struct rec_elf *out) EMBER_WUR;
+/* Ends the client, with a summary line when fetching took over a second. */
+void rec_debuginfod_free(struct rec_debuginfod *dc);
+
 /* The CRC-32 .gnu_debuglink uses, of a whole file. */
 int rec_file_crc32(int fd, uint32_t *crc) EMBER_WUR;
 

@@ -20,6 +20,7 @@
 #include "record/events.h"
 #include "record/target.h"
 #include "record/jitdump.h"
+#include "record/procfs.h"
 #include "record/offcpu.h"
 
 #define MAX_FRAMES 1024
@@ -351,14 +352,29 @@ static void open_jitdump(struct rec_events *r, struct rec_proc *p,
 	snprintf(alt, sizeof(alt), "/proc/%d/map_files/%llx-%llx", p->pid,
 		 (unsigned long long)start, (unsigned long long)end);
 	if (ember_jitdump_open(alt, &jd)) {
-		snprintf(alt, sizeof(alt), "/proc/%d/root%s", p->pid, path);
-		if (path[0] != '/' || ember_jitdump_open(alt, &jd)) {
-			if (stat(path, &st) || !S_ISREG(st.st_mode) ||
-			    (p->owner.uid_known && st.st_uid != p->owner.uid &&
-			     st.st_uid != 0) ||
-			    ember_jitdump_open(path, &jd))
-				return;
+		/* by its name in the process's root, as a perf map */
+		int procfd = rec_procfs_open(p->pid, 0);
+		int fd =
+		    procfd < 0 || path[0] != '/'
+			? -1
+			: rec_procfs_open_in_root(
+			      procfd, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+		if (procfd >= 0)
+			close(procfd);
+		if (fd >= 0 &&
+		    (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+		     (p->owner.uid_known && st.st_uid != p->owner.uid &&
+		      st.st_uid != 0))) {
+			close(fd);
+			fd = -1;
 		}
+		if (fd >= 0
+			? ember_jitdump_open_fd(fd, &jd)
+			: stat(path, &st) || !S_ISREG(st.st_mode) ||
+			      (p->owner.uid_known &&
+			       st.st_uid != p->owner.uid && st.st_uid != 0) ||
+			      ember_jitdump_open(path, &jd))
+			return;
 	}
 found:
 	p->jd = jd;

@@ -408,15 +408,22 @@ int ember_jitdump_update(struct ember_jitdump *jd)
 
 int ember_jitdump_open(const char *path, struct ember_jitdump **out)
 {
-	struct ember_jitdump *jd;
-	int fd, err;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	*out = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT	 ? EMBER_ENOENT
 		       : errno == EACCES ? EMBER_EPERM
 					 : EMBER_EIO;
+	return ember_jitdump_open_fd(fd, out);
+}
+
+int ember_jitdump_open_fd(int fd, struct ember_jitdump **out)
+{
+	struct ember_jitdump *jd;
+	int err;
+
+	*out = NULL;
 	jd = jd_new();
 	jd->fd = fd;
 	err = ember_jitdump_update(jd);

@@ -54,6 +54,8 @@ struct ember_jitdump;
 /* Opens a jitdump file and reads the records already there.  Returns 0,
  * EMBER_ENOENT/EMBER_EIO, or EMBER_EFORMAT when it is not a jitdump. */
 int ember_jitdump_open(const char *path, struct ember_jitdump **out) EMBER_WUR;
+/* The same from an open file, which it takes over (closed on failure). */
+int ember_jitdump_open_fd(int fd, struct ember_jitdump **out) EMBER_WUR;
 /* A jitdump held in memory (the bytes are copied): tests and fuzzing. */
 int ember_jitdump_from_memory(const void *p, size_t n,
 			      struct ember_jitdump **out) EMBER_WUR;

@@ -5,7 +5,10 @@
  * perf-map-agent and others.  Anyone can create a file under /tmp, so a
  * map is used only when it is a regular file (not a symlink) owned by the
  * process's user or root, and written while that process ran: a map left
- * by an earlier process with the same PID is stale.
+ * by an earlier process with the same PID is stale.  A process in a
+ * container writes it to its own /tmp under the pid of its own namespace:
+ * the same checks apply to the file found there (the owner as the host
+ * sees it).
  */
 #include <elf.h>
 #include <errno.h>
@@ -95,17 +98,17 @@ static double ts_seconds(const struct timespec *ts)
 	return (double)ts->tv_sec + (double)ts->tv_nsec / 1e9;
 }
 
-int rec_perfmap_load(struct rec_symtab *st, const char *dir,
-		     const struct rec_perfmap_owner *owner,
-		     struct ember_buf *why)
+int rec_perfmap_load_at(struct rec_symtab *st, int dirfd, const char *dir,
+			int nspid, const struct rec_perfmap_owner *owner,
+			struct ember_buf *why)
 {
-	char path[256];
+	char name[64], path[4200];
 	struct stat ls, fs;
 	int fd, verdict = REC_PERFMAP_OK;
 
-	snprintf(path, sizeof(path), "%s/perf-%d.map", dir ? dir : "/tmp",
-		 owner->pid);
-	if (lstat(path, &ls))
+	snprintf(name, sizeof(name), "perf-%d.map", nspid);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (fstatat(dirfd, name, &ls, AT_SYMLINK_NOFOLLOW))
 		return REC_PERFMAP_MISSING;
 	if (!S_ISREG(ls.st_mode)) {
 		ember_buf_addf(why, "ignoring '%s': not a regular file%s", path,
@@ -145,7 +148,8 @@ int rec_perfmap_load(struct rec_symtab *st, const char *dir,
 			       path, owner->pid);
 		return REC_PERFMAP_NEWER;
 	}
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	fd =
+	    openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return REC_PERFMAP_MISSING;
 	/* the same file as checked, not one swapped in since */
@@ -180,4 +184,18 @@ int rec_perfmap_load(struct rec_symtab *st, const char *dir,
 			       bad, bad == 1 ? "" : "s");
 	ember_buf_release(&b);
 	return verdict;
+}
+
+int rec_perfmap_load(struct rec_symtab *st, const char *dir,
+		     const struct rec_perfmap_owner *owner,
+		     struct ember_buf *why)
+{
+	if (!dir)
+		dir = "/tmp";
+	int dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0)
+		return REC_PERFMAP_MISSING;
+	int v = rec_perfmap_load_at(st, dirfd, dir, owner->pid, owner, why);
+	close(dirfd);
+	return v;
 }

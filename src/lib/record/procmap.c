@@ -370,6 +370,7 @@ int rec_world_mmap(struct rec_world *w, struct rec_proc *p, uint64_t start,
 	memset(&m, 0, sizeof(m));
 	m.dso = find_dso(w, kind, name, namelen, dev, ino);
 	m.dso->deleted |= is_deleted;
+	m.dso->proc = p;
 	m.owner_pid = owner_pid;
 	m.m.start = start;
 	m.m.end = start + len;

@@ -35,6 +35,9 @@ struct rec_dso {
 	uint8_t want_id[20];
 	uint8_t want_len;
 	int rebuilt; /* found by build-id, not at its path */
+	/* the last process that mapped it, to read it as that process sees
+	 * it (another mount namespace) */
+	struct rec_proc *proc;
 };
 
 struct rec_map {

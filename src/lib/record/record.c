@@ -1035,7 +1035,9 @@ static void remove_jit_maps(struct ember_record *r)
 	for (size_t i = 0; i < r->events.world.nprocs; i++) {
 		const struct rec_proc *p = r->events.world.procs[i];
 		int seen = 0;
-		if (!p->exited || !runs_jit_runtime(p))
+		/* ended, also after the last records were read (-d) */
+		int ended = p->exited || (kill(p->pid, 0) && errno == ESRCH);
+		if (!ended || !runs_jit_runtime(p))
 			continue;
 		/* one file per pid, whatever it exec'd */
 		for (size_t j = 0; j < i && !seen; j++)

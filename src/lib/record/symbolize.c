@@ -8,12 +8,16 @@
  */
 #include <ctype.h>
 #include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <unistd.h>
 
 #include "record/java.h"
 #include "record/jitdump.h"
+#include "record/procfs.h"
 #include "collapse/perf-names.h"
 #include "record/symbolize.h"
 
@@ -131,7 +135,50 @@ static int open_by_build_id(struct rec_dso *d)
 	return EMBER_ENOENT;
 }
 
-static void load_dso(struct rec_dso *d)
+/* /proc/PID of p if p still runs (not another process under its pid), or
+ * -1. */
+static int open_live(const struct rec_proc *p)
+{
+	if (p->exited)
+		return -1;
+	if (p->owner.start > 0)
+		return rec_procfs_open(p->pid, p->owner.start);
+	if (p->owner.before <= 0)
+		return -1;
+	int fd = rec_procfs_open(p->pid, 0);
+	if (fd >= 0 && !(rec_procfs_start(fd) <= p->owner.before)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* The file of d as the process that mapped it sees it, while it runs:
+ * in a container, its own /usr/lib (procfs.c). */
+static int open_dso(struct rec_dso *d)
+{
+	const struct rec_proc *p = d->proc;
+	uint64_t start = 0, end = 0;
+	int procfd = -1;
+
+	if (p && (procfd = open_live(p)) >= 0) {
+		for (size_t i = 0; i < p->nmaps; i++)
+			if (p->maps[i].dso == d) {
+				start = p->maps[i].m.start;
+				end = p->maps[i].m.end;
+				break;
+			}
+	}
+	int fd =
+	    rec_procfs_open_mapped(procfd, d->path, start, end, d->dev, d->ino);
+	if (procfd >= 0)
+		close(procfd);
+	if (fd < 0)
+		return errno == ENOENT ? EMBER_ENOENT : EMBER_EIO;
+	return rec_elf_open_fd(&d->elf, fd);
+}
+
+static void load_dso(struct rec_symctx *c, struct rec_dso *d)
 {
 	int err = EMBER_ENOENT;
 
@@ -142,7 +189,7 @@ static void load_dso(struct rec_dso *d)
 	if (d->kind == REC_DSO_VDSO)
 		err = load_vdso(&d->elf);
 	else if (d->kind == REC_DSO_FILE && !d->deleted)
-		err = rec_elf_open(&d->elf, d->path);
+		err = open_dso(d);
 	if (d->want_len && d->kind == REC_DSO_FILE &&
 	    (err || d->elf.build_id_len != d->want_len ||
 	     memcmp(d->elf.build_id, d->want_id, d->want_len))) {
@@ -174,6 +221,14 @@ static void load_dso(struct rec_dso *d)
 		else
 			rec_elf_close(&d->debug);
 	}
+	/* stripped, and no debug file here: the servers may have one */
+	if (d->kind == REC_DSO_FILE && !d->has_debug && !d->elf.has_symtab &&
+	    !rec_debuginfod_open(&c->debuginfod, &d->elf, d->path, &d->debug)) {
+		if (d->debug.has_symtab)
+			d->has_debug = 1;
+		else
+			rec_elf_close(&d->debug);
+	}
 	if (d->has_debug)
 		rec_elf_symbols(&d->debug, &d->syms, 0);
 	else if (!rec_elf_symbols(&d->elf, &d->syms, 0))
@@ -182,12 +237,13 @@ static void load_dso(struct rec_dso *d)
 	rec_symtab_finish(&d->syms);
 }
 
-static const char *dso_sym(struct rec_dso *d, uint64_t off)
+static const char *dso_sym(struct rec_symctx *c, struct rec_dso *d,
+			   uint64_t off)
 {
 	uint64_t vaddr;
 
 	if (!d->loaded)
-		load_dso(d);
+		load_dso(c, d);
 	if (!d->usable)
 		return NULL;
 	rec_elf_off_to_vaddr(&d->elf, off, &vaddr);
@@ -195,12 +251,42 @@ static const char *dso_sym(struct rec_dso *d, uint64_t off)
 	return s ? rec_symtab_name(&d->syms, s) : NULL;
 }
 
+/* The perf map of a process in a container: in its own /tmp, named by
+ * its pid there.  REC_PERFMAP_MISSING when the process is gone, or sees
+ * ember's /tmp under the same pid. */
+static int load_perfmap_in_root(struct rec_proc *p, struct ember_buf *why)
+{
+	int v = REC_PERFMAP_MISSING;
+
+	int procfd = open_live(p);
+	if (procfd < 0)
+		return v;
+	int nspid = rec_procfs_nspid(procfd, p->pid);
+	if (nspid != p->pid || rec_procfs_other_root(procfd) == 1) {
+		int dirfd = rec_procfs_open_in_root(procfd, "/tmp",
+						    O_PATH | O_DIRECTORY);
+		char shown[64];
+		snprintf(shown, sizeof(shown), "/proc/%d/root/tmp", p->pid);
+		if (dirfd >= 0) {
+			v = rec_perfmap_load_at(&p->perfmap, dirfd, shown,
+						nspid, &p->owner, why);
+			close(dirfd);
+		}
+	}
+	close(procfd);
+	return v;
+}
+
 static void load_perfmap(const char *dir, struct rec_proc *p)
 {
 	struct ember_buf why = EMBER_BUF_INIT;
+	int v = REC_PERFMAP_MISSING;
 
 	rec_symtab_init(&p->perfmap, REC_SYMTAB_PERFMAP);
-	int v = rec_perfmap_load(&p->perfmap, dir, &p->owner, &why);
+	if (!dir)
+		v = load_perfmap_in_root(p, &why);
+	if (v == REC_PERFMAP_MISSING)
+		v = rec_perfmap_load(&p->perfmap, dir, &p->owner, &why);
 	p->perfmap_state = v + 1;
 	if (why.len)
 		ember_log(EMBER_LOG_WARN, "%s", why.buf);
@@ -253,7 +339,7 @@ const char *rec_frame_symbol(struct rec_symctx *c, const struct rec_frame *f,
 		break;
 	case REC_FRAME_DSO: {
 		struct rec_dso *d = r->world.dsos[f->obj];
-		sym = dso_sym(d, f->addr);
+		sym = dso_sym(c, d, f->addr);
 		ember_buf_adds(dso, d->path);
 		if (d->deleted && r->replay)
 			ember_buf_adds(dso,
@@ -305,11 +391,7 @@ static int name_frame(struct rec_symctx *c, const struct rec_frame *f)
 			      flags);
 }
 
-/* Names come from the programs profiled (ELF symbols, perf maps,
- * jitdumps, thread names): a control byte would split a folded line or
- * reach a terminal, so each becomes '?' (as ls shows them), whatever the
- * source. */
-static void clean_name(char *s, size_t n)
+void rec_clean_name(char *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
@@ -337,14 +419,14 @@ static void name_frames(struct rec_symctx *c, struct ember_intern *names,
 			    ember_intern_str(&r->roots, f->obj, &len);
 			ember_buf_reset(&c->out);
 			ember_buf_add(&c->out, s, len);
-			clean_name(c->out.buf, c->out.len);
+			rec_clean_name(c->out.buf, c->out.len);
 			EMBER_GROW(v, n + 1, alloc);
 			v[n++] = ember_intern(names, c->out.buf, c->out.len);
 			continue;
 		}
 		ember_buf_reset(&c->out);
 		int k = name_frame(c, f);
-		clean_name(c->out.buf, c->out.len);
+		rec_clean_name(c->out.buf, c->out.len);
 		/* one name per folded frame: inlined parts are frames too */
 		const char *p = c->out.buf, *end = p + c->out.len;
 		for (int j = 0; j < k; j++) {
@@ -390,6 +472,7 @@ void rec_symctx_release(struct rec_symctx *c)
 		rec_symtab_release(c->pre);
 	if (c->kernel_state)
 		rec_symtab_release(&c->kernel);
+	rec_debuginfod_free(c->debuginfod);
 	ember_buf_release(&c->raw);
 	ember_buf_release(&c->out);
 	ember_buf_release(&c->java);

@@ -21,6 +21,7 @@ struct rec_symctx {
 	/* kallsyms loaded beforehand (finished), taken over on first use */
 	struct rec_symtab *pre;
 	int pre_err;
+	struct rec_debuginfod *debuginfod; /* made when first asked */
 };
 void rec_symctx_init(struct rec_symctx *c, struct rec_events *r, int flags,
 		     const char *perfmap_dir);
@@ -29,6 +30,12 @@ void rec_symctx_release(struct rec_symctx *c);
  * script prints them; *java when it is a java process's JIT code. */
 const char *rec_frame_symbol(struct rec_symctx *c, const struct rec_frame *f,
 			     struct ember_buf *dso, int *java);
+
+/* Names come from the programs profiled (ELF symbols, perf maps,
+ * jitdumps, thread names): a control byte would split a folded line or
+ * reach a terminal, so each becomes '?' (as ls shows them), whatever the
+ * source and whoever reads it (record, perf.data). */
+void rec_clean_name(char *s, size_t n);
 
 enum {
 	REC_FOLD_JAVA = 1,   /* a java process: Lcom/x/Y;.m -> com/x/Y:.m */

@@ -75,6 +75,7 @@ struct rec_perfmap_owner {
 	uid_t uid;
 	int uid_known;
 	double start, end; /* realtime seconds; end 0 = still running */
+	double before;	   /* start unknown: it started no later (replay) */
 };
 
 enum {
@@ -92,6 +93,12 @@ enum {
 int rec_perfmap_load(struct rec_symtab *st, const char *dir,
 		     const struct rec_perfmap_owner *owner,
 		     struct ember_buf *why);
+/* The same for dirfd/perf-NSPID.map, a process's /tmp seen through
+ * /proc/PID/root (dir names it in messages; nspid is the pid the process
+ * has in its own namespace). */
+int rec_perfmap_load_at(struct rec_symtab *st, int dirfd, const char *dir,
+			int nspid, const struct rec_perfmap_owner *owner,
+			struct ember_buf *why);
 /* Parses perf map text ("START SIZE NAME" lines); returns entries added,
  * and the count of malformed lines in *bad. */
 size_t rec_perfmap_parse(struct rec_symtab *st, const char *p, size_t n,

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "jitdump.h"
+#include "procfs.h"
 #include "unwind-cfi.h"
 #include "unwind.h"
 
@@ -229,44 +230,23 @@ static uint64_t file_hash(const struct ember_unwind_mapping *m)
 	return ember_hash(m->path, strlen(m->path));
 }
 
-static int same_file(int fd, const struct ember_unwind_mapping *m)
-{
-	struct stat st;
-
-	if (!m->ino)
-		return 1;
-	return !fstat(fd, &st) && (uint64_t)st.st_ino == m->ino &&
-	       (!m->dev || (uint64_t)st.st_dev == m->dev);
-}
-
 /* Opens the file behind m: by its path if that is still the mapped
  * file, else through /proc (deleted or replaced files, other mount
  * namespaces), else by its path anyway (overlay filesystems report other
  * device numbers). */
 static int open_mapped(int pid, const struct ember_unwind_mapping *m)
 {
-	char alt[4096];
-	int fd = open(m->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), fd2;
+	char dir[32];
+	int procfd = -1, fd;
 
-	if (fd >= 0 && same_file(fd, m))
-		return fd;
 	if (pid > 0) {
-		snprintf(alt, sizeof(alt), "/proc/%d/map_files/%llx-%llx", pid,
-			 (unsigned long long)m->start,
-			 (unsigned long long)m->end);
-		fd2 = open(alt, O_RDONLY | O_CLOEXEC);
-		if (fd2 < 0 &&
-		    (size_t)snprintf(alt, sizeof(alt), "/proc/%d/root%s", pid,
-				     m->path) < sizeof(alt))
-			fd2 = open(alt, O_RDONLY | O_CLOEXEC);
-		if (fd2 >= 0 && same_file(fd2, m)) {
-			if (fd >= 0)
-				close(fd);
-			return fd2;
-		}
-		if (fd2 >= 0)
-			close(fd2);
+		snprintf(dir, sizeof(dir), "/proc/%d", pid);
+		procfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	}
+	fd = rec_procfs_open_mapped(procfd, m->path, m->start, m->end, m->dev,
+				    m->ino);
+	if (procfd >= 0)
+		close(procfd);
 	return fd;
 }
 
