@@ -47,9 +47,9 @@ struct ember_collapse {
 	struct ember_collapse_options o;
 	const struct ember_collapser *fmt;
 	struct collapse_shared sh;
-	int nthreads; /* threads to use */
+	int nthreads;		       /* threads to use */
 	struct worker *w[MAX_THREADS]; /* made on first use */
-	int nworkers; /* contexts made */
+	int nworkers;		       /* contexts made */
 	/* inputs and the counters of their parts */
 	char **inputs;
 	size_t ninputs, ainputs;
