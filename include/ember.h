@@ -21,15 +21,17 @@
 
 enum {
 	EMBER_OK = 0,
-	EMBER_ENOMEM = -1,  /* out of memory */
-	EMBER_EIO = -2,	    /* read or write failed; errno tells why */
-	EMBER_EINVAL = -3,  /* bad argument or option value */
-	EMBER_EFORMAT = -4, /* input is not in the expected format */
-	EMBER_ENOENT = -5,  /* no such file, process or symbol */
-	EMBER_EPERM = -6,   /* not permitted */
-	EMBER_ENOTSUP = -7, /* not supported here */
-	EMBER_EEMPTY = -8,  /* no data (e.g. no stack counts) */
-	EMBER_EINTR = -9,   /* interrupted */
+	EMBER_ENOMEM = -1,    /* out of memory */
+	EMBER_EIO = -2,	      /* read or write failed; errno tells why */
+	EMBER_EINVAL = -3,    /* bad argument or option value */
+	EMBER_EFORMAT = -4,   /* input is not in the expected format */
+	EMBER_ENOENT = -5,    /* no such file, process or symbol */
+	EMBER_EPERM = -6,     /* not permitted */
+	EMBER_ENOTSUP = -7,   /* not supported here */
+	EMBER_EEMPTY = -8,    /* no data (e.g. no stack counts) */
+	EMBER_EINTR = -9,     /* interrupted */
+	EMBER_ETOOLONG = -10, /* a line longer than EMBER_MAX_LINE */
+	EMBER_ETRUNC = -11,   /* a file cut short while it was read */
 };
 
 const char *ember_strerror(int err);
@@ -170,8 +172,8 @@ int ember_stacks_write(const struct ember_stacks *s,
 
 /* ---- reading input ---------------------------------------------------- */
 
-/* A whole input in memory: a regular file is mapped, anything else (pipes,
- * standard input, gzip-compressed files) is read into a buffer. */
+/* A whole input read into memory (files, pipes, standard input; gzip
+ * inflated). */
 struct ember_input;
 /* NULL or "-": standard input. */
 int ember_input_load(struct ember_input **in, const char *path) EMBER_WUR;
@@ -183,11 +185,23 @@ void ember_input_free(struct ember_input *in);
 
 /* A streamed input, read in chunks that end at a line boundary (the last
  * chunk may end without a newline).  Memory stays bounded whatever the
- * input's size.  gzip-compressed input is detected by its magic bytes. */
+ * input's size: a line is handed out whole, and one longer than
+ * EMBER_MAX_LINE bytes is refused (EMBER_ETOOLONG).  gzip-compressed input
+ * is detected by its magic bytes.  A regular file that ends before the
+ * size it had when opened (truncated while read) ends with EMBER_ETRUNC. */
+#define EMBER_MAX_LINE ((size_t)1 << 30)
 struct ember_reader;
 int ember_reader_open(struct ember_reader **r, const char *path) EMBER_WUR;
 /* The same for a descriptor already open, which the reader then owns. */
 int ember_reader_fdopen(struct ember_reader **r, int fd) EMBER_WUR;
+/* The longest line handed out whole (EMBER_MAX_LINE by default); 0: the
+ * input is not made of lines, chunks end anywhere (for an input read
+ * whole). */
+void ember_reader_set_max_line(struct ember_reader *r, size_t max);
+/* The first bytes to come (up to 1 MiB, whole lines or not), left for
+ * the next call: to tell the format.  1, 0 at the end, or an error. */
+int ember_reader_peek(struct ember_reader *r, const char **p,
+		      size_t *len) EMBER_WUR;
 /* Returns 1 with a chunk, 0 at the end, or a negative EMBER_E* code.  The
  * chunk stays valid until the next call. */
 int ember_reader_next(struct ember_reader *r, const char **p,
@@ -249,9 +263,21 @@ struct ember_fg_stats {
 
 struct ember_flamegraph;
 struct ember_flamegraph *ember_flamegraph_new(const struct ember_fg_options *o);
-/* Adds one input's folded lines; data must stay valid until the render. */
+/* Adds one input's folded lines (name, or NULL or "-" for standard input,
+ * is for reports and must stay valid).  The data is copied: memory grows
+ * with the distinct lines, not with the input. */
 void ember_flamegraph_add(struct ember_flamegraph *fg, const char *name,
 			  const char *data, size_t len);
+/* The same in pieces, for a streamed input: begin, then feed whole lines
+ * (the input's last may lack its newline) in as many calls as needed. */
+void ember_flamegraph_begin(struct ember_flamegraph *fg, const char *name);
+void ember_flamegraph_feed(struct ember_flamegraph *fg, const char *data,
+			   size_t len);
+/* The lines of the input begun last, so far. */
+uint64_t ember_flamegraph_lines(const struct ember_flamegraph *fg);
+/* What the counts are (--countname), once an input has said. */
+void ember_flamegraph_set_countname(struct ember_flamegraph *fg,
+				    const char *countname);
 /* Writes the SVG.  Returns EMBER_EEMPTY (after writing the error SVG that
  * flamegraph.pl writes) when there are no stack counts. */
 int ember_flamegraph_render(struct ember_flamegraph *fg, ember_write_fn w,
@@ -368,6 +394,8 @@ struct ember_collapse_stats {
 	int thread_roots;
 	/* when guessing failed: the first bytes were folded stacks already */
 	int folded;
+	/* EMBER_ETOOLONG: the number of the line refused, in its input */
+	uint64_t long_line;
 };
 
 struct ember_collapse;

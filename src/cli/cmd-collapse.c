@@ -551,6 +551,14 @@ static int input_error(struct ember_collapse *c, const char *path, int err,
 	} else if (err == EMBER_EFORMAT) {
 		cli_error("cannot read %s: corrupt or truncated gzip data",
 			  name);
+	} else if (err == EMBER_ETOOLONG) {
+		cli_error("cannot read %s: line %llu is longer than %zu MiB",
+			  name, (unsigned long long)st->long_line,
+			  EMBER_MAX_LINE >> 20);
+	} else if (err == EMBER_ETRUNC) {
+		cli_error("cannot read %s: the file was cut short while being "
+			  "read",
+			  name);
 	} else if (err == EMBER_ENOENT && guessing && path &&
 		   !strpbrk(path, "/.")) {
 		cli_error("'%s' is neither a format (%s guess) nor a file",

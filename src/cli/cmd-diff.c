@@ -135,12 +135,21 @@ int cmd_diff(int argc, char **argv, const char *preset)
 				  ember_strerror(err));
 	}
 	ember_buf_release(&folded);
+	if (err == EMBER_ETOOLONG && st.failed_input >= 0) {
+		cli_error("cannot read '%s': line %llu is longer than %zu MiB",
+			  name(st.failed_input ? after : before),
+			  (unsigned long long)st.lines[st.failed_input] + 1,
+			  EMBER_MAX_LINE >> 20);
+		return cli_out_close(&out, 0);
+	}
 	if (err && st.failed_input >= 0) {
 		const char *path = st.failed_input ? after : before;
 		cli_error("cannot read '%s': %s", name(path),
-			  err == EMBER_EFORMAT	? "corrupt gzip data"
-			  : err == EMBER_ENOENT ? "No such file or directory"
-			  : err == EMBER_EPERM	? "Permission denied"
+			  err == EMBER_ETRUNC
+			      ? "the file was cut short while being read"
+			  : err == EMBER_EFORMAT ? "corrupt gzip data"
+			  : err == EMBER_ENOENT	 ? "No such file or directory"
+			  : err == EMBER_EPERM	 ? "Permission denied"
 					       : strerror(errno ? errno : EIO));
 		return cli_out_close(&out, 0);
 	}

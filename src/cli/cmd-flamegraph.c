@@ -94,49 +94,112 @@ static const struct option longopts[] = {
     {NULL, 0, NULL, 0},
 };
 
-/* An input that is not folded stacks but a format `ember collapse`
- * knows (pprof, perf script, trace events...) is folded first, into
- * out; 0, or 1 after saying why it cannot be read. */
-static int collapse_input(const struct ember_input *in, const char *path,
-			  struct ember_buf *out, struct ember_fg_options *o)
+/* An input that is not folded stacks but a format `ember collapse` knows
+ * (pprof, perf script, trace events...): read whole from r and folded into
+ * fg; 0, or 1 after saying why it cannot be read. */
+static int collapse_input(struct ember_flamegraph *fg, struct ember_reader *r,
+			  const char *path, const char *fmt,
+			  struct ember_fg_options *o)
 {
-	size_t len;
-	const char *data = ember_input_data(in, &len);
-	size_t head = len < 65536 ? len : 65536;
-	const char *fmt;
+	const char *show = strcmp(path, "-") ? path : "standard input";
+	struct ember_buf all = EMBER_BUF_INIT, out = EMBER_BUF_INIT;
 	struct ember_collapse_options co;
-	struct ember_collapse *c;
+	struct ember_collapse *c = NULL;
+	const char *p;
+	size_t n;
+	int rc = 1, err;
 
-	if (ember_collapse_is_folded(data, head) ||
-	    !(fmt = ember_collapse_guess(data, head)))
-		return 0;
+	ember_reader_set_max_line(r, 0); /* lines or not, read whole */
+	while ((err = ember_reader_next(r, &p, &n)) == 1)
+		ember_buf_add(&all, p, n);
+	if (err) {
+		cli_error("cannot read '%s': %s", show,
+			  err == EMBER_EFORMAT ? "corrupt gzip data"
+			  : err == EMBER_ETRUNC
+			      ? "the file was cut short while being read"
+			      : strerror(errno));
+		goto out;
+	}
 	ember_collapse_options_init(&co);
 	co.format = fmt;
-	if (ember_collapse_new(&c, &co))
-		return 0;
-	int err = ember_collapse_mem(c, path, data, len);
+	if (ember_collapse_new(&c, &co)) {
+		ember_flamegraph_add(fg, path, all.buf, all.len);
+		rc = 0;
+		goto out;
+	}
+	err = ember_collapse_mem(c, path, all.buf, all.len);
 	const struct ember_collapse_stats *st = ember_collapse_stats(c);
 	if (err) {
-		cli_error("cannot read '%s' as %s: %s",
-			  strcmp(path, "-") ? path : "standard input", fmt,
+		cli_error("cannot read '%s' as %s: %s", show, fmt,
 			  st->error[0] ? st->error : ember_strerror(err));
-		ember_collapse_free(c);
-		return 1;
+		goto out;
 	}
-	err = ember_collapse_write(c, cli_buf_write, out);
+	err = ember_collapse_write(c, cli_buf_write, &out);
+	if (err) {
+		cli_error("cannot read '%s': %s", path, ember_strerror(err));
+		goto out;
+	}
+	ember_flamegraph_add(fg, path, out.buf, out.len);
 	/* the weights' unit, unless --countname said */
 	static char unit[32];
 	if (!strcmp(o->countname, "samples") && st->sample_unit[0] &&
 	    strcmp(st->sample_unit, "count")) {
 		memcpy(unit, st->sample_unit, sizeof(unit));
 		o->countname = unit;
+		ember_flamegraph_set_countname(fg, unit);
 	}
+	rc = 0;
+out:
 	ember_collapse_free(c);
-	if (err) {
-		cli_error("cannot read '%s': %s", path, ember_strerror(err));
+	ember_buf_release(&all);
+	ember_buf_release(&out);
+	return rc;
+}
+
+/* Reads one input into fg: folded stacks as they come, so that memory
+ * follows the distinct stacks; with `fold`, any other format ember
+ * collapse knows is folded first.  0, or 1 after saying why not. */
+static int read_input(struct ember_flamegraph *fg, const char *path, int fold,
+		      struct ember_fg_options *o)
+{
+	const char *show = strcmp(path, "-") ? path : "standard input";
+	struct ember_reader *r;
+	const char *p = NULL, *fmt;
+	size_t n = 0;
+	uint64_t line;
+	int rc;
+
+	errno = 0;
+	rc = ember_reader_open(&r, path);
+	if (rc) {
+		cli_error("cannot read '%s': %s", show, strerror(errno));
 		return 1;
 	}
-	return 0;
+	ember_flamegraph_begin(fg, path);
+	rc = ember_reader_peek(r, &p, &n);
+	size_t head = n < 65536 ? n : 65536;
+	if (fold && rc == 1 && !ember_collapse_is_folded(p, head) &&
+	    (fmt = ember_collapse_guess(p, head))) {
+		rc = collapse_input(fg, r, path, fmt, o);
+		ember_reader_close(r);
+		return rc;
+	}
+	while ((rc = ember_reader_next(r, &p, &n)) == 1)
+		ember_flamegraph_feed(fg, p, n);
+	line = ember_flamegraph_lines(fg) + 1;
+	ember_reader_close(r);
+	if (rc == EMBER_ETOOLONG)
+		cli_error("cannot read '%s': line %llu is longer than %zu MiB",
+			  show, (unsigned long long)line, EMBER_MAX_LINE >> 20);
+	else if (rc == EMBER_ETRUNC)
+		cli_error("cannot read '%s': the file was cut short while "
+			  "being read",
+			  show);
+	else if (rc)
+		cli_error("cannot read '%s': %s", show,
+			  rc == EMBER_EFORMAT ? "corrupt gzip data"
+					      : strerror(errno ? errno : EIO));
+	return rc != 0;
 }
 
 int cmd_flamegraph(int argc, char **argv, const char *preset)
@@ -190,36 +253,12 @@ int cmd_flamegraph(int argc, char **argv, const char *preset)
 
 	/* all inputs are read before anything is written */
 	int nin = argc - optind > 0 ? argc - optind : 1;
-	struct ember_input **in = ember_xcalloc((size_t)nin, sizeof(*in));
-	struct ember_buf *folded = ember_xcalloc((size_t)nin, sizeof(*folded));
-	struct ember_flamegraph *fg = NULL;
+	struct ember_flamegraph *fg = ember_flamegraph_new(&o);
 	struct cli_out out = {0};
-	int loaded = 0;
 	for (int i = 0; i < nin; i++) {
 		const char *path = optind + i < argc ? argv[optind + i] : "-";
-		int err = ember_input_load(&in[i], path);
-		if (err) {
-			cli_error("cannot read '%s': %s",
-				  strcmp(path, "-") ? path : "standard input",
-				  err == EMBER_EFORMAT ? "corrupt gzip data"
-						       : strerror(errno));
+		if (read_input(fg, path, !preset, &o))
 			goto out;
-		}
-		loaded++;
-		ember_buf_init(&folded[i], 0);
-		if (!preset && collapse_input(in[i], path, &folded[i], &o)) {
-			loaded = i + 1;
-			goto out;
-		}
-	}
-	/* made once the inputs are read: they may set the count's name */
-	fg = ember_flamegraph_new(&o);
-	for (int i = 0; i < nin; i++) {
-		size_t len;
-		const char *data = ember_input_data(in[i], &len);
-		if (folded[i].len)
-			data = folded[i].buf, len = folded[i].len;
-		ember_flamegraph_add(fg, ember_input_name(in[i]), data, len);
 	}
 
 	if (cli_out_open(&out, output))
@@ -261,11 +300,5 @@ int cmd_flamegraph(int argc, char **argv, const char *preset)
 	rc = cli_out_close(&out, !err || (err == EMBER_EIO && !st.bad_file));
 out:
 	ember_flamegraph_free(fg);
-	for (int i = 0; i < loaded; i++) {
-		ember_input_free(in[i]);
-		ember_buf_release(&folded[i]);
-	}
-	free(in);
-	free(folded);
 	return rc;
 }

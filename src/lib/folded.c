@@ -1,7 +1,6 @@
 /* The folded-stack core (folded.h): reading counts as the Perl scripts
  * read them, splitting stacks into frames, ordering and writing stacks. */
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -213,98 +212,179 @@ size_t ember_folded_frames(const char *s, size_t len, struct ember_slice **fr,
 }
 
 /*
- * Ordering: an array of entry indices is merge-sorted (stable, top-down;
- * in two halves on two threads when there are threads to spare), so that
- * the table itself is left as it is.
+ * Ordering stacks as their folded lines sort, in time close to linear.
+ *
+ * Comparing two stacks frame by frame (ember_stacks_cmp) reads both
+ * stacks and the names where they differ: a merge sort of millions does
+ * that n log n times, each a few cache misses.  Instead every name gets
+ * two ranks, one for "name;" (the stack goes on after it) and one for
+ * "name" ending the line, both in the order ember_stacks_cmp gives them:
+ * then stacks compare as their sequences of ranks, a frame's rank taken
+ * as it goes on or ends.  The stacks are sorted by 64-bit keys that pack
+ * the ranks of the next few frames (radix sort, reading each stack once
+ * per key); stacks whose keys tie are sorted again by the frames after,
+ * and so on.  Two different stacks never have the same ranks, so the
+ * order is ember_stacks_cmp's.
  */
 struct order_ctx {
 	const struct ember_stacks *s;
 	const struct ember_intern *t;
+	uint32_t *rank; /* by (name id << 1 | goes on): 1...2n */
+	unsigned bits;	/* of a rank */
+	unsigned per;	/* ranks in a key */
 };
 
-static inline int cmp(const struct order_ctx *x, uint32_t ia, uint32_t ib)
-{
-	return ember_stacks_cmp(x->s, x->t, &x->s->ents[ia], &x->s->ents[ib]);
-}
-
-/* Merges the sorted halves tmp[0..h) and tmp[h..n) into v. */
-static void merge(const struct order_ctx *x, uint32_t *v, const uint32_t *tmp,
-		  size_t h, size_t n)
-{
-	size_t i = 0, j = h, k = 0;
-
-	while (i < h && j < n)
-		v[k++] = cmp(x, tmp[j], tmp[i]) < 0 ? tmp[j++] : tmp[i++];
-	while (i < h)
-		v[k++] = tmp[i++];
-	while (j < n)
-		v[k++] = tmp[j++];
-}
-
-/* Sorts v[0..n) using tmp[0..n). */
-static void sort(const struct order_ctx *x, uint32_t *v, uint32_t *tmp,
-		 size_t n)
-{
-	if (n <= 16) {
-		for (size_t i = 1; i < n; i++) {
-			uint32_t e = v[i];
-			size_t j = i;
-			while (j && cmp(x, v[j - 1], e) > 0) {
-				v[j] = v[j - 1];
-				j--;
-			}
-			v[j] = e;
-		}
-		return;
-	}
-	size_t h = n / 2;
-	sort(x, v, tmp, h);
-	sort(x, v + h, tmp + h, n - h);
-	if (cmp(x, v[h - 1], v[h]) <= 0)
-		return;
-	memcpy(tmp, v, n * sizeof(*v));
-	merge(x, v, tmp, h, n);
-}
-
-struct half {
-	const struct order_ctx *x;
-	uint32_t *v, *tmp;
-	size_t n;
+struct order_el {
+	uint64_t key;
+	uint32_t e;
 };
 
-static void *sort_half(void *arg)
+/* The order of (name, goes on) pairs, as ember_stacks_cmp orders the
+ * frames where two stacks first differ. */
+static int cmp_name(const void *pa, const void *pb, void *arg)
 {
-	struct half *h = arg;
+	const struct ember_intern *t = arg;
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+	const struct ember_intern_ent *ea = &t->ents[a >> 1];
+	const struct ember_intern_ent *eb = &t->ents[b >> 1];
+	const unsigned char *sa = (const void *)ea->s;
+	const unsigned char *sb = (const void *)eb->s;
+	size_t la = ea->len, lb = eb->len, m = la < lb ? la : lb;
+	int c = memcmp(sa, sb, m);
 
-	sort(h->x, h->v, h->tmp, h->n);
-	return NULL;
+	if (c)
+		return c;
+	int ca = la > m ? sa[m] : (a & 1 ? ';' : -1);
+	int cb = lb > m ? sb[m] : (b & 1 ? ';' : -1);
+	if (ca != cb)
+		return ca < cb ? -1 : 1;
+	return (la > lb) - (la < lb);
 }
 
-uint32_t *ember_stacks_order(const struct ember_stacks *s,
-			     const struct ember_intern *t, int threads)
+static void rank_names(struct order_ctx *x)
 {
-	struct order_ctx x = {s, t};
-	size_t n = s->n;
+	size_t n = 2 * x->t->n;
 	uint32_t *v = ember_xreallocarray(NULL, n ? n : 1, sizeof(*v));
-	uint32_t *tmp = ember_xreallocarray(NULL, n ? n : 1, sizeof(*tmp));
-	pthread_t th;
 
 	for (size_t i = 0; i < n; i++)
 		v[i] = (uint32_t)i;
-	if (threads > 1 && n >= 8192) {
-		size_t h = n / 2;
-		struct half a = {&x, v + h, tmp + h, n - h};
-		if (!pthread_create(&th, NULL, sort_half, &a)) {
-			sort(&x, v, tmp, h);
-			pthread_join(th, NULL);
-			memcpy(tmp, v, n * sizeof(*v));
-			merge(&x, v, tmp, h, n);
-			free(tmp);
-			return v;
+	qsort_r(v, n, sizeof(*v), cmp_name, (void *)x->t);
+	x->rank = ember_xreallocarray(NULL, n ? n : 1, sizeof(*x->rank));
+	for (size_t i = 0; i < n; i++)
+		x->rank[v[i]] = (uint32_t)i + 1;
+	free(v);
+	x->bits = 1;
+	while (x->bits < 64 && (uint64_t)n >> x->bits)
+		x->bits++;
+	x->per = 64 / x->bits;
+}
+
+/* The ranks of entry e's frames from depth d on, packed (0: no frame). */
+static uint64_t key_at(const struct order_ctx *x, uint32_t e, size_t d)
+{
+	const struct ember_stack_ent *en = &x->s->ents[e];
+	const uint32_t *f = x->s->ids + en->off;
+	uint64_t k = 0;
+
+	for (size_t i = d; i < d + x->per; i++) {
+		uint64_t r = 0;
+		if (i < en->n)
+			r = x->rank[(size_t)f[i] << 1 | (i + 1 < en->n)];
+		k = k << x->bits | r;
+	}
+	return k;
+}
+
+/* Sorts a[0..n) by key: least significant byte first, skipping the bytes
+ * that are the same in every key. */
+static void radix_sort(struct order_el *a, struct order_el *tmp, size_t n)
+{
+	size_t count[8][256];
+
+	memset(count, 0, sizeof(count));
+	for (size_t i = 0; i < n; i++)
+		for (int b = 0; b < 8; b++)
+			count[b][(a[i].key >> (8 * b)) & 255]++;
+	for (int b = 0; b < 8; b++) {
+		size_t *c = count[b], sum = 0;
+		if (c[(a[0].key >> (8 * b)) & 255] == n)
+			continue;
+		for (int k = 0; k < 256; k++) {
+			size_t m = c[k];
+			c[k] = sum;
+			sum += m;
+		}
+		for (size_t i = 0; i < n; i++)
+			tmp[c[(a[i].key >> (8 * b)) & 255]++] = a[i];
+		memcpy(a, tmp, n * sizeof(*a));
+	}
+}
+
+/* A run of a[] to sort: stacks equal in their first d frames. */
+struct order_run {
+	size_t at, n, d;
+};
+
+/* Sorts a run by the key at its depth; runs of equal keys, the same
+ * frames so far and more to come (a stack ending within the key would be
+ * the same stack), are added to *todo. */
+static void sort_run(const struct order_ctx *x, struct order_el *a,
+		     struct order_el *tmp, struct order_run r,
+		     struct order_run **todo, size_t *ntodo, size_t *atodo)
+{
+	a += r.at;
+	for (size_t i = 0; i < r.n; i++)
+		a[i].key = key_at(x, a[i].e, r.d);
+	if (r.n > 64) {
+		radix_sort(a, tmp, r.n);
+	} else {
+		for (size_t i = 1; i < r.n; i++) {
+			struct order_el v = a[i];
+			size_t j = i;
+			for (; j && a[j - 1].key > v.key; j--)
+				a[j] = a[j - 1];
+			a[j] = v;
 		}
 	}
-	sort(&x, v, tmp, n);
+	for (size_t i = 0, j; i < r.n; i = j) {
+		for (j = i + 1; j < r.n && a[j].key == a[i].key; j++)
+			;
+		if (j - i > 1) {
+			EMBER_GROW(*todo, *ntodo + 1, *atodo);
+			(*todo)[(*ntodo)++] =
+			    (struct order_run){r.at + i, j - i, r.d + x->per};
+		}
+	}
+}
+
+uint32_t *ember_stacks_order(const struct ember_stacks *s,
+			     const struct ember_intern *t)
+{
+	struct order_ctx x = {.s = s, .t = t};
+	size_t n = s->n;
+	uint32_t *v = ember_xreallocarray(NULL, n ? n : 1, sizeof(*v));
+	struct order_el *a = ember_xreallocarray(NULL, n ? n : 1, sizeof(*a));
+	struct order_el *tmp = ember_xreallocarray(NULL, n ? n : 1, sizeof(*a));
+	struct order_run *todo = NULL;
+	size_t ntodo = 0, atodo = 0;
+
+	rank_names(&x);
+	for (size_t i = 0; i < n; i++)
+		a[i].e = (uint32_t)i;
+	if (n > 1) {
+		EMBER_GROW(todo, 1, atodo);
+		todo[ntodo++] = (struct order_run){0, n, 0};
+	}
+	while (ntodo) {
+		struct order_run r = todo[--ntodo];
+		sort_run(&x, a, tmp, r, &todo, &ntodo, &atodo);
+	}
+	for (size_t i = 0; i < n; i++)
+		v[i] = a[i].e;
+	free(todo);
 	free(tmp);
+	free(a);
+	free(x.rank);
 	return v;
 }
 

@@ -175,10 +175,9 @@ static inline int ember_stacks_cmp(const struct ember_stacks *s,
 	return (a->n > b->n) - (a->n < b->n);
 }
 
-/* The entries' indices in the order of their folded lines (malloc'd),
- * sorted on two threads when threads > 1 and there are many. */
+/* The entries' indices in the order of their folded lines (malloc'd). */
 uint32_t *ember_stacks_order(const struct ember_stacks *s,
-			     const struct ember_intern *t, int threads);
+			     const struct ember_intern *t);
 
 /* Appends entry i's stack as a folded line's stack part, "a;b;c". */
 void ember_stacks_add_folded(struct ember_buf *b, const struct ember_stacks *s,

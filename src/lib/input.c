@@ -1,13 +1,13 @@
 /*
- * Reading input: whole files (mapped when they are regular files) and
- * streams read in chunks of whole lines.  gzip-compressed data, recognised
+ * Reading input: whole files and streams read in chunks of whole lines,
+ * both with read(): a file mapped and truncated meanwhile would kill the
+ * reader with SIGBUS.  gzip-compressed data, recognised
  * by its magic bytes, is inflated on the way (concatenated members too).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -116,9 +116,7 @@ struct ember_input {
 	const char *data;
 	size_t len;
 	const char *name; /* as given; "-" for standard input */
-	void *map;	  /* data is mapped: map, maplen */
-	size_t maplen;
-	char *buf; /* or read into buf */
+	char *buf;	  /* data */
 };
 
 int ember_input_load(struct ember_input **inp, const char *path)
@@ -134,24 +132,8 @@ int ember_input_load(struct ember_input **inp, const char *path)
 	struct ember_input *in = ember_xcalloc(1, sizeof(*in));
 	in->name = is_stdin(path) ? "-" : path;
 	in->data = "";
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-		unsigned char magic[2];
-		ssize_t r = pread(fd, magic, 2, 0);
-		if (!is_gzip(magic, r > 0 ? (size_t)r : 0)) {
-			void *p = mmap(NULL, (size_t)st.st_size, PROT_READ,
-				       MAP_PRIVATE, fd, 0);
-			if (p != MAP_FAILED) {
-				madvise(p, (size_t)st.st_size, MADV_SEQUENTIAL);
-				in->map = p;
-				in->maplen = (size_t)st.st_size;
-				in->data = p;
-				in->len = (size_t)st.st_size;
-				close(fd);
-				*inp = in;
-				return 0;
-			}
-		}
-	} else if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+	/* read, not mapped: a file cut short meanwhile must not kill us */
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
 		close(fd);
 		free(in);
 		errno = EISDIR;
@@ -191,16 +173,13 @@ void ember_input_free(struct ember_input *in)
 {
 	if (!in)
 		return;
-	if (in->map)
-		munmap(in->map, in->maplen);
 	free(in->buf);
 	free(in);
 }
 
 /* ---- streaming ---- */
 
-#define CHUNK	 (1u << 20)  /* bytes read at a time */
-#define MAX_LINE (64u << 20) /* a longer "line" is handed out in pieces */
+#define CHUNK (1u << 20) /* bytes read at a time */
 
 struct ember_reader {
 	int fd;
@@ -213,7 +192,9 @@ struct ember_reader {
 	unsigned char *raw; /* compressed bytes (gzip) */
 	char *buf;	    /* decompressed bytes: [0, len) */
 	size_t len, alloc;
-	size_t keep; /* bytes of buf handed out by the last call */
+	size_t keep;	 /* bytes of buf handed out by the last call */
+	size_t scanned;	 /* buf[0, scanned) holds no newline */
+	size_t max_line; /* 0: pieces end anywhere */
 };
 
 int ember_reader_open(struct ember_reader **rp, const char *path)
@@ -240,13 +221,23 @@ int ember_reader_fdopen(struct ember_reader **rp, int fd)
 	r = ember_xcalloc(1, sizeof(*r));
 	r->fd = fd;
 	if (S_ISREG(st.st_mode)) {
-		r->size = (uint64_t)st.st_size;
+		/* what is left from the offset on (standard input may be a
+		 * file read in part already) */
+		off_t at = lseek(fd, 0, SEEK_CUR);
+		if (at >= 0 && at < st.st_size)
+			r->size = (uint64_t)(st.st_size - at);
 		posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	}
 	r->alloc = 2 * CHUNK;
 	r->buf = ember_xmalloc(r->alloc + 1);
+	r->max_line = EMBER_MAX_LINE;
 	*rp = r;
 	return 0;
+}
+
+void ember_reader_set_max_line(struct ember_reader *r, size_t max)
+{
+	r->max_line = max;
 }
 
 static ssize_t raw_read(struct ember_reader *r, void *p, size_t n)
@@ -259,6 +250,13 @@ static ssize_t raw_read(struct ember_reader *r, void *p, size_t n)
 			r->pos += (uint64_t)got;
 		return got;
 	}
+}
+
+/* The error of an end of file: a regular file that ends before the size
+ * it had when opened was cut short while read. */
+static int end_code(const struct ember_reader *r)
+{
+	return r->size && r->pos < r->size ? EMBER_ETRUNC : 0;
 }
 
 static void gz_end(struct ember_reader *r, int err)
@@ -298,13 +296,16 @@ static void fill(struct ember_reader *r, size_t room)
 			r->eof = 1;
 			return;
 		}
-		if (got == 0)
+		if (got == 0) {
 			r->eof = 1;
+			r->err = end_code(r);
+		}
 		r->len += (size_t)got;
 		if (!r->detected && (r->len >= 2 || r->eof)) {
 			r->detected = 1;
 			if (is_gzip(r->buf, r->len)) {
 				r->eof = 0;
+				r->err = 0;
 				gz_start(r);
 			}
 		}
@@ -317,8 +318,9 @@ static void fill(struct ember_reader *r, size_t room)
 			ssize_t got = raw_read(r, r->raw, CHUNK);
 			if (got <= 0) {
 				/* the stream ended inside a member */
-				gz_end(r,
-				       got < 0 ? errno_code() : EMBER_EFORMAT);
+				gz_end(r, got < 0	? errno_code()
+					  : end_code(r) ? end_code(r)
+							: EMBER_EFORMAT);
 				break;
 			}
 			r->z.next_in = r->raw;
@@ -334,7 +336,8 @@ static void fill(struct ember_reader *r, size_t room)
 				 */
 				ssize_t got = raw_read(r, r->raw, CHUNK);
 				if (got <= 0) {
-					gz_end(r, got < 0 ? errno_code() : 0);
+					gz_end(r, got < 0 ? errno_code()
+							  : end_code(r));
 					break;
 				}
 				r->z.next_in = r->raw;
@@ -352,22 +355,48 @@ static void fill(struct ember_reader *r, size_t room)
 	}
 }
 
-int ember_reader_next(struct ember_reader *r, const char **p, size_t *len)
+/* Drops what was handed out last time. */
+static void drop_kept(struct ember_reader *r)
 {
-	/* drop what was handed out last time */
 	if (r->keep) {
 		memmove(r->buf, r->buf + r->keep, r->len - r->keep);
 		r->len -= r->keep;
 		r->keep = 0;
+		r->scanned = 0;
 	}
+}
+
+int ember_reader_peek(struct ember_reader *r, const char **p, size_t *len)
+{
+	drop_kept(r);
+	while (r->len < CHUNK && !r->eof)
+		fill(r, CHUNK - r->len);
+	*p = r->buf;
+	*len = r->len;
+	return r->len ? 1 : r->err;
+}
+
+int ember_reader_next(struct ember_reader *r, const char **p, size_t *len)
+{
+	drop_kept(r);
 	for (;;) {
-		/* hand out everything up to the last newline */
-		char *nl = r->len ? memrchr(r->buf, '\n', r->len) : NULL;
-		if (nl && (r->len >= CHUNK || r->eof))
+		/* hand out everything up to the last newline (only the new
+		 * bytes are searched: a long line is scanned once) */
+		char *nl = NULL;
+		if (r->len > r->scanned)
+			nl = memrchr(r->buf + r->scanned, '\n',
+				     r->len - r->scanned);
+		if (!nl && !r->keep && r->len > r->scanned)
+			r->scanned = r->len;
+		if (!r->max_line && r->len && (r->len >= CHUNK || r->eof))
+			r->keep = r->len; /* not lines: any piece will do */
+		else if (nl && (r->len >= CHUNK || r->eof))
 			r->keep = (size_t)(nl - r->buf) + 1;
-		else if (r->eof || r->len >= MAX_LINE)
-			r->keep = r->len; /* a last line without a newline, or
-					     an absurd one, handed out as is */
+		else if (r->eof && r->scanned == r->len)
+			r->keep = r->len; /* a last line without a newline */
+		else if (r->max_line && r->scanned == r->len &&
+			 r->len > r->max_line)
+			return EMBER_ETOOLONG;
 		if (r->keep) {
 			*p = r->buf;
 			*len = r->keep;
@@ -376,7 +405,13 @@ int ember_reader_next(struct ember_reader *r, const char **p, size_t *len)
 		if (r->eof)
 			return r->err;
 		if (r->alloc - r->len < CHUNK) {
-			r->alloc *= 2;
+			/* doubling, but no further than a refused line needs */
+			size_t a = r->alloc * 2;
+			if (r->max_line && a > r->max_line + 2 * CHUNK)
+				a = r->max_line + 2 * CHUNK;
+			if (a < r->len + CHUNK)
+				a = r->len + CHUNK;
+			r->alloc = a;
 			r->buf = ember_xrealloc(r->buf, r->alloc + 1);
 		}
 		fill(r, CHUNK);

@@ -124,7 +124,7 @@ void ember_stacks_merge(struct ember_stacks *dst,
 
 void ember_stacks_sort(struct ember_stacks *s, const struct ember_intern *t)
 {
-	uint32_t *order = ember_stacks_order(s, t, 1);
+	uint32_t *order = ember_stacks_order(s, t);
 	struct ember_stack_ent *ents =
 	    ember_xreallocarray(NULL, s->alloc ? s->alloc : 1, sizeof(*ents));
 

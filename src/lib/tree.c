@@ -9,6 +9,7 @@
  * box closes only after all its children: `nodes` is in post-order (a
  * subtree is a contiguous run ending at its root).
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -108,6 +109,21 @@ void ember_tree_flow_keep(struct ember_tree *t,
 	/* a marked box's ancestors are marked: stop at the first */
 	for (size_t i = t->nopen; i-- > 0 && !t->open[i].on_cpu;)
 		t->open[i].on_cpu = 1;
+}
+
+void ember_tree_repeat(struct ember_tree *t, double count, uint64_t times)
+{
+	/* one product when every sum on the way is an integer below 2^53,
+	 * so exact: the same double as adding one count at a time */
+	double sum = count * (double)times;
+	if (count >= 0 && count == floor(count) && t->time >= 0 &&
+	    t->time == floor(t->time) && times < (UINT64_C(1) << 53) &&
+	    sum < 9007199254740992.0 && t->time + sum < 9007199254740992.0) {
+		t->time += sum;
+		return;
+	}
+	while (times--)
+		t->time += count;
 }
 
 void ember_tree_finish(struct ember_tree *t)

@@ -43,6 +43,9 @@ void ember_tree_flow(struct ember_tree *t, const struct ember_slice *frames,
 void ember_tree_flow_keep(struct ember_tree *t,
 			  const struct ember_slice *frames, size_t n,
 			  size_t known, double count, const double *delta);
+/* The last stack again, `times` more times: time advances by count each
+ * time (summed as one addition at a time would sum). */
+void ember_tree_repeat(struct ember_tree *t, double count, uint64_t times);
 /* Closes every open box; the root, if kept, is the last node. */
 void ember_tree_finish(struct ember_tree *t);
 

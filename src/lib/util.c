@@ -29,6 +29,10 @@ const char *ember_strerror(int err)
 		return "no data";
 	case EMBER_EINTR:
 		return "interrupted";
+	case EMBER_ETOOLONG:
+		return "line too long";
+	case EMBER_ETRUNC:
+		return "file cut short while read";
 	}
 	return "unknown error";
 }

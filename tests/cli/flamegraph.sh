@@ -235,9 +235,91 @@ printf 'f0\thref=#x\n' > "$T/deep.attr"
 status 0 "100000 frames deep, inverted, linked" "$EMBER" flamegraph --inverted --nameattr "$T/deep.attr" "$T/deep.folded"
 check "100000 frames deep, inverted, linked: well-formed" wellformed "$T/out"
 
+# memory follows the distinct lines, not the input: 6,000,000 lines of
+# one stack (90 MB), from a file and from a pipe, and as a flame chart
+if [ -x /usr/bin/time ] && [ -z "${SANFLAGS:-}" ]; then
+	yes 'main;foo;bar 1' | head -n 6000000 > "$T/rep.folded"
+	for how in file pipe chart; do
+		case $how in
+		file) set -- "$EMBER" flamegraph "$T/rep.folded" ;;
+		pipe) set -- sh -c '"$1" flamegraph < "$2"' sh "$EMBER" "$T/rep.folded" ;;
+		chart) set -- "$EMBER" flamegraph --flamechart "$T/rep.folded" ;;
+		esac
+		status 0 "6,000,000 lines of one stack ($how)" /usr/bin/time -f 'maxrss %M' -o "$T/rss" "$@"
+		kb=$(sed -n 's/^maxrss //p' "$T/rss")
+		check "6,000,000 lines of one stack ($how): under 40 MB (${kb} kB)" test "$kb" -lt 40000
+		check "6,000,000 lines of one stack ($how): all counted" has "<title>bar (6,000,000 samples, 100.00%)" "$T/out"
+	done
+	rm -f "$T/rep.folded"
+fi
+
+# a line is never cut: one with a 70 MB frame (longer than the 64 MiB
+# pieces input once came in) stays whole through every reader
+head -c 70000000 /dev/zero | tr '\0' x > "$T/frame"
+{ printf 'main;'; cat "$T/frame"; printf ';leaf 3\n'; } > "$T/long.folded"
+gzip -1 -c "$T/long.folded" > "$T/long.folded.gz"
+status 0 "a 70 MB frame" "$EMBER" flamegraph "$T/long.folded"
+check "a 70 MB frame: its stack whole" has "<title>main (3 samples, 100.00%)" "$T/out"
+check "a 70 MB frame: its leaf" has "<title>leaf (3 samples, 100.00%)" "$T/out"
+check "a 70 MB frame: no line ignored" test -z "$(grep ignored "$T/err")"
+status 0 "a 70 MB frame, gzip" "$EMBER" flamegraph "$T/long.folded.gz"
+check "a 70 MB frame, gzip: its stack whole" has "<title>main (3 samples, 100.00%)" "$T/out"
+for how in file pipe gzip; do
+	case $how in
+	file) set -- "$EMBER" collapse recursive "$T/long.folded" ;;
+	pipe) set -- sh -c '"$1" collapse recursive < "$2"' sh "$EMBER" "$T/long.folded" ;;
+	gzip) set -- "$EMBER" collapse recursive "$T/long.folded.gz" ;;
+	esac
+	status 0 "collapse: a 70 MB frame ($how)" "$@"
+	check "collapse: a 70 MB frame comes out whole ($how)" cmp -s "$T/out" "$T/long.folded"
+done
+status 0 "diff: a 70 MB frame" "$EMBER" diff "$T/long.folded" "$T/long.folded.gz"
+check "diff: a 70 MB frame comes out whole" test "$(wc -c < "$T/out")" -eq $(($(wc -c < "$T/long.folded") + 2))
+rm -f "$T/frame" "$T/long.folded" "$T/long.folded.gz"
+# empty frames keep the root
+printf 'main;;;x 3\n' > "$T/empty-frames.folded"
+status 0 "empty frames" "$EMBER" flamegraph "$T/empty-frames.folded"
+check "empty frames: the root kept" has "<title>main (3 samples, 100.00%)" "$T/out"
+check "empty frames: the leaf kept" has "<title>x (3 samples, 100.00%)" "$T/out"
+# a line longer than 1 GiB is refused, saying which (slow and large:
+# not under the sanitizers)
+if [ -z "${SANFLAGS:-}" ]; then
+	{ printf 'a 1\n'; head -c 1100000000 /dev/zero | tr '\0' x; printf ' 1\n'; } > "$T/huge-line"
+	status 1 "flamegraph: a 1.1 GB line" sh -c '"$1" flamegraph < "$2"' sh "$EMBER" "$T/huge-line"
+	check "flamegraph: a 1.1 GB line named" has "cannot read 'standard input': line 2 is longer than 1024 MiB" "$T/err"
+	status 1 "collapse: a 1.1 GB line" "$EMBER" collapse recursive "$T/huge-line"
+	check "collapse: a 1.1 GB line named" has "line 2 is longer than 1024 MiB" "$T/err"
+	status 1 "diff: a 1.1 GB line" "$EMBER" diff "$T/huge-line" "$T/huge-line"
+	check "diff: a 1.1 GB line named" has "line 2 is longer than 1024 MiB" "$T/err"
+	rm -f "$T/huge-line"
+fi
+
+# a file cut short while flamegraph reads it: never SIGBUS, an error or
+# the graph of what was there, and no temporary file left behind
+awk 'BEGIN { for (i = 0; i < 2000000; i++) printf "main;f%d;g%d 1\n", i % 1000, i }' > "$T/cut.folded"
+"$EMBER" flamegraph "$T/cut.folded" -o "$T/cut.svg" 2> "$T/cut.err" &
+pid=$!
+i=0
+while [ $i -lt 1000 ] && ! ls -l "/proc/$pid/fd" 2> /dev/null | grep -q cut.folded &&
+	! grep -q cut.folded "/proc/$pid/maps" 2> /dev/null; do
+	sleep 0.01
+	i=$((i + 1))
+done
+: > "$T/cut.folded"
+wait $pid
+rc=$?
+check "a file cut short while read: not killed (exit status $rc)" test "$rc" -le 1
+if [ "$rc" = 1 ]; then
+	check "a file cut short while read: said" has "cut short while being read" "$T/cut.err"
+elif [ "$rc" = 0 ]; then
+	check "a file cut short after it was read: the graph" wellformed "$T/cut.svg"
+fi
+check "a file cut short while read: no temporary file left" test -z "$(ls "$T" | grep 'cut.svg.tmp')"
+rm -f "$T/cut.folded" "$T/cut.svg"
+
 # gzip streams that inflate to more than 4 GiB (slow: EMBER_SLOW_TESTS=1)
 if [ -n "${EMBER_SLOW_TESTS:-}" ]; then
-	{ printf 'a;b 150\n'; head -c 4400000000 /dev/zero; } | gzip -1 > "$T/big.gz"
+	{ printf 'a;b 150\n'; yes 'a;c 1' | head -c 4400000000; } | gzip -1 > "$T/big.gz"
 	status 0 "gzip inflating to 4.4 GB" "$EMBER" flamegraph "$T/big.gz"
 	check "gzip over 4 GiB: not called corrupt" test ! -s "$T/err" -o -z "$(grep -i corrupt "$T/err")"
 	check "gzip over 4 GiB: the stack is drawn" has "<title>b (150 samples" "$T/out"

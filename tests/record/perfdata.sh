@@ -38,9 +38,10 @@ rec() {
 }
 # the total weight of a folded file; its stacks without a frame in a PLT,
 # which perf 6.1 names `_init`, `[unknown]` or `@plt` where ember names the
-# function called (a documented difference: the rest must be identical)
+# function called, or `.plt` for the lazy-binding stubs (a documented
+# difference: the rest must be identical)
 total() { awk '{ s += $NF } END { printf "%.0f\n", s }' "$1"; }
-noplt() { grep -v -E '@plt[; ]|;_init[; ]|\[unknown\]' "$1"; }
+noplt() { grep -v -E '@plt[; ]|;\.plt[; ]|;_init[; ]|\[unknown\]' "$1"; }
 # same DATA DESCRIPTION [OPTION]: ember collapse perf [OPTION] DATA is
 # byte for byte perf script | ember collapse perf [OPTION] (--pid and --tid
 # read perf script -F+pid, which prints the pid)

@@ -1,8 +1,10 @@
 /* Unit tests of the primitives: buffers, number formats, the arena,
  * interning, the stack table, the call tree and input reading. */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -217,6 +219,71 @@ static void test_stacks(void)
 	ember_buf_release(&out);
 }
 
+/* Stacks come out in the byte order of their folded lines whatever the
+ * names: ones that are prefixes of others, followed by bytes below and
+ * above ';', empty ones, stacks deep enough for several sort keys, and
+ * many names (wide ranks). */
+static void test_stacks_order(void)
+{
+	static const char *tricky[] = {
+	    "",	 "f",	 "f ",	      "f!",   "f:x",   "f_x", "fo",
+	    "g", "f(x)", "[unknown]", "\xff", "f\x01", "f~"};
+	for (int round = 0; round < 2; round++) {
+		struct ember_intern *t = ember_intern_new();
+		struct ember_stacks *s = ember_stacks_new();
+		struct ember_buf out = EMBER_BUF_INIT, nm = EMBER_BUF_INIT;
+		uint32_t f[60];
+		size_t nn = round ? 5000 : ARRAY_SIZE(tricky);
+		unsigned seed = 12345;
+
+		for (size_t i = 0; i < nn; i++) {
+			ember_buf_reset(&nm);
+			if (round)
+				ember_buf_addf(&nm, "n%zu", i * 7919 % nn);
+			else
+				ember_buf_adds(&nm, tricky[i]);
+			ember_intern(t, nm.buf, nm.len);
+		}
+		for (int i = 0; i < 20000; i++) {
+			size_t n = (size_t)(rand_r(&seed) % 13);
+			size_t deep = i % 5 == 0 ? 40 : 0; /* a long prefix */
+			for (size_t j = 0; j < deep; j++)
+				f[j] = (uint32_t)(j % nn);
+			for (size_t j = 0; j < n; j++)
+				f[deep + j] = (uint32_t)(rand_r(&seed) % nn);
+			ember_stacks_add(s, f, deep + n, 1, 0);
+		}
+		ember_stacks_sort(s, t);
+		CHECK(ember_stacks_write(s, t, 0, collect, &out) == 0);
+		/* each line's stack part (before the last space): in order
+		 * (the empty stack and one empty frame print the same) */
+		const char *p = out.buf, *prev = NULL;
+		size_t plen = 0, lines = 0;
+		int ok = 1;
+		while (*p) {
+			const char *nl = strchr(p, '\n');
+			const char *sp = nl;
+			while (sp > p && sp[-1] != ' ')
+				sp--;
+			size_t len = (size_t)(sp - 1 - p);
+			if (prev) {
+				size_t m = len < plen ? len : plen;
+				int c = memcmp(prev, p, m);
+				ok &= c < 0 || (c == 0 && plen <= len);
+			}
+			prev = p;
+			plen = len;
+			lines++;
+			p = nl + 1;
+		}
+		CHECK(ok && lines == ember_stacks_count(s) && lines > 1000);
+		ember_stacks_free(s);
+		ember_intern_free(t);
+		ember_buf_release(&out);
+		ember_buf_release(&nm);
+	}
+}
+
 static struct ember_slice *frames(const char *stack, size_t *n)
 {
 	static struct ember_slice fr[16];
@@ -368,6 +435,79 @@ static void test_input(void)
 	ember_reader_close(r);
 	CHECK(ember_input_load(&in, bad) == EMBER_EFORMAT && in == NULL);
 	free(raw);
+
+	/* peeking leaves the bytes for the next call */
+	CHECK(ember_reader_open(&r, plain) == 0);
+	CHECK(ember_reader_peek(r, &p, &n) == 1 && n >= 65536 &&
+	      !memcmp(p, big.buf, n));
+	CHECK(ember_reader_next(r, &p, &n) == 1 && !memcmp(p, big.buf, n));
+	ember_reader_close(r);
+
+	/* a file cut short while read ends in an error, not as if whole */
+	{
+		int fd = open(plain, O_RDONLY);
+		struct stat st;
+		CHECK(fd >= 0 && !fstat(fd, &st));
+		CHECK(ember_reader_fdopen(&r, fd) == 0);
+		CHECK(ember_reader_next(r, &p, &n) == 1);
+		CHECK(truncate(plain, st.st_size / 2) == 0);
+		while ((rc = ember_reader_next(r, &p, &n)) == 1)
+			;
+		CHECK(rc == EMBER_ETRUNC);
+		ember_reader_close(r);
+	}
+	/* the same file read whole from its middle (standard input left
+	 * there) is not cut short */
+	write_file(plain, big.buf, big.len);
+	int sfd = open(plain, O_RDONLY);
+	CHECK(sfd >= 0 && lseek(sfd, 1000, SEEK_SET) == 1000);
+	CHECK(ember_reader_fdopen(&r, sfd) == 0);
+	total = 0;
+	while ((rc = ember_reader_next(r, &p, &n)) == 1)
+		total += n;
+	CHECK(rc == 0 && total == big.len - 1000);
+	ember_reader_close(r);
+
+	/* a line longer than a chunk comes whole; longer than the limit, it
+	 * is refused after the lines before it; raw, anything goes */
+	ember_buf_reset(&big);
+	ember_buf_adds(&big, "a 1\n");
+	for (int i = 0; i < (3 << 20); i++)
+		ember_buf_addch(&big, (char)('a' + i % 26));
+	ember_buf_adds(&big, " 5\nb 2\n");
+	write_file(plain, big.buf, big.len);
+	for (int k = 0; k < 3; k++) {
+		size_t lines = 0, longest = 0, pieces = 0;
+		int ok = 1;
+		total = 0;
+		CHECK(ember_reader_open(&r, plain) == 0);
+		if (k == 1)
+			ember_reader_set_max_line(r, 1 << 20);
+		if (k == 2)
+			ember_reader_set_max_line(r, 0);
+		while ((rc = ember_reader_next(r, &p, &n)) == 1) {
+			ok &= !memcmp(p, big.buf + total, n);
+			total += n;
+			pieces++;
+			for (const char *q = p, *e = p + n; q < e;) {
+				const char *nl =
+				    memchr(q, '\n', (size_t)(e - q));
+				ok &= nl != NULL || k == 2;
+				size_t ll = (size_t)((nl ? nl : e) - q);
+				longest = ll > longest ? ll : longest;
+				lines++;
+				q = nl ? nl + 1 : e;
+			}
+		}
+		if (k == 0)
+			CHECK(rc == 0 && ok && total == big.len &&
+			      longest == (3u << 20) + 2 && lines == 3);
+		if (k == 1)
+			CHECK(rc == EMBER_ETOOLONG && ok && lines == 1);
+		if (k == 2)
+			CHECK(rc == 0 && ok && total == big.len && pieces > 1);
+		ember_reader_close(r);
+	}
 	unlink(plain);
 	unlink(gz);
 	unlink(bad);
@@ -382,6 +522,7 @@ int main(void)
 	test_arena();
 	test_intern();
 	test_stacks();
+	test_stacks_order();
 	test_tree();
 	test_input();
 	DONE();

@@ -219,12 +219,10 @@ int collapse_run_serial(struct ember_collapse *c, struct source *r,
 
 /* An input read whole by the format (`read`), into worker 0's sink. */
 static int run_whole(struct ember_collapse *c, struct source *src,
-		     const char *name, size_t input, const char *p, size_t n,
-		     int rc)
+		     const char *name, size_t input, int rc)
 {
 	struct worker *w = collapse_worker(c, 0);
-	struct collapse_input in = {
-	    .src = src, .name = name, .first = p, .nfirst = rc == 1 ? n : 0};
+	struct collapse_input in = {.src = src, .name = name};
 	struct record *rec;
 
 	memset(&w->sink.n, 0, sizeof(w->sink.n));
@@ -258,7 +256,7 @@ static int run(struct ember_collapse *c, struct source *src, const char *name)
 	c->inputs[c->ninputs] = name ? ember_xstrdup(name) : NULL;
 	size_t input = c->ninputs++;
 
-	rc = src_next(src, &p, &n);
+	rc = src_peek(src, &p, &n);
 	if (!c->fmt) {
 		if (rc < 0)
 			return rc;
@@ -272,9 +270,11 @@ static int run(struct ember_collapse *c, struct source *src, const char *name)
 	}
 	if (c->fmt->read && (!c->fmt->parse || (rc == 1 && c->fmt->whole &&
 						c->fmt->whole(p, n)))) {
-		rc = run_whole(c, src, name, input, p, n, rc);
+		src_raw(src);
+		rc = run_whole(c, src, name, input, rc);
 		return rc < 0 ? rc : 0;
 	}
+	rc = src_next(src, &p, &n);
 	uint64_t size = src_size(src);
 	int threads = c->nthreads > 1 && c->fmt->parallel &&
 		      c->fmt->parallel(&c->o) &&
@@ -295,6 +295,13 @@ static int input_done(struct ember_collapse *c, int err)
 	if (err) {
 		collapse_stop_threads(c);
 		tally(c);
+	}
+	if (err == EMBER_ETOOLONG) {
+		/* every line before it was parsed: it is the next one */
+		c->st.long_line = 1;
+		for (size_t i = 0; i < c->nrecs; i++)
+			if (c->recs[i].input + 1 == c->ninputs)
+				c->st.long_line += c->recs[i].n.lines;
 	}
 	return err;
 }
@@ -395,8 +402,7 @@ static void merge(struct ember_collapse *c)
 	free(c->order);
 	c->order = NULL;
 	if (c->fmt->order == CL_SORTED)
-		c->order =
-		    ember_stacks_order(&dst->stacks, &dst->names, c->nthreads);
+		c->order = ember_stacks_order(&dst->stacks, &dst->names);
 	tally(c);
 }
 

@@ -16,7 +16,6 @@
 #define MAX_RECORD  32 /* jobs' worth of input without a record boundary */
 #define MAX_THREADS 64
 #define PIECE	    (1u << 20)
-#define MAX_LINE    (64u << 20)
 
 struct worker {
 	struct ember_collapse *c;
@@ -88,17 +87,15 @@ struct source {
 	uint64_t size;
 	char *buf; /* fd: bytes read, not handed out past keep */
 	size_t blen, balloc, keep;
-	int eof;
+	size_t scanned; /* buf[0, scanned) holds no newline */
+	int eof, err;	/* err: what ended the file (0: its end) */
+	int raw;	/* not lines: pieces end anywhere */
 };
 
-/* An input handed whole to a format's `read`: the bytes read to guess
- * the format (first), then the source's. */
+/* An input handed whole to a format's `read` (the source, raw). */
 struct collapse_input {
 	struct source *src;
 	const char *name;
-	const char *first;
-	size_t nfirst;
-	int first_taken;
 	char *all; /* read into memory (not a plain file) */
 	void *map; /* or mapped */
 	size_t maplen;
@@ -122,8 +119,13 @@ int src_open(struct source *s, const char *path);
 /* An input in memory. */
 void src_mem(struct source *s, const char *data, size_t len);
 void src_close(struct source *s);
+/* The first bytes (up to PIECE), left for src_next: to tell the format. */
+int src_peek(struct source *s, const char **p, size_t *n);
+/* The input is not made of lines: pieces may end anywhere. */
+void src_raw(struct source *s);
 /* The next piece, ending at a line boundary (but the input's last): 1,
- * 0 at the end, or an EMBER_E* code. */
+ * 0 at the end, or an EMBER_E* code (EMBER_ETOOLONG: a line longer than
+ * EMBER_MAX_LINE, unless raw). */
 int src_next(struct source *s, const char **p, size_t *n);
 /* Appends what comes next to j: 1, 0 at the end, or an error. */
 int src_fill(struct source *s, struct job *j, size_t job_size);

@@ -19,6 +19,17 @@ int ember_collapse_write_order(const struct collapse_sink *k,
 	ember_folded_out_init(&o, w, ctx);
 	for (size_t i = 0; i < k->stacks.n && !err; i++) {
 		uint32_t e = order ? order[i] : (uint32_t)i;
+		/* in sorted order the stacks are all over memory: fetch the
+		 * entries ahead, then their frames and counts */
+		if (order && i + 16 < k->stacks.n)
+			__builtin_prefetch(&k->stacks.ents[order[i + 16]]);
+		if (order && i + 8 < k->stacks.n) {
+			uint32_t a = order[i + 8];
+			__builtin_prefetch(k->stacks.ids +
+					   k->stacks.ents[a].off);
+			if (a < k->aexact)
+				__builtin_prefetch(&k->exact[a]);
+		}
 		uint64_t x = e < k->aexact ? k->exact[e] : FOLDED_INEXACT;
 		ember_stacks_add_folded(&o.b, &k->stacks, &k->names, e);
 		ember_buf_addch(&o.b, ' ');

@@ -14,20 +14,80 @@
 
 #include "driver.h"
 
-/* Reads up to n bytes: how many (0 at the end), or EMBER_EIO. */
+/* Reads up to n bytes: how many (0 at the end), or EMBER_EIO, or
+ * EMBER_ETRUNC when the file ends before the size it had when opened. */
 static ssize_t fd_read(struct source *s, char *p, size_t n)
 {
+	if (s->eof)
+		return s->err;
 	for (;;) {
 		ssize_t got = read(s->fd, p, n);
 		if (got < 0 && errno == EINTR)
 			continue;
-		if (got < 0)
-			return EMBER_EIO;
+		if (got < 0 || (!got && s->pos < s->size)) {
+			s->eof = 1;
+			s->err = got < 0 ? EMBER_EIO : EMBER_ETRUNC;
+			return s->err;
+		}
 		if (!got)
 			s->eof = 1;
 		s->pos += (size_t)got;
 		return got;
 	}
+}
+
+void src_raw(struct source *s)
+{
+	s->raw = 1;
+	if (s->r)
+		ember_reader_set_max_line(s->r, 0);
+}
+
+/* Drops the bytes of buf handed out last time. */
+static void drop_kept(struct source *s)
+{
+	if (s->keep) {
+		memmove(s->buf, s->buf + s->keep, s->blen - s->keep);
+		s->blen -= s->keep;
+		s->keep = 0;
+		s->scanned = 0;
+	}
+}
+
+/* Makes room in buf for PIECE more bytes. */
+static void reserve(struct source *s)
+{
+	if (s->balloc - s->blen < PIECE) {
+		size_t a = s->balloc ? s->balloc * 2 : 2 * PIECE;
+		if (a > EMBER_MAX_LINE + 2 * PIECE)
+			a = EMBER_MAX_LINE + 2 * PIECE;
+		if (a < s->blen + PIECE)
+			a = s->blen + PIECE;
+		s->balloc = a;
+		s->buf = ember_xrealloc(s->buf, s->balloc);
+	}
+}
+
+int src_peek(struct source *s, const char **p, size_t *n)
+{
+	if (s->r)
+		return ember_reader_peek(s->r, p, n);
+	if (s->fd < 0) {
+		*p = s->data + s->pos;
+		*n = s->len - s->pos < PIECE ? s->len - s->pos : PIECE;
+		return *n ? 1 : 0;
+	}
+	drop_kept(s);
+	while (s->blen < PIECE && !s->eof) {
+		reserve(s);
+		ssize_t got = fd_read(s, s->buf + s->blen, PIECE - s->blen);
+		if (got < 0)
+			return (int)got;
+		s->blen += (size_t)got;
+	}
+	*p = s->buf;
+	*n = s->blen;
+	return s->blen ? 1 : s->err;
 }
 
 int src_next(struct source *s, const char **p, size_t *n)
@@ -39,39 +99,45 @@ int src_next(struct source *s, const char **p, size_t *n)
 			return 0;
 		size_t take = s->len - s->pos;
 		if (take > PIECE) {
-			const char *nl = memrchr(s->data + s->pos, '\n', PIECE);
-			take =
-			    nl ? (size_t)(nl - (s->data + s->pos)) + 1 : PIECE;
+			/* up to the last newline, or the end of a long line */
+			const char *at = s->data + s->pos;
+			const char *nl = memrchr(at, '\n', PIECE);
+			if (!nl)
+				nl = memchr(at + PIECE, '\n', take - PIECE);
+			if (nl)
+				take = (size_t)(nl - at) + 1;
 		}
 		*p = s->data + s->pos;
 		*n = take;
 		s->pos += take;
 		return 1;
 	}
-	if (s->keep) {
-		memmove(s->buf, s->buf + s->keep, s->blen - s->keep);
-		s->blen -= s->keep;
-		s->keep = 0;
-	}
+	drop_kept(s);
 	for (;;) {
-		const char *nl =
-		    s->blen ? memrchr(s->buf, '\n', s->blen) : NULL;
-		if (nl && (s->blen >= PIECE || s->eof))
+		/* only the bytes new since the last look are searched */
+		const char *nl = NULL;
+		if (s->blen > s->scanned)
+			nl = memrchr(s->buf + s->scanned, '\n',
+				     s->blen - s->scanned);
+		if (!nl)
+			s->scanned = s->blen;
+		if (s->raw && s->blen && (s->blen >= PIECE || s->eof))
+			s->keep = s->blen; /* not lines: any piece will do */
+		else if (nl && (s->blen >= PIECE || s->eof))
 			s->keep = (size_t)(nl - s->buf) + 1;
-		else if (s->eof || s->blen >= MAX_LINE)
-			s->keep =
-			    s->blen; /* the end, or an absurd line: as is */
+		else if (s->eof && s->scanned == s->blen)
+			s->keep = s->blen; /* a last line without a newline */
+		else if (!s->raw && s->scanned == s->blen &&
+			 s->blen > EMBER_MAX_LINE)
+			return EMBER_ETOOLONG;
 		if (s->keep) {
 			*p = s->buf;
 			*n = s->keep;
 			return 1;
 		}
 		if (s->eof)
-			return 0;
-		if (s->balloc - s->blen < PIECE) {
-			s->balloc = s->balloc ? s->balloc * 2 : 2 * PIECE;
-			s->buf = ember_xrealloc(s->buf, s->balloc);
-		}
+			return s->err;
+		reserve(s);
 		ssize_t got = fd_read(s, s->buf + s->blen, s->balloc - s->blen);
 		if (got < 0)
 			return (int)got;
@@ -107,11 +173,11 @@ int src_fill(struct source *s, struct job *j, size_t job_size)
 			/* bytes read before (to guess the format) */
 			job_append(j, s->buf + s->keep, s->blen - s->keep,
 				   job_size);
-			s->blen = s->keep = 0;
+			s->blen = s->keep = s->scanned = 0;
 			return 1;
 		}
 		if (s->eof)
-			return 0;
+			return s->err;
 		/* into the room there is, which job_size + PIECE leaves */
 		job_reserve(j, 4096, job_size);
 		size_t room = j->alloc - j->len - 1;
@@ -136,11 +202,7 @@ size_t src_unread(struct source *s, const char *p, size_t n)
 	if (s->fd < 0 || whole == n)
 		return n;
 	size_t tail = n - whole;
-	if (s->keep) {
-		memmove(s->buf, s->buf + s->keep, s->blen - s->keep);
-		s->blen -= s->keep;
-		s->keep = 0;
-	}
+	drop_kept(s);
 	if (s->balloc < s->blen + tail) {
 		s->balloc = s->blen + tail + PIECE;
 		s->buf = ember_xrealloc(s->buf, s->balloc);
@@ -207,14 +269,6 @@ void src_mem(struct source *s, const char *data, size_t len)
 
 int cl_input_next(struct collapse_input *in, const char **p, size_t *n)
 {
-	if (!in->first_taken) {
-		in->first_taken = 1;
-		if (in->nfirst) {
-			*p = in->first;
-			*n = in->nfirst;
-			return 1;
-		}
-	}
 	return src_next(in->src, p, n);
 }
 

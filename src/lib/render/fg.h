@@ -11,22 +11,33 @@
 #define EMBER_FG_FANOUT	   32
 #define EMBER_FG_MAXLEVELS 13
 
-/* One valid input line: the whole line (for sorting), its stack part and
- * counts; c2 is the second column of a differential line. */
+/* One distinct valid input line (in a flame chart: one run of identical
+ * lines): the whole line (for sorting), its stack part and counts, c2 the
+ * second column of a differential line, and how many times it came. */
 struct fg_line {
 	const char *s;
 	uint32_t len, stack_len;
 	double c1, c2;
+	uint64_t rep;
 	int two;
 };
 
 struct ember_flamegraph {
 	struct ember_fg_options o;
-	struct fg_line *lines;
+	struct fg_line *lines; /* in order of first appearance */
 	size_t nlines, alines;
-	size_t nlines_in, ignored;
+	/* the lines by hash: the hash's 32 bits, then the index + 1 (0:
+	 * empty), load at most 1/2 */
+	uint64_t *slots;
+	struct fg_line *last; /* the line before, if valid */
+	size_t mask;
+	size_t nlines_in;
 	struct ember_bad_lines bad;
-	struct ember_arena arena; /* rewritten lines (--reverse, chain) */
+	/* sums over the input lines in input order, as the script makes them */
+	double time, maxdelta;
+	const char *input; /* the input being read, and its lines so far */
+	uint64_t lineno;
+	struct ember_arena arena; /* the lines, and rewritten ones */
 };
 
 struct fg_layout {

@@ -1,11 +1,15 @@
 /*
  * flamegraph.pl's renderer: folded lines in, SVG out.
  *
- * Lines are parsed once (stack and one or two counts, with the Perl
- * script's regular expression), sorted as whole lines in byte order unless
- * this is a flame chart, and fed to the tree, which merges them as Perl's
- * flow() does.  Boxes narrower than --minwidth are dropped as they close,
- * so memory grows with what is drawn, not with the input.
+ * Lines are read as they come and kept once each with the number of times
+ * they came (a flame chart keeps runs of one line in time order), so
+ * memory grows with the distinct lines, not with the input.  Each distinct
+ * line is parsed once (stack and one or two counts, with the Perl script's
+ * regular expression); the lines are sorted in byte order unless this is
+ * a flame chart and fed to the tree, which merges them as Perl's flow()
+ * does, each as many times as it came: the counts are summed in the
+ * script's order.  Boxes narrower than --minwidth are dropped as they
+ * close, so the tree grows with what is drawn.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -33,8 +37,17 @@ struct ember_flamegraph *ember_flamegraph_new(const struct ember_fg_options *o)
 	struct ember_flamegraph *fg = ember_xcalloc(1, sizeof(*fg));
 
 	fg->o = *o;
+	fg->maxdelta = 1;
+	fg->mask = 1023;
+	fg->slots = ember_xcalloc(fg->mask + 1, sizeof(*fg->slots));
 	ember_arena_init(&fg->arena);
 	return fg;
+}
+
+void ember_flamegraph_set_countname(struct ember_flamegraph *fg,
+				    const char *countname)
+{
+	fg->o.countname = countname;
 }
 
 void ember_flamegraph_free(struct ember_flamegraph *fg)
@@ -42,6 +55,7 @@ void ember_flamegraph_free(struct ember_flamegraph *fg)
 	if (!fg)
 		return;
 	free(fg->lines);
+	free(fg->slots);
 	ember_arena_release(&fg->arena);
 	free(fg);
 }
@@ -70,32 +84,113 @@ static int parse_line(const char *s, size_t len, struct fg_line *l)
 	return 0;
 }
 
-void ember_flamegraph_add(struct ember_flamegraph *fg, const char *name,
-			  const char *data, size_t len)
+static void rehash(struct ember_flamegraph *fg)
+{
+	size_t mask = fg->mask * 2 + 1;
+	uint64_t *slots = ember_xcalloc(mask + 1, sizeof(*slots));
+
+	for (size_t k = 0; k <= fg->mask; k++) {
+		uint64_t v = fg->slots[k];
+		size_t i = (v >> 32) & mask;
+		if (!v)
+			continue;
+		while (slots[i])
+			i = (i + 1) & mask;
+		slots[i] = v;
+	}
+	free(fg->slots);
+	fg->slots = slots;
+	fg->mask = mask;
+}
+
+/* One more time the line l came: its count is summed in input order. */
+static void count_line(struct ember_flamegraph *fg, struct fg_line *l)
+{
+	l->rep++;
+	fg->time += l->two ? l->c2 : l->c1;
+}
+
+/* Adds line s, a new distinct one (or run) unless it is l's again. */
+static void add_line(struct ember_flamegraph *fg, const char *s, size_t n)
+{
+	struct fg_line *l = NULL, nl;
+	uint32_t h = 0;
+	size_t i = 0;
+
+	fg->lineno++;
+	fg->nlines_in++;
+	if (n && s[n - 1] == '\r')
+		n--; /* CRLF input */
+	/* the line before again (repeated lines, sorted input): no hashing */
+	l = fg->last;
+	if (l && l->len == n && !memcmp(l->s, s, n)) {
+		count_line(fg, l);
+		return;
+	}
+	if (!fg->o.flamechart) { /* a flame chart merges runs only */
+		h = (uint32_t)ember_hash(s, n);
+		for (i = h & fg->mask; fg->slots[i]; i = (i + 1) & fg->mask) {
+			if (fg->slots[i] >> 32 != h)
+				continue; /* the line is not looked at */
+			l = &fg->lines[(uint32_t)fg->slots[i] - 1];
+			if (l->len == n && !memcmp(l->s, s, n)) {
+				count_line(fg, l);
+				fg->last = l;
+				return;
+			}
+		}
+	}
+	if (n > UINT32_MAX || parse_line(s, n, &nl) < 0) {
+		ember_bad_lines_add(&fg->bad, fg->lineno, fg->input, s, n);
+		return;
+	}
+	char *copy = ember_arena_alloc(&fg->arena, n ? n : 1);
+	memcpy(copy, s, n);
+	nl.s = copy;
+	nl.rep = 0;
+	if (nl.two && fabs(nl.c2 - nl.c1) > fg->maxdelta)
+		fg->maxdelta = fabs(nl.c2 - nl.c1);
+	EMBER_GROW(fg->lines, fg->nlines + 1, fg->alines);
+	l = &fg->lines[fg->nlines++];
+	*l = nl;
+	count_line(fg, l);
+	fg->last = l;
+	if (fg->o.flamechart)
+		return;
+	fg->slots[i] = (uint64_t)h << 32 | fg->nlines;
+	if (fg->nlines * 2 > fg->mask)
+		rehash(fg);
+}
+
+void ember_flamegraph_begin(struct ember_flamegraph *fg, const char *name)
+{
+	fg->input = name && strcmp(name, "-") ? name : NULL;
+	fg->lineno = 0;
+}
+
+void ember_flamegraph_feed(struct ember_flamegraph *fg, const char *data,
+			   size_t len)
 {
 	const char *p = data, *end = data + len;
-	size_t lineno = 0;
 
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *eol = nl ? nl : end;
-		size_t n = (size_t)(eol - p);
-		struct fg_line l;
-
-		lineno++;
-		fg->nlines_in++;
-		if (n && p[n - 1] == '\r')
-			n--; /* CRLF input */
-		if (n > UINT32_MAX || parse_line(p, n, &l) < 0) {
-			ember_bad_lines_add(
-			    &fg->bad, lineno,
-			    name && strcmp(name, "-") ? name : NULL, p, n);
-		} else {
-			EMBER_GROW(fg->lines, fg->nlines + 1, fg->alines);
-			fg->lines[fg->nlines++] = l;
-		}
+		add_line(fg, p, (size_t)(eol - p));
 		p = nl ? nl + 1 : end;
 	}
+}
+
+uint64_t ember_flamegraph_lines(const struct ember_flamegraph *fg)
+{
+	return fg->lineno;
+}
+
+void ember_flamegraph_add(struct ember_flamegraph *fg, const char *name,
+			  const char *data, size_t len)
+{
+	ember_flamegraph_begin(fg, name);
+	ember_flamegraph_feed(fg, data, len);
 }
 
 /* The index of the first byte where a and b differ (or the shorter's
@@ -300,17 +395,15 @@ int ember_flamegraph_render(struct ember_flamegraph *fg, ember_write_fn w,
 	struct ember_slice *fr = NULL;
 	size_t afr = 0;
 	struct ember_buf tmp = EMBER_BUF_INIT;
-	double time = 0, maxdelta = 1;
+	double time, maxdelta;
 	int err;
 
 	if (o->reverse)
 		reverse_lines(fg);
-	for (size_t i = 0; i < fg->nlines; i++) {
-		const struct fg_line *l = &fg->lines[i];
-		time += l->two ? l->c2 : l->c1;
-		if (l->two && fabs(l->c2 - l->c1) > maxdelta)
-			maxdelta = fabs(l->c2 - l->c1);
-	}
+	free(fg->slots); /* no more lines come */
+	fg->slots = NULL;
+	time = fg->time;
+	maxdelta = fg->maxdelta;
 	if (!o->flamechart) {
 		int sorted = 1;
 		for (size_t i = 1; i < fg->nlines && sorted; i++)
@@ -382,9 +475,11 @@ int ember_flamegraph_render(struct ember_flamegraph *fg, ember_write_fn w,
 		if (known > nprev)
 			known = nprev;
 		double delta = l->c2 - l->c1;
-		ember_tree_flow_keep(&tree, fr, n, known,
-				     l->two ? l->c2 : l->c1,
+		double count = l->two ? l->c2 : l->c1;
+		ember_tree_flow_keep(&tree, fr, n, known, count,
 				     l->two ? &delta : NULL);
+		/* the same line again: as many times, only time moves */
+		ember_tree_repeat(&tree, count, l->rep - 1);
 		prev = cur;
 		plen = clen;
 		nprev = n;
