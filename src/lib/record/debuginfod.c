@@ -25,13 +25,12 @@
 typedef int (*progress_fn)(void *client, long done, long total);
 
 struct rec_debuginfod {
-	void *dl, *client;
+	void *client;
 	int (*find)(void *client, const unsigned char *id, int len,
 		    char **path);
 	void (*end)(void *client);
 	void (*set_progressfn)(void *client, progress_fn fn);
 	void (*set_user_data)(void *client, void *data);
-	void *(*get_user_data)(void *client);
 	int state; /* 1 ready, -1 unusable or given up */
 	/* the fetch under way */
 	const char *name;
@@ -89,22 +88,20 @@ static int load(struct rec_debuginfod *dc)
 	void *(*begin)(void);
 
 	dc->state = -1;
-	dc->dl = dlopen("libdebuginfod.so.1", RTLD_NOW | RTLD_LOCAL);
-	if (!dc->dl) {
+	void *dl = dlopen("libdebuginfod.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (!dl) {
 		ember_log(EMBER_LOG_WARN,
 			  "DEBUGINFOD_URLS is set but libdebuginfod is "
 			  "missing: install libdebuginfod1 to fetch debug "
 			  "info");
 		return EMBER_ENOTSUP;
 	}
-	*(void **)&begin = dlsym(dc->dl, "debuginfod_begin");
-	*(void **)&dc->find = dlsym(dc->dl, "debuginfod_find_debuginfo");
-	*(void **)&dc->end = dlsym(dc->dl, "debuginfod_end");
-	*(void **)&dc->set_progressfn =
-	    dlsym(dc->dl, "debuginfod_set_progressfn");
-	*(void **)&dc->set_user_data =
-	    dlsym(dc->dl, "debuginfod_set_user_data");
-	*(void **)&get_user_data = dlsym(dc->dl, "debuginfod_get_user_data");
+	*(void **)&begin = dlsym(dl, "debuginfod_begin");
+	*(void **)&dc->find = dlsym(dl, "debuginfod_find_debuginfo");
+	*(void **)&dc->end = dlsym(dl, "debuginfod_end");
+	*(void **)&dc->set_progressfn = dlsym(dl, "debuginfod_set_progressfn");
+	*(void **)&dc->set_user_data = dlsym(dl, "debuginfod_set_user_data");
+	*(void **)&get_user_data = dlsym(dl, "debuginfod_get_user_data");
 	if (!begin || !dc->find || !dc->end || !(dc->client = begin())) {
 		ember_log(EMBER_LOG_WARN,
 			  "cannot start libdebuginfod: no debug info from "
@@ -189,7 +186,7 @@ void rec_debuginfod_free(struct rec_debuginfod *dc)
 			  (double)dc->bytes / 1e6, dc->seconds);
 	if (dc->client)
 		dc->end(dc->client);
-	if (dc->dl)
-		dlclose(dc->dl);
+	/* not dlclose'd: libcurl and its TLS library keep global state
+	 * that only their destructors at exit release */
 	free(dc);
 }
