@@ -2,7 +2,8 @@
 # Interactivity in headless Chromium (bench/browser.js): load, one
 # click-zoom and one search, each until the next paint, on the benchmark
 # profile drawn with every frame (--minwidth 0, about 90,000 frames) and
-# with the default minimum width (about 8,000).  With FLAMEGRAPH_DIR (or
+# with the default minimum width (about 8,000), and on a generated
+# recursion 20,000 frames deep (ember's SVG only).  With FLAMEGRAPH_DIR (or
 # INFERNO_DIR), the same for flamegraph.pl's (or inferno's) SVGs of the
 # same folded input, and the ratios.  Then the HTML viewer
 # (bench/html.js) on the same two drawings and on a generated profile of
@@ -46,6 +47,12 @@ for mw in all default; do
 			set -- "$@" "inferno/$mw=$W/inferno-$mw.svg"
 	fi
 done
+# a recursion 20,000 deep, leaving it every 400 levels
+awk 'BEGIN { s = "main"; for (d = 1; d <= 20000; d++) { s = s ";recurse"
+	if (d % 400 == 0) print s ";leaf_" d, 1 + d % 7 } }' > "$W/deep.folded"
+"$EMBER" flamegraph "$W/deep.folded" > "$W/ember-deep.svg" 2> /dev/null ||
+	skip "ember flamegraph failed on the deep profile"
+set -- "$@" "ember/deep=$W/ember-deep.svg"
 CHROMIUM=$CHROMIUM node bench/browser.js --runs "${BROWSER_RUNS:-3}" \
 	--term "${BROWSER_TERM:-malloc}" "$@"
 

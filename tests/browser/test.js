@@ -61,21 +61,32 @@ function matched(input, re, timemax) {
 }
 
 let browser;
-async function open(svg, query = "") {
+async function open(svg, query = "", timeout = 30000) {
 	const page = await browser.newPage({ viewport: { width: 1300, height: 900 } });
+	page.setDefaultTimeout(timeout);
 	page.on("pageerror", (e) => errors.push(`${path.basename(svg)}: ${e.message}`));
 	page.on("console", (m) => {
 		if (m.type() == "error")
 			errors.push(`${path.basename(svg)}: ${m.text()}`);
 	});
-	await page.goto("file://" + svg + query);
+	await page.goto("file://" + svg + query, { timeout });
 	await page.waitForFunction(() => document.readyState == "complete");
 	return page;
 }
 
+// In the page: the rect of frame i, marked for a locator.
+function mark(i) {
+	document.querySelectorAll("[data-test]").forEach((e) =>
+		e.removeAttribute("data-test"));
+	[...document.querySelectorAll("#frames title")][i].parentNode
+		.querySelector("rect").setAttribute("data-test", "1");
+}
+
 // Every frame: details, rect geometry and fill, label, classes, whether
 // it shows on the screen, and whether it shows the search colour (its fill,
-// or the path that covers narrow frames).
+// or the path that covers narrow frames).  Its path (the names from the
+// root) follows from the documented order, pre-order, and the depths as
+// loaded: its parent is the last frame before it one level up.
 function frames(page) {
 	return page.evaluate((SEARCH) => {
 	// the path's boxes by y: [x, width], matched to the rects (whose
@@ -87,17 +98,19 @@ function frames(page) {
 	const covered = (r) => (boxes[r.getAttribute("y")] || []).some((b) =>
 		Math.abs(b[0] - r.getAttribute("x")) < 0.06 &&
 		Math.abs(b[1] - r.getAttribute("width")) < 0.11);
-	return [...document.querySelectorAll("#frames g, #frames a")].map((g) => {
+	const open = [];
+	return [...document.querySelectorAll("#frames title")].map((tt) => {
+		const g = tt.parentNode, tip = tt.textContent;
 		const r = g.querySelector("rect"), t = r.nextElementSibling;
 		const b = r.getBoundingClientRect();
-		const names = [];
-		for (let p = g; p.id != "frames"; p = p.parentNode)
-			names.unshift(p.querySelector("title").textContent
-				.replace(/ \([^(]*\)$/, ""));
+		const name = tip.replace(/ \([^(]*\)$/, "");
+		const up = fg.inverted ? -1 : 1, y = +r.getAttribute("y");
+		while (open.length && (open[open.length - 1][0] - y) * up <= 0)
+			open.pop();
+		open.push([y, name]);
 		return {
-			path: names.join(";"),
-			tip: g.querySelector("title").textContent,
-			name: g.querySelector("title").textContent.replace(/ \([^(]*\)$/, ""),
+			path: open.map((o) => o[1]).join(";"),
+			tip, name,
 			x: +r.getAttribute("x"), xs: r.getAttribute("x"),
 			y: +r.getAttribute("y"), w: +r.getAttribute("width"),
 			ws: r.getAttribute("width"), fill: r.getAttribute("fill"),
@@ -121,12 +134,7 @@ const byName = (fs_, spec) => fs_.find((f) => (";" + f.path).endsWith(";" + spec
 // The rect of the first frame of byName, as a locator.
 async function rect(page, spec) {
 	const fs_ = await frames(page), i = fs_.indexOf(byName(fs_, spec));
-	await page.evaluate((i) => {
-		document.querySelectorAll("[data-test]").forEach((e) =>
-			e.removeAttribute("data-test"));
-		document.querySelectorAll("#frames g, #frames a")[i]
-			.querySelector("rect").setAttribute("data-test", "1");
-	}, i);
+	await page.evaluate(mark, i);
 	return page.locator("[data-test]");
 }
 const text = (page, id) => page.evaluate((id) =>
@@ -435,8 +443,7 @@ async function test_flamechart() {
 	const kids = fs0.filter((f) => f.y == root.y - 16);
 	const K = kids.reduce((a, b) => b.w > a.w ? b : a);
 	const idx = fs0.indexOf(K), k = FULL / K.w;
-	await page.evaluate((i) => document.querySelectorAll("#frames g, #frames a")[i]
-		.querySelector("rect").setAttribute("data-test", "1"), idx);
+	await page.evaluate(mark, idx);
 	await page.click("[data-test]");
 	const fs1 = await frames(page);
 	const bad = fs1.filter((f, i) => f.shown && !/parent/.test(f.cls) &&
@@ -591,6 +598,85 @@ async function test_big() {
 	await page.close();
 }
 
+// Stacks deeper than Chromium nests elements (5,000): every frame drawn,
+// the deepest ones too, and zoom, search and Reset Zoom at that depth
+// (with 100,000 labels, each redraw takes seconds: zoom and search only).
+async function test_deep(depth) {
+	const chain = (k) => Array.from({ length: k }, (_, i) => "f" + i).join(";");
+	const folded = `${chain(depth)} 10\n${chain(depth >> 1)};other 3\ntop2 2\n`;
+	const all = depth + 3; // all, f0 .. f<depth-1>, other, top2
+	const tag = `${depth} frames deep: `;
+	// 100,000 labels take Chromium a while
+	const page = await open(draw(folded), "", 300000);
+	// rects laid out with a size, and the document's depth
+	const drawn = () => page.evaluate(() => {
+		let n = 0, deepest = 0;
+		for (const r of document.querySelectorAll("#frames rect")) {
+			const b = r.getBoundingClientRect();
+			if (b.width > 0 && b.height > 0) n++;
+			let d = 0;
+			for (let p = r; p.parentNode; p = p.parentNode) d++;
+			deepest = Math.max(deepest, d);
+		}
+		return { n, deepest, error: document.querySelector("parsererror") &&
+			document.querySelector("parsererror").textContent };
+	});
+	const d0 = await drawn();
+	check(tag + "every frame drawn", d0.n == all && !d0.error, [d0.n, all, d0.error]);
+	check(tag + "the document stays shallow", d0.deepest <= 10, d0.deepest);
+	// the deepest frame is on the screen: the one under the mouse
+	const rectOf = async (name) => page.evaluate(mark, await page.evaluate((name) =>
+		[...document.querySelectorAll("#frames title")].findIndex((t) =>
+			t.textContent.startsWith(name + " (")), name));
+	await rectOf("f" + (depth - 1));
+	await page.hover("[data-test]");
+	check(tag + "the deepest frame under the mouse", (await text(page, "details"))
+		.startsWith(`Function: f${depth - 1} (`), await text(page, "details"));
+
+	// zoom three quarters of the way up: the rest of the chain fills the
+	// width, the ancestors too, faded; "other" and "top2" are hidden
+	const z = depth * 3 >> 2;
+	await rectOf("f" + z);
+	await page.evaluate(() => document.querySelector("[data-test]").dispatchEvent(
+		new MouseEvent("click", { bubbles: true })));
+	const zoomed = await page.evaluate(([z, depth]) => {
+		const bad = [], fs = [...document.querySelectorAll("#frames title")];
+		let shown = 0;
+		for (const t of fs) {
+			const r = t.nextElementSibling, b = r.getBoundingClientRect();
+			const name = t.textContent.replace(/ \(.*/, ""), k = +name.slice(1);
+			const on = name != "other" && name != "top2";
+			if (b.width > 0) shown++;
+			if (on != (b.width > 0) || on && (r.getAttribute("x") != "10" ||
+				Math.abs(r.getAttribute("width") - 1180) > 0.01 ||
+				/parent/.test(t.parentNode.getAttribute("class")) !=
+					(name == "all" || k < z)))
+				bad.push(t.textContent);
+		}
+		return { shown, bad: bad.slice(0, 3) };
+	}, [z, depth]);
+	check(tag + `zoom on f${z}`, zoomed.shown == depth + 1 && !zoomed.bad.length &&
+		await visible(page, "unzoom"), zoomed);
+
+	// search: the frames whose number ends in 7, highlighted where they are
+	await search(page, null, "^f[0-9]*7 ");
+	const hl = await page.evaluate(() =>
+		document.querySelectorAll('#frames rect[fill="rgb(230,0,230)"]').length);
+	check(tag + "search highlights every match", hl == Math.floor((depth + 2) / 10) &&
+		await text(page, "matched") == matched(folded, /^f[0-9]*7 /),
+		[hl, await text(page, "matched")]);
+	if (depth >= 100000) return page.close();
+	await page.keyboard.press("Escape");
+	await search(page, null, "^(other|top2) ");
+	check(tag + "search: Matched %", await text(page, "matched") ==
+		matched(folded, /^(other|top2) /), await text(page, "matched"));
+
+	await page.click("#unzoom");
+	const d1 = await drawn();
+	check(tag + "Reset Zoom draws every frame again", d1.n == all, d1.n);
+	await page.close();
+}
+
 (async () => {
 	browser = await chromium.launch({
 		executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
@@ -600,9 +686,12 @@ async function test_big() {
 			"--disable-component-update", "--disable-sync"],
 	});
 	const zoom = () => test_zoom(false), zoom_inverted = () => test_zoom(true);
+	const deep = (d) => Object.defineProperty(() => test_deep(d), "name",
+		{ value: `test_deep(${d})` });
 	for (const t of [test_hover, zoom, zoom_inverted, test_search, test_url,
 		test_labels, test_flamechart, test_links, test_diff, test_odd_text,
-		test_options, test_only_child, test_big]) {
+		test_options, test_only_child, test_big, deep(300), deep(6000),
+		deep(100000)]) {
 		try {
 			await t();
 		} catch (e) { // VERBOSE=1 for the whole message

@@ -220,6 +220,21 @@ for l in 'a;b e5' 'a;b 1e' 'a;b1e5' 'a;b 1e+'; do
 	status 1 "not a number: '$l'" "$EMBER" flamegraph "$T/badexp"
 done
 
+# stacks deeper than XML parsers (256) and Chromium (5,000) nest elements:
+# the frames are not nested, so the SVG is well-formed for xmllint
+# whatever the depth, and holds every frame
+for depth in 300 6000 100000; do
+	awk -v d=$depth 'BEGIN { s = "f0"; for (i = 1; i < d; i++) s = s ";f" i
+		print s " 10"; print "top2 2" }' > "$T/deep.folded"
+	status 0 "$depth frames deep" "$EMBER" flamegraph "$T/deep.folded"
+	check "$depth frames deep: well-formed" wellformed "$T/out"
+	check "$depth frames deep: every frame" test "$(grep -c '<title>' "$T/out")" = $((depth + 2))
+	check "$depth frames deep: the deepest frame" has "<title>f$((depth - 1)) (10 samples" "$T/out"
+done
+printf 'f0\thref=#x\n' > "$T/deep.attr"
+status 0 "100000 frames deep, inverted, linked" "$EMBER" flamegraph --inverted --nameattr "$T/deep.attr" "$T/deep.folded"
+check "100000 frames deep, inverted, linked: well-formed" wellformed "$T/out"
+
 # memory follows the distinct lines, not the input: 6,000,000 lines of
 # one stack (90 MB), from a file and from a pipe, and as a flame chart
 if [ -x /usr/bin/time ] && [ -z "${SANFLAGS:-}" ]; then

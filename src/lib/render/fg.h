@@ -6,6 +6,10 @@
 
 #define EMBER_FG_XPAD	  10
 #define EMBER_FG_FRAMEPAD 1
+/* The SVG's frames come in blocks of this many, blocks of blocks...: the
+ * levels of blocks a graph of 2^64 frames would need, at most. */
+#define EMBER_FG_FANOUT	   32
+#define EMBER_FG_MAXLEVELS 13
 
 /* One distinct valid input line (in a flame chart: one run of identical
  * lines): the whole line (for sorting), its stack part and counts, c2 the

@@ -2,14 +2,18 @@
  * The SVG writer: flamegraph.pl's image, frame for frame (same geometry,
  * tooltips, labels and colours), with ember's own JavaScript and CSS.
  *
- * Frames are written root first, in pre-order, and nested: a frame's <g>
- * (or <a>) holds its <title>, <rect>, optional <text>, then its children's
- * groups, so the script hides a whole subtree with one class.  After the
- * frames, a second script gives the script exact geometry, one "depth,
- * gap, width" triple per frame in document order, in units of the input's
- * counts: a frame ends `gap` before its parent's end (first child) or its
- * previous sibling's start (children are written right to left); a frame
- * without a parent starts at `gap`.
+ * Frames are written root first, in pre-order, each as flamegraph.pl
+ * writes it: a <g> (or <a>) holding its <title>, <rect> and optional
+ * <text>.  They are not nested in their parents, which would make the
+ * document as deep as the deepest stack (XML parsers stop at 256 levels,
+ * Chromium at 5,000), but grouped in blocks of EMBER_FG_FANOUT, blocks of
+ * blocks, and so on: a subtree is a run of frames, and the script hides
+ * any run with a few blocks.  After the frames, a second script gives the
+ * script exact geometry, one "depth, gap, width" triple per frame in
+ * document order, in units of the input's counts: a frame ends `gap`
+ * before its parent's end (first child) or its previous sibling's start
+ * (children are written right to left); a frame without a parent starts
+ * at `gap`.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -215,8 +219,9 @@ static void style_and_script(struct out *out, const struct ember_fg_options *o,
 	ember_buf_addnum(b, h);
 	ember_buf_addf(b,
 		       ", frameheight: %d, inverted: %d, depthmax: %u, "
-		       "searchcolor: \"rgb(230,0,230)\"};\n",
-		       o->height, o->inverted ? 1 : 0, depthmax);
+		       "fanout: %d, searchcolor: \"rgb(230,0,230)\"};\n",
+		       o->height, o->inverted ? 1 : 0, depthmax,
+		       EMBER_FG_FANOUT);
 	ember_buf_adds(b, ember_asset_flamegraph_js);
 	ember_buf_adds(b, "]]></script>\n");
 }
@@ -362,36 +367,47 @@ frame(struct ember_flamegraph *fg, struct out *out,
 	return attr;
 }
 
-/* The open frames of the pre-order walk, outermost first. */
-struct open_frame {
-	uint32_t depth;
-	const struct ember_nameattr_ent *attr;
-	double cursor; /* where the next child (leftwards) must end */
-};
-
-/* Writes the frames, nested, and their geometry triples into data. */
+/*
+ * Writes the frames, one flat element each, in blocks of FANOUT frames,
+ * blocks of FANOUT blocks, and so on up to at most FANOUT blocks in
+ * #frames: however deep the stacks, the document is a few levels deep,
+ * and the script hides any run of frames with a few classes.  Their
+ * geometry triples go into data.
+ */
 static void frames(struct ember_flamegraph *fg, struct out *out,
 		   struct ember_tree *tree, const struct fg_layout *lay,
 		   double h, struct ember_palette *pal,
 		   struct ember_palette *io, const struct ember_nameattr *na,
 		   struct ember_buf *data)
 {
-	struct open_frame *st = ember_xcalloc(tree->maxdepth + 2, sizeof(*st));
-	size_t nst = 0, line = 0;
+	/* the frames each level of blocks holds, lowest level first */
+	size_t span[EMBER_FG_MAXLEVELS], nlevels = 0, line = 0;
+	for (size_t s = EMBER_FG_FANOUT; s < tree->n; s *= EMBER_FG_FANOUT)
+		span[nlevels++] = s;
+	/* the open frames of the walk, outermost first: their depths, and
+	 * where the next child (leftwards) of each must end */
+	struct open_frame {
+		uint32_t depth;
+		double cursor;
+	} *st = ember_xcalloc(tree->maxdepth + 2, sizeof(*st));
+	size_t nst = 0;
 
 	/* post-order reversed: root first, parents before children */
-	for (size_t i = tree->n; i-- > 0;) {
-		const struct ember_tree_node *nd = &tree->nodes[i];
+	for (size_t k = 0; k < tree->n; k++) {
+		const struct ember_tree_node *nd =
+		    &tree->nodes[tree->n - 1 - k];
 		int root = nd->depth == 0 && nd->len == 0;
 		double end = root ? lay->timemax : nd->end;
 
 		while (nst && st[nst - 1].depth >= nd->depth)
-			ember_nameattr_close(&out->b, st[--nst].attr);
+			nst--;
 		double gap = nd->start;
 		if (nst) {
 			gap = st[nst - 1].cursor - end;
 			st[nst - 1].cursor = nd->start;
 		}
+		if (nst <= tree->maxdepth) /* always, for depths from a tree */
+			st[nst++] = (struct open_frame){nd->depth, end};
 		ember_buf_addu(data, nd->depth);
 		ember_buf_addch(data, ',');
 		ember_buf_addnum(data, gap);
@@ -402,16 +418,16 @@ static void frames(struct ember_flamegraph *fg, struct out *out,
 			ember_buf_addch(data, '\n');
 			line = data->len;
 		}
-		const struct ember_nameattr_ent *attr =
-		    frame(fg, out, nd, lay, h, pal, io, na);
-		if (nst <= tree->maxdepth) /* always, for depths from a tree */
-			st[nst++] = (struct open_frame){nd->depth, attr, end};
-		else
-			ember_nameattr_close(&out->b, attr);
+		for (size_t l = nlevels; l-- > 0;)
+			if (k % span[l] == 0)
+				ember_buf_adds(&out->b, "<g>");
+		ember_nameattr_close(&out->b,
+				     frame(fg, out, nd, lay, h, pal, io, na));
+		for (size_t l = 0; l < nlevels; l++)
+			if ((k + 1) % span[l] == 0 || k + 1 == tree->n)
+				ember_buf_adds(&out->b, "</g>");
 		out_flush(out, 0);
 	}
-	while (nst)
-		ember_nameattr_close(&out->b, st[--nst].attr);
 	free(st);
 }
 

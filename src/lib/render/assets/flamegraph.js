@@ -1,14 +1,16 @@
 // ember's flame graph script: details on hover, click to zoom, regular
 // expression search, state kept in the URL (s, x, y, i), as flamegraph.pl's.
 //
-// Frames are nested <g>/<a> elements in pre-order (element i's subtree is
-// elements i+1 .. E[i]-1); fg.data holds their exact geometry in counts.
-// The DOM is written only where something changes: a zoom rewrites the
-// zoomed subtree and the ancestors, hides the ancestors' other children
-// (one class per subtree); a search fills the matching frames at least a
-// pixel wide with its colour, and covers the narrower ones, often tens of
-// thousands, with one path drawn over them.
-var details, unzoombtn, searchbtn, icbtn, matchedtxt, el, n = 0;
+// Frames are sibling <g>/<a> elements in pre-order (frame i's subtree is
+// frames i .. E[i]-1), in blocks of fg.fanout frames, blocks of fg.fanout
+// blocks, and so on, so that the document stays shallow however deep the
+// stacks; fg.data holds the frames' exact geometry in counts.  The DOM is
+// written only where something changes: a zoom rewrites the zoomed subtree
+// and the ancestors, and hides the runs of frames between them with the
+// fewest blocks that cover them; a search fills the matching frames at
+// least a pixel wide with its colour, and covers the narrower ones, often
+// tens of thousands, with one path drawn over them.
+var details, unzoombtn, searchbtn, icbtn, matchedtxt, el, blk, n = 0;
 var S, W, E, P, drawn, orig = [], hidden = [], zoomed = 0;
 var D, tips, hit, own, fills = [], cover, term = "", searching = false;
 var ic = false;
@@ -23,7 +25,7 @@ function init(evt) {
 	icbtn = $("ignorecase");
 	matchedtxt = $("matched");
 	var frames = $("frames");
-	el = frames.querySelectorAll("g,a");
+	collect(frames);
 	decode(fg.data || []);
 
 	frames.addEventListener("mouseover", function (e) {
@@ -43,7 +45,7 @@ function init(evt) {
 		if (i < 0) return;
 		// a linked frame follows its link; Ctrl-click zooms it
 		if (el[i].localName == "a" && !e.ctrlKey) return;
-		e.preventDefault(); // also for frames inside a linked one
+		e.preventDefault();
 		zoom(i);
 		var p = params();
 		delete p.x;
@@ -90,6 +92,27 @@ function init(evt) {
 	ic = p.i == "1";
 	icbtn.classList.toggle("show", ic);
 	if (p.s) search(p.s);
+}
+
+// The frames (el) and the levels of blocks above them: blk[1] holds the
+// blocks of fg.fanout frames, blk[2] those of fg.fanout blocks, ...
+function collect(frames) {
+	var lv = [frames], up = [], i, c;
+	for (;;) {
+		var next = [];
+		for (i = 0; i < lv.length; i++)
+			for (c = lv[i].firstElementChild; c; c = c.nextElementSibling)
+				next.push(c);
+		c = next.length && next[0].firstElementChild;
+		if (!c || c.localName == "title") break;
+		up.unshift(next);
+		lv = next;
+	}
+	el = next;
+	blk = [null].concat(up);
+	// not as written: hide frames one by one
+	for (i = 1, c = fg.fanout; i < blk.length; i++, c *= fg.fanout)
+		if (blk[i].length != Math.ceil(el.length / c)) blk = [null];
 }
 
 // Exact geometry: depth, gap, width triples (see svg.c).
@@ -158,25 +181,42 @@ function zoom(f) {
 	// root) draws its subtree where it is: nothing to move
 	var same = S[f] == S[z] && W[f] == W[z];
 	for (i = 0; i < hidden.length; i++)
-		el[hidden[i]].classList.remove("hide");
+		hidden[i].classList.remove("hide");
 	hidden = [];
 	for (a = P[zoomed]; a >= 0; a = P[a]) el[a].classList.remove("parent");
 	zoomed = f;
-	// ancestors take the full width; their other children are hidden
+	// ancestors take the full width; the frames between them (their
+	// other children's subtrees) and after f's subtree are hidden
+	hide(E[f], n);
 	for (c = f, a = P[f]; a >= 0; c = a, a = P[a]) {
 		el[a].classList.add("parent");
-		for (i = a + 1; i < E[a]; i = E[i]) {
-			if (i == c) continue;
-			el[i].classList.add("hide");
-			hidden.push(i);
-		}
+		hide(a + 1, c);
 		if (drawn[a] != -1) draw(a, -1);
 	}
+	hide(0, c);
 	for (i = f; i < E[f]; i++)
 		if (drawn[i] == z && same) drawn[i] = f;
 		else if (drawn[i] != f) draw(i, f);
 	unzoombtn.classList.toggle("hide", !f);
 	if (searching) paint();
+}
+
+// Hides frames lo .. hi-1: each time, the largest block that starts at lo
+// and ends by hi.
+function hide(lo, hi) {
+	var k = fg.fanout;
+	while (lo < hi) {
+		var l = 0, s = 1;
+		while (l + 1 < blk.length && lo % (s * k) == 0 &&
+			Math.min(lo + s * k, n) <= hi) {
+			s *= k;
+			l++;
+		}
+		var e = l ? blk[l][lo / s] : el[lo];
+		e.classList.add("hide");
+		hidden.push(e);
+		lo += s;
+	}
 }
 
 // Draws frame i as in the zoom on frame z (0: as loaded; -1: ancestor).
