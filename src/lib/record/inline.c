@@ -439,7 +439,7 @@ static int resolve(struct ember_inliner *in, struct module *m, uint64_t addr,
 static int symbol_address(Dwfl_Module *mod, const char *sym, size_t n,
 			  uint64_t *addr)
 {
-	const char *plus = memrchr(sym, '+', n);
+	const char *plus = sym ? memrchr(sym, '+', n) : NULL;
 	char *end, name[512];
 	GElf_Sym s;
 	GElf_Addr value;
