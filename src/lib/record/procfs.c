@@ -202,7 +202,7 @@ int rec_procfs_open_in_root(int procfd, const char *path, int flags)
 		no_openat2 = 1; /* an old kernel, or a seccomp filter */
 	}
 	fd = rec_procfs_walk_in_root(rootfd, path, flags);
-out:
+out:;
 	int e = errno;
 	close(rootfd);
 	errno = e;
