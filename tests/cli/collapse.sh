@@ -283,6 +283,10 @@ status 0 "recursive: a stack of empty frames" sh -c "printf ';;; 5\\n' | \"$EMBE
 # inputs end with the same message, in bounded memory
 status 1 "guess on /dev/urandom ends" timeout 15 "$EMBER" collapse /dev/urandom
 check "guess on /dev/urandom: not a known format" has "cannot tell the format of '/dev/urandom'" "$T/err"
+# random bytes with a backtick line, then a line of one digit, looked like
+# dtrace output (a frame and a count) and were read for ever
+printf '\001x`y\n7\n\002z`w\n8\n' > "$T/ctl"
+status 1 "guess: control bytes are not dtrace text" "$EMBER" collapse "$T/ctl"
 mkfifo "$T/fifo"
 (timeout 20 sh -c 'printf "a;b 1\n" > "$1"' sh "$T/fifo" 2> /dev/null &)
 status 1 "guess on a FIFO of folded stacks ends" timeout 15 "$EMBER" collapse "$T/fifo"

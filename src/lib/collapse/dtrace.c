@@ -184,6 +184,16 @@ static int dtrace_parallel(const struct ember_collapse_options *o)
 	return 1;
 }
 
+static int has_control(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if ((c < 0x20 && c != '\t' && c != '\r') || c == 0x7f)
+			return 1;
+	}
+	return 0;
+}
+
 /* dtrace's "CPU     ID    FUNCTION:NAME" header, or module`function
  * frames followed by a count line. */
 static int dtrace_detect(const char *p, size_t len)
@@ -199,6 +209,8 @@ static int dtrace_detect(const char *p, size_t len)
 			return 1;
 		if (cl_blank(s, n))
 			continue;
+		if (has_control(s, n))
+			return 0; /* dtrace prints text */
 		if (cl_count_line(s, n, &d)) {
 			if (frames)
 				return 1;
