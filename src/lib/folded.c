@@ -243,22 +243,9 @@ struct order_el {
  * frames where two stacks first differ. */
 static int cmp_name(const void *pa, const void *pb, void *arg)
 {
-	const struct ember_intern *t = arg;
 	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
-	const struct ember_intern_ent *ea = &t->ents[a >> 1];
-	const struct ember_intern_ent *eb = &t->ents[b >> 1];
-	const unsigned char *sa = (const void *)ea->s;
-	const unsigned char *sb = (const void *)eb->s;
-	size_t la = ea->len, lb = eb->len, m = la < lb ? la : lb;
-	int c = memcmp(sa, sb, m);
 
-	if (c)
-		return c;
-	int ca = la > m ? sa[m] : (a & 1 ? ';' : -1);
-	int cb = lb > m ? sb[m] : (b & 1 ? ';' : -1);
-	if (ca != cb)
-		return ca < cb ? -1 : 1;
-	return (la > lb) - (la < lb);
+	return ember_frame_cmp(arg, a >> 1, a & 1, b >> 1, b & 1);
 }
 
 static void rank_names(struct order_ctx *x)

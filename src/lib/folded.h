@@ -142,10 +142,31 @@ size_t ember_folded_frames(const char *s, size_t len, struct ember_slice **fr,
 /* ---- stacks in order, and written -------------------------------------- */
 
 /*
- * The byte order of two entries' folded lines "a;b;c": at the first frame
- * that differs, the names decide, each followed by ';' when its stack goes
- * on and by nothing when it ends there (names hold no ';').
+ * The byte order of two frames of folded lines: name a, followed by ';'
+ * when its stack goes on (a_more) and by nothing when it ends there, against
+ * name b likewise (names hold no ';').
  */
+static inline int ember_frame_cmp(const struct ember_intern *t, uint32_t a,
+				  int a_more, uint32_t b, int b_more)
+{
+	const struct ember_intern_ent *ea = &t->ents[a];
+	const struct ember_intern_ent *eb = &t->ents[b];
+	const unsigned char *sa = (const void *)ea->s;
+	const unsigned char *sb = (const void *)eb->s;
+	size_t la = ea->len, lb = eb->len, m = la < lb ? la : lb;
+	int c = memcmp(sa, sb, m);
+	if (c)
+		return c;
+	/* one name is a prefix of the other: what follows decides */
+	int ca = la > m ? sa[m] : (a_more ? ';' : -1);
+	int cb = lb > m ? sb[m] : (b_more ? ';' : -1);
+	if (ca != cb)
+		return ca < cb ? -1 : 1;
+	return (la > lb) - (la < lb);
+}
+
+/* The byte order of two entries' folded lines "a;b;c": at the first frame
+ * that differs, the frames decide. */
 static inline int ember_stacks_cmp(const struct ember_stacks *s,
 				   const struct ember_intern *t,
 				   const struct ember_stack_ent *a,
@@ -154,24 +175,10 @@ static inline int ember_stacks_cmp(const struct ember_stacks *s,
 	const uint32_t *fa = s->ids + a->off, *fb = s->ids + b->off;
 	uint32_t n = a->n < b->n ? a->n : b->n;
 
-	for (uint32_t i = 0; i < n; i++) {
-		if (fa[i] == fb[i])
-			continue;
-		const struct ember_intern_ent *ea = &t->ents[fa[i]];
-		const struct ember_intern_ent *eb = &t->ents[fb[i]];
-		const unsigned char *sa = (const void *)ea->s;
-		const unsigned char *sb = (const void *)eb->s;
-		size_t la = ea->len, lb = eb->len, m = la < lb ? la : lb;
-		int c = memcmp(sa, sb, m);
-		if (c)
-			return c;
-		/* one name is a prefix of the other: what follows decides */
-		int ca = la > m ? sa[m] : (i + 1 < a->n ? ';' : -1);
-		int cb = lb > m ? sb[m] : (i + 1 < b->n ? ';' : -1);
-		if (ca != cb)
-			return ca < cb ? -1 : 1;
-		return (la > lb) - (la < lb);
-	}
+	for (uint32_t i = 0; i < n; i++)
+		if (fa[i] != fb[i])
+			return ember_frame_cmp(t, fa[i], i + 1 < a->n, fb[i],
+					       i + 1 < b->n);
 	return (a->n > b->n) - (a->n < b->n);
 }
 
