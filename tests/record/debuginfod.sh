@@ -3,7 +3,9 @@
 # debuginfod serves the program's separate debug file on 127.0.0.1;
 # `ember record` and `ember collapse perf perf.data` name its functions
 # with DEBUGINFOD_URLS set, from the cache once fetched, and not without
-# it.  A slow server (a stand-in in Python) shows the progress line on a
+# it.  The calls inlined in a stripped C++ program come from its served
+# debug file too; `collapse perf --inline` fetches nothing (libdwfl would,
+# silently).  A slow server (a stand-in in Python) shows the progress line on a
 # terminal and the summary line.  Skips, saying why, where debuginfod or
 # perf_event_open is missing.
 . tests/cli/lib.sh
@@ -28,6 +30,18 @@ objcopy --only-keep-debug "$R/full" "$T/srv/calltree.debug" &&
 	skip_all "cannot split the debug info with objcopy and strip"
 bid=$(readelf -n "$R/calltree" | sed -n 's/.*Build ID: *\([0-9a-f]*\).*/\1/p')
 [ -n "$bid" ] || skip_all "the linker gave the program no build-id"
+# C++ whose hot code is inlined, stripped the same way (no C++ compiler:
+# no inlined-frame checks)
+CXX=${CXX:-c++}
+ibid=
+if $CXX -O2 -g -Wl,--build-id -o "$R/inline-full" tests/record/inline.cc 2> "$T/cxx.err" &&
+	objcopy --only-keep-debug "$R/inline-full" "$T/srv/inline.debug" &&
+	strip -o "$R/inline" "$R/inline-full"; then
+	ibid=$(readelf -n "$R/inline" | sed -n 's/.*Build ID: *\([0-9a-f]*\).*/\1/p')
+	rm -f "$R/inline-full"
+else
+	echo "debuginfod: no C++ program ($(head -1 "$T/cxx.err")): inlined frames not checked"
+fi
 check "the program is stripped" sh -c "! readelf -S '$R/calltree' | grep -q '\.symtab'"
 "$EMBER" record -q -o "$T/probe.folded" -- "$R/calltree" 0.05 > /dev/null 2> "$T/probe.err" ||
 	skip_all "perf_event_open is not usable here: $(head -1 "$T/probe.err")"
@@ -44,7 +58,9 @@ for try in 1 2 3 4 5; do
 	# a fresh cache each time: libdebuginfod remembers "not found"
 	while [ $i -lt 150 ] && kill -0 "$srv" 2> /dev/null; do
 		if DEBUGINFOD_URLS="http://127.0.0.1:$p" DEBUGINFOD_CACHE_PATH="$T/probe$i" \
-			DEBUGINFOD_TIMEOUT=5 debuginfod-find debuginfo "$bid" > /dev/null 2>&1; then
+			DEBUGINFOD_TIMEOUT=5 debuginfod-find debuginfo "$bid" > /dev/null 2>&1 &&
+			{ [ -z "$ibid" ] || DEBUGINFOD_URLS="http://127.0.0.1:$p" DEBUGINFOD_CACHE_PATH="$T/probe$i" \
+				DEBUGINFOD_TIMEOUT=5 debuginfod-find debuginfo "$ibid" > /dev/null 2>&1; }; then
 			port=$p
 			break 2
 		fi
@@ -70,6 +86,28 @@ status 0 "record: without DEBUGINFOD_URLS" env -u DEBUGINFOD_URLS DEBUGINFOD_CAC
 check "record: without DEBUGINFOD_URLS, no names" sh -c "! grep -q 'work_a' '$T/n.folded'"
 grep -q ';\[calltree\];\[calltree\]' "$T/n.folded" && ok || bad "record: without DEBUGINFOD_URLS, frames named by the file"
 check "record: without DEBUGINFOD_URLS, nothing cached" test ! -e "$T/cache2"
+
+# the calls inlined in the stripped C++ program: from its served debug
+# file, as from a local one (std::map's lookups inlined in lookup_strings)
+if [ -n "$ibid" ]; then
+	status 0 "record: inlined frames, with DEBUGINFOD_URLS" env DEBUGINFOD_URLS="$url" DEBUGINFOD_CACHE_PATH="$T/cachei" \
+		"$EMBER" record --all -o "$T/i.folded" -- "$R/inline" 0.5
+	check "record: the C++ debug file is in the cache" test -s "$T/cachei/$ibid/debuginfo"
+	grep -q ';lookup_strings;[^;]*_\[i\]' "$T/i.folded" && ok ||
+		bad "record: inlined frames from the served debug file ($(grep lookup_strings "$T/i.folded" | head -c 300))"
+	grep -q ';lookup_strings;std::map<[^;]*>::find_\[i\]' "$T/i.folded" && ok ||
+		bad "record: std::map::find inlined in lookup_strings ($(grep lookup_strings "$T/i.folded" | head -c 300))"
+	status 0 "record: inlined frames, without DEBUGINFOD_URLS" env -u DEBUGINFOD_URLS \
+		"$EMBER" record --all -o "$T/i2.folded" -- "$R/inline" 0.3
+	check "record: without DEBUGINFOD_URLS, no names, no inlined frames of the program" \
+		sh -c "! grep -q 'lookup_strings\|std::map' '$T/i2.folded'"
+	# collapse perf --inline as addr2line: local debug files only, and
+	# no silent fetching
+	printf 'inline 1 1.0: 1 cpu-clock:\n\t    1200 [unknown] (%s)\n\n' "$R/inline" > "$T/i.perf"
+	status 0 "collapse perf --inline: a stripped program" env DEBUGINFOD_URLS="$url" DEBUGINFOD_CACHE_PATH="$T/cache7" \
+		"$EMBER" collapse perf --inline "$T/i.perf"
+	check "collapse perf --inline: nothing fetched from debuginfod" test ! -e "$T/cache7/$ibid"
+fi
 
 # perf.data read back names it the same way
 if command -v perf > /dev/null 2>&1 &&

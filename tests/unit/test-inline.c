@@ -72,8 +72,8 @@ static void test_self(void)
 	/* the call to here() is in t_leaf, inlined in t_mid, in t_caller */
 	uint64_t at = (uint64_t)(uintptr_t)t_caller(1) - base - 1;
 	struct ember_inliner *in = ember_inliner_new(EMBER_INLINE_PERF);
-	CHECK(ember_inliner_module(in, "self", 4, "/proc/self/exe", -1, &id) ==
-	      0);
+	CHECK(ember_inliner_module(in, "self", 4, "/proc/self/exe", -1, -1,
+				   &id) == 0);
 	CHECK(ember_inliner_at(in, id, at, NULL, 0, &b) == 2);
 	char *n = names_of(&b);
 	CHECK_STR(n, "t_mid\nt_leaf\n");
@@ -92,8 +92,8 @@ static void test_self(void)
 	/* nowhere: none */
 	CHECK(ember_inliner_at(in, id, 1, NULL, 0, &b) == 0);
 	/* a module without DWARF, or no file at all */
-	CHECK(ember_inliner_module(in, "none", 4, "/nonexistent/x", -1, &id) <
-	      0);
+	CHECK(ember_inliner_module(in, "none", 4, "/nonexistent/x", -1, -1,
+				   &id) < 0);
 	CHECK(ember_inliner_at(in, id, at, NULL, 0, &b) == 0);
 	ember_inliner_free(in);
 
@@ -101,8 +101,8 @@ static void test_self(void)
 	 * where each runs */
 	in = ember_inliner_new(EMBER_INLINE_CONTEXT);
 	ember_buf_reset(&b);
-	CHECK(ember_inliner_module(in, "self", 4, "/proc/self/exe", -1, &id) ==
-	      0);
+	CHECK(ember_inliner_module(in, "self", 4, "/proc/self/exe", -1, -1,
+				   &id) == 0);
 	CHECK(ember_inliner_at(in, id, at, NULL, 0, &b) == 3);
 	n = names_of(&b);
 	CHECK_STR(n, "t_caller\nt_mid\nt_leaf\n");
@@ -193,8 +193,8 @@ static void test_oracle(void)
 	/* the demangled names are compared as linkage names: addr2line's
 	 * own demangling is not under test here */
 	struct ember_inliner *in = ember_inliner_new(0);
-	CHECK(ember_inliner_module(in, "self", 4, "/proc/self/exe", -1, &id) ==
-	      0);
+	CHECK(ember_inliner_module(in, "self", 4, "/proc/self/exe", -1, -1,
+				   &id) == 0);
 	Elf *elf = mod ? dwfl_module_getelf(mod, &bias) : NULL;
 	Elf_Scn *scn = NULL;
 	while (elf && (scn = elf_nextscn(elf, scn))) {

@@ -20,15 +20,17 @@
  */
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
+#include <fcntl.h>
 #include <libiberty/demangle.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #undef ARRAY_SIZE /* libiberty's, the same */
 
 #include "intern.h"
+#include "record/elf.h"
 #include "record/inline.h"
-#include "record/symtab.h"
 
 /* A function-like DIE with code: a subprogram or an inlined call. */
 struct fn {
@@ -61,6 +63,11 @@ struct module {
 	char *path;
 	Dwfl *dwfl;
 	Dwfl_Module *mod; /* NULL: no such file, or no DWARF */
+	struct rec_dwarfsec secs;
+	/* the binary's loadable segments, for file offsets (the DWARF can
+	 * be a separate debug file's) */
+	struct rec_load loads[16];
+	size_t nloads;
 	struct unit *units;
 	size_t nunits, aunits, last;
 };
@@ -84,8 +91,13 @@ struct ember_inliner {
 	struct ember_buf tmp;
 };
 
+/* The module reported is the file with the DWARF, the separate debug file
+ * found here (by build-id, .gnu_debuglink) or by the caller (debuginfod,
+ * with its progress lines); libdwfl only looks for a dwz file by build-id.
+ * Its standard search would also ask debuginfod servers itself, silently,
+ * and load libdebuginfod to find that it need not. */
 static const Dwfl_Callbacks callbacks = {
-    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .find_debuginfo = dwfl_build_id_find_debuginfo,
     .section_address = dwfl_offline_section_address,
 };
 
@@ -116,6 +128,7 @@ void ember_inliner_free(struct ember_inliner *in)
 		free(m->units);
 		if (m->dwfl)
 			dwfl_end(m->dwfl);
+		rec_dwarfsec_release(&m->secs);
 		free(m->path);
 	}
 	free(in->mods);
@@ -127,8 +140,61 @@ void ember_inliner_free(struct ember_inliner *in)
 	free(in);
 }
 
+/* Whether the file has DWARF of its own (not a stripped binary's). */
+static int has_dwarf(Elf *elf)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+		    !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
+			continue;
+		if (!strcmp(name, ".debug_info") ||
+		    !strcmp(name, ".zdebug_info"))
+			return 1;
+	}
+	return 0;
+}
+
+/* The file to read DWARF from: the binary (fd) when it has its own,
+ * else debug_fd, else its separate debug file, found as perf and gdb
+ * find it; -1 when there is none.  The binary's segments go to m. */
+static int dwarf_file(struct module *m, int fd, int debug_fd)
+{
+	struct rec_elf e, dbg;
+	struct stat st;
+	int dup_fd, out = -1;
+
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode))
+		return -1;
+	dup_fd = dup(fd);
+	if (dup_fd < 0)
+		return -1;
+	if (rec_elf_open_fd(&e, dup_fd))
+		/* not an ELF file ember reads (32-bit): libdwfl's to try */
+		return dup(fd);
+	m->nloads = e.nloads < 16 ? e.nloads : 16;
+	memcpy(m->loads, e.loads, m->nloads * sizeof(*m->loads));
+	if (has_dwarf(e.elf))
+		out = dup(fd);
+	else if (debug_fd >= 0)
+		out = dup(debug_fd);
+	else if (!rec_debuginfo_open(&e, m->path, NULL, &dbg, NULL)) {
+		out = dup(dbg.fd);
+		rec_elf_close(&dbg);
+	}
+	rec_elf_close(&e);
+	return out;
+}
+
 int ember_inliner_module(struct ember_inliner *in, const char *key,
-			 size_t key_len, const char *path, int fd, uint32_t *id)
+			 size_t key_len, const char *path, int fd, int debug_fd,
+			 uint32_t *id)
 {
 	uint32_t i = ember_intern(&in->paths, key, key_len);
 
@@ -139,22 +205,30 @@ int ember_inliner_module(struct ember_inliner *in, const char *key,
 	struct module *m = &in->mods[in->nmods++];
 	memset(m, 0, sizeof(*m));
 	m->path = ember_xstrdup(path);
-	m->dwfl = dwfl_begin(&callbacks);
-	if (fd >= 0)
-		fd = dup(fd);
-	if (!m->dwfl) {
-		if (fd >= 0)
-			close(fd);
+	/* non-blocking: a FIFO named in perf script's output must not hang */
+	int own = fd < 0 && *path
+		      ? open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+		      : -1;
+	int dfd = dwarf_file(m, fd >= 0 ? fd : own, debug_fd);
+	if (own >= 0)
+		close(own);
+	if (dfd < 0 || !(m->dwfl = dwfl_begin(&callbacks))) {
+		if (dfd >= 0)
+			close(dfd);
 		return -1;
 	}
 	dwfl_report_begin(m->dwfl);
 	const char *base = strrchr(m->path, '/');
 	/* the descriptor is the library's from here, used or not */
 	Dwfl_Module *mod = dwfl_report_elf(m->dwfl, base ? base + 1 : m->path,
-					   m->path, fd, 0, false);
+					   m->path, dfd, 0, false);
 	dwfl_report_end(m->dwfl, NULL, NULL);
 	Dwarf_Addr bias;
-	if (mod && dwfl_module_getdwarf(mod, &bias))
+	Elf *elf = mod ? dwfl_module_getelf(mod, &bias) : NULL;
+	if (elf)
+		rec_dwarfsec_prepare(&m->secs, elf,
+				     in->flags & EMBER_INLINE_CONTEXT);
+	if (elf && dwfl_module_getdwarf(mod, &bias))
 		m->mod = mod;
 	return m->mod ? 0 : -1;
 }
@@ -540,10 +614,18 @@ int ember_inliner_at(struct ember_inliner *in, uint32_t id, uint64_t addr,
 static uint64_t file_address(struct module *m, uint64_t off)
 {
 	GElf_Addr bias;
-	Elf *elf = m->mod ? dwfl_module_getelf(m->mod, &bias) : NULL;
+	Elf *elf;
 	size_t n;
 
-	if (!elf || elf_getphdrnum(elf, &n))
+	for (size_t i = 0; i < m->nloads; i++) {
+		const struct rec_load *l = &m->loads[i];
+		if (off >= l->off && off - l->off < l->filesz)
+			return off - l->off + l->vaddr;
+	}
+	/* a file the segments were not read from (32-bit) is the module */
+	if (m->nloads || !m->mod ||
+	    !(elf = dwfl_module_getelf(m->mod, &bias)) ||
+	    elf_getphdrnum(elf, &n))
 		return off;
 	for (size_t i = 0; i < n; i++) {
 		GElf_Phdr ph;
@@ -562,11 +644,12 @@ int ember_inliner_lookup(struct ember_inliner *in, const char *path,
 
 	if (memchr(path, '\0', path_len)) {
 		/* no such file: a module none can open */
-		if (ember_inliner_module(in, path, path_len, "", -1, &id))
+		if (ember_inliner_module(in, path, path_len, "", -1, -1, &id))
 			return -1;
 	} else {
 		char *p = ember_xmemdup(path, path_len);
-		int err = ember_inliner_module(in, path, path_len, p, -1, &id);
+		int err =
+		    ember_inliner_module(in, path, path_len, p, -1, -1, &id);
 		free(p);
 		if (err)
 			return -1;

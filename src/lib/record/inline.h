@@ -26,10 +26,12 @@ void ember_inliner_free(struct ember_inliner *in);
 
 /* The module known as key: the ELF file at path, or open as fd (-1: open
  * path; otherwise duplicated, path then only names it and finds its
- * separate debug file).  Opened the first time; *id is its index.  Returns
- * 0, or -1 when it has no usable DWARF. */
+ * separate debug file).  Its DWARF is its own, else debug_fd's (a separate
+ * debug file the caller found, duplicated; -1: none), else its separate
+ * debug file's, by build-id or .gnu_debuglink.  Opened the first time; *id
+ * is its index.  Returns 0, or -1 when it has no usable DWARF. */
 int ember_inliner_module(struct ember_inliner *in, const char *key,
-			 size_t key_len, const char *path, int fd,
+			 size_t key_len, const char *path, int fd, int debug_fd,
 			 uint32_t *id);
 /* The records for addr (an address of the ELF file, as its symbols have
  * them) in module id, appended to out; returns how many (0: no function
@@ -45,5 +47,20 @@ int ember_inliner_at(struct ember_inliner *in, uint32_t id, uint64_t addr,
 int ember_inliner_lookup(struct ember_inliner *in, const char *path,
 			 size_t path_len, uint64_t addr, const char *sym,
 			 size_t sym_len, struct ember_buf *out);
+
+/* ---- DWARF sections made ready for libdw (dwarfsec.c) ----------------- */
+
+struct Elf;
+/* The buffers of the sections decompressed, freed after the Elf. */
+struct rec_dwarfsec {
+	void **bufs;
+	size_t n, alloc;
+};
+/* Before libdw opens elf's DWARF: hides the sections inlined calls do not
+ * read (the line table too unless lines), decompresses the others where
+ * libdeflate is installed. */
+void rec_dwarfsec_prepare(struct rec_dwarfsec *s, struct Elf *elf, int lines);
+/* After elf_end (dwfl_end). */
+void rec_dwarfsec_release(struct rec_dwarfsec *s);
 
 #endif

@@ -417,10 +417,11 @@ static int32_t inline_module(struct rec_symctx *c, struct rec_dso *d)
 	if (!*m) {
 		if (!c->inliner)
 			c->inliner = ember_inliner_new(EMBER_INLINE_PERF);
-		/* the file read for symbols, found by its path */
+		/* the file read for symbols, found by its path, and its
+		 * debug file (from debuginfod too) */
 		*m = ember_inliner_module(c->inliner, (const char *)&d->id,
 					  sizeof(d->id), d->path, d->elf.fd,
-					  &mod)
+					  d->has_debug ? d->debug.fd : -1, &mod)
 			 ? -1
 			 : (int32_t)mod + 1;
 	}
