@@ -117,14 +117,20 @@ while (Date.now() < end) acc += top(100000);
 EOF
 	load="node $W/hot.js & $CT 2; wait"
 fi
-# symbolize LABEL OPTIONS LOAD: best of 3 at 33 kHz, frame pointers
+# symbolize LABEL OPTIONS LOAD: best of 3 at 33 kHz, frame pointers; the
+# wall time ember reports, and its CPU time (user and system, of ember's
+# own threads, -v), which the machine's other load changes less
 symbolize() {
 	label=$1 opts=$2 load=$3
-	best=
+	best= bestcpu=
 	for i in 1 2 3; do
-		"$EMBER" record --call-graph fp -F 33000 $opts -o "$W/many.folded" -- sh -c "$load" > /dev/null 2> "$W/stderr"
+		"$EMBER" record -v --call-graph fp -F 33000 $opts -o "$W/many.folded" -- sh -c "$load" > /dev/null 2> "$W/stderr"
 		line=$(grep 'ember: recorded' "$W/stderr")
 		t=$(echo "$line" | sed -n 's/.*(\([0-9.]*\) s to symbolize and write).*/\1/p')
+		cpu=$(sed -n 's/.* \([0-9.]*\) s of CPU time to symbolize and write$/\1/p' "$W/stderr")
+		if [ -n "$cpu" ] && { [ -z "$bestcpu" ] || [ "$(echo "$cpu < $bestcpu" | bc)" = 1 ]; }; then
+			bestcpu=$cpu
+		fi
 		if [ -n "$t" ] && { [ -z "$best" ] || [ "$(echo "$t < $best" | bc)" = 1 ]; }; then
 			best=$t
 			samples=$(echo "$line" | sed -n 's/.*: \([0-9]*\) samples.*/\1/p')
@@ -132,16 +138,26 @@ symbolize() {
 			addrs=$(echo "$line" | sed -n 's/.* \([0-9]*\) addresses.*/\1/p')
 		fi
 	done
-	printf '  %-44s %7.3f s  (%s samples, %s stacks, %s addresses%s)\n' \
-		"$label" "$best" "$samples" "$stacks" "$addrs" "${4:-}"
+	printf '  %-44s %7.3f s  %5.3f s CPU  (%s samples, %s stacks, %s addresses%s)\n' \
+		"$label" "$best" "${bestcpu:-0}" "$samples" "$stacks" "$addrs" "${4:-}"
+	LAST_CPU=${bestcpu:-0}
+}
+# ratio LABEL CPU-WITH CPU-WITHOUT: inlined frames' cost, by CPU time
+ratio() {
+	printf '  %-44s %7.2fx  (target: at most 2x)\n' "$1" \
+		"$(echo "$2 / ($3 + 0.0001)" | bc -l)"
 }
 symbolize "symbolize and write (best of 3)" "" "$load" "; target: under 1 s"
+with=$LAST_CPU
 symbolize "  the same, --no-inline" "--no-inline" "$load"
+ratio "  inlined frames' cost (CPU, best of 3)" "$with" "$LAST_CPU"
 # C++ built -O2 -g, most of its time in inlined code (std::map,
 # std::unordered_map, std::sort): inlined frames read from its DWARF and
 # libc's separate debug file, against none
 CI=$W/inline-fp
 if c++ -O2 -g -fno-omit-frame-pointer -o "$CI" tests/record/inline.cc 2> /dev/null; then
-	symbolize "C++ -O2 -g, inlined frames (best of 3)" "" "$CI 2 & $CI 2; wait" "; target: under 2x --no-inline"
+	symbolize "C++ -O2 -g, inlined frames (best of 3)" "" "$CI 2 & $CI 2; wait"
+	with=$LAST_CPU
 	symbolize "  the same, --no-inline" "--no-inline" "$CI 2 & $CI 2; wait"
+	ratio "  inlined frames' cost (CPU, best of 3)" "$with" "$LAST_CPU"
 fi

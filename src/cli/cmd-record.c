@@ -13,12 +13,17 @@
 
 #include "cli.h"
 
-static double now(void)
+static double clock_s(clockid_t id)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(id, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double now(void)
+{
+	return clock_s(CLOCK_MONOTONIC);
 }
 
 static void help(FILE *f)
@@ -989,6 +994,8 @@ int cmd_record(int argc, char **argv, const char *preset)
 	struct ember_intern *names = ember_intern_new();
 	struct ember_stacks *stacks = ember_stacks_new();
 	double t_post = now();
+	/* ember's own threads only: the profiled command has ended */
+	double cpu_post = clock_s(CLOCK_PROCESS_CPUTIME_ID);
 	err = ember_record_result(r, names, stacks);
 	if (st->kernel_excluded)
 		cli_warn("kernel frames were not recorded: "
@@ -1069,6 +1076,7 @@ int cmd_record(int argc, char **argv, const char *preset)
 	rc = out_write(&out, r, &fo, names, stacks, type, unit);
 	busy = 0; /* written: nothing left to interrupt */
 	t_post = now() - t_post;
+	cpu_post = clock_s(CLOCK_PROCESS_CPUTIME_ID) - cpu_post;
 	if (!quiet) {
 		fprintf(stderr,
 			"ember: recorded %.2f s: %llu samples, %llu lost, "
@@ -1083,9 +1091,11 @@ int cmd_record(int argc, char **argv, const char *preset)
 		if (cli_verbose > 0)
 			fprintf(stderr,
 				"ember: %llu frames of inlined calls, from "
-				"DWARF%s\n",
+				"DWARF%s; %.3f s of CPU time to symbolize and "
+				"write\n",
 				(unsigned long long)st->inlined,
-				ro.inline_frames ? "" : " (--no-inline)");
+				ro.inline_frames ? "" : " (--no-inline)",
+				cpu_post);
 		if (!rc)
 			cli_note("wrote %s", strcmp(out.path, "-")
 						 ? out.path
