@@ -519,7 +519,8 @@ static void count(struct rec_pd *pd, uint32_t type)
 /*
  * One record of the data section (or of a stream, or inflated); off is
  * where it starts in the input, for messages.  stable: it stays in
- * memory (a mapped file).  Returns 0, or an error.
+ * memory (a file's window, which keeps what is queued).  Returns 0, or an
+ * error.
  */
 static int on_record(struct rec_pd *pd, const uint8_t *rec, size_t size,
 		     uint64_t off, int stable)
