@@ -29,10 +29,10 @@
 #define PD_MAGIC       0x32454c4946524550ull /* "PERFILE2" */
 #define PD_MAGIC_SWAP  0x50455246494c4532ull
 #define FILE_HDR_SIZE  104
-#define MAX_QUEUED     (64u << 20) /* bytes queued before a forced flush */
-#define READ_AHEAD     (1u << 20)  /* bytes of the data section read at once */
-#define WINDOW	       (8u << 20)  /* the window's first size */
-#define MAX_RECORD_LEN (1u << 20)  /* pipe-mode side data (tracing, aux) */
+#define MAX_QUEUED     (64u << 20)  /* bytes queued before a forced flush */
+#define READ_AHEAD     (256u << 10) /* bytes of the data section read at once */
+#define WINDOW	       (1u << 20)   /* the window's first size */
+#define MAX_RECORD_LEN (1u << 20)   /* pipe-mode side data (tracing, aux) */
 
 /* perf's own record types */
 enum {
