@@ -341,6 +341,25 @@ void cl_frames_push(struct collapse_sink *k, struct cl_frames *v, const char *s,
 void cl_frames_push_rev(struct collapse_sink *k, struct cl_frames *v,
 			const char *s, size_t n);
 void cl_frames_reverse(struct cl_frames *v);
+/*
+ * A string the scripts build by prepending ("stack = $1 \";\" stack"):
+ * the parts are kept in input order and joined last first only when the
+ * string is needed, so that a stack of n frames costs O(n), not O(n^2).
+ */
+struct cl_revjoin {
+	struct ember_buf text; /* the parts, one after another */
+	size_t *end;	       /* where each part ends in text */
+	size_t n, alloc;
+};
+void cl_revjoin_init(struct cl_revjoin *r);
+void cl_revjoin_release(struct cl_revjoin *r);
+/* Makes the string s (one part). */
+void cl_revjoin_set(struct cl_revjoin *r, const char *s, size_t n);
+/* The string becomes s ";" string. */
+void cl_revjoin_prepend(struct cl_revjoin *r, const char *s, size_t n);
+/* The string's length, and the string appended to out. */
+size_t cl_revjoin_len(const struct cl_revjoin *r);
+void cl_revjoin_write(const struct cl_revjoin *r, struct ember_buf *out);
 /* Adds the stack (root first) with a whole count. */
 void cl_add_u64(struct collapse_sink *k, const uint32_t *ids, size_t n,
 		uint64_t v);
