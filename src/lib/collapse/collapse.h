@@ -129,12 +129,14 @@ struct ember_collapser {
 /* An input handed to a format's `read`: its pieces (the first holds at
  * least the bytes the format was guessed from) as they come, 1 and a
  * piece valid until the next call, 0 at the end or an EMBER_E* code; or
- * all of it at once in memory (mapped when it is a plain file), valid
- * until `read` returns: 0 or an EMBER_E* code.  Take one or the other. */
+ * all of it at once in memory (read, never mapped: EMBER_ETRUNC when a
+ * file is cut short meanwhile), valid until `read` returns: 0 or an
+ * EMBER_E* code.  Take one or the other. */
 int cl_input_next(struct collapse_input *in, const char **p, size_t *n);
 int cl_input_all(struct collapse_input *in, const char **p, size_t *n);
 /* The input's file descriptor when it is a plain file (to map or seek),
- * else -1; its name for messages (NULL: standard input). */
+ * else -1 (to read or seek: never to map, see cl_input_all); its name
+ * for messages (NULL: standard input). */
 int cl_input_fd(const struct collapse_input *in);
 const char *cl_input_name(const struct collapse_input *in);
 
@@ -182,7 +184,7 @@ size_t cl_perf_root(void *perf_state, const char *comm, size_t n, int pid,
 int cl_perf_frame(void *perf_state, const struct ember_perf_frame *f, int java,
 		  const uint32_t **ids, size_t *n);
 
-/* perfdata.c: a perf.data file (mapped) or stream read whole into k,
+/* perfdata.c: a perf.data file or stream read whole into k,
  * named by the perf state: 0, or an EMBER_E* code with a message in
  * k->n.error. */
 int cl_perfdata_read(const struct ember_collapse_options *o,
