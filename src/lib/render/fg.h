@@ -19,9 +19,9 @@ struct fg_line {
 	const char *s;
 	uint32_t len, stack_len;
 	uint32_t pre; /* bytes (whole frames) as in the line before */
+	int two;
 	double c1, c2;
 	uint64_t rep;
-	int two;
 };
 
 struct ember_flamegraph {
@@ -34,10 +34,13 @@ struct ember_flamegraph {
 	struct fg_line *last; /* the line before, if valid */
 	size_t mask;
 	/* front-coded lines (each stores only what follows the frames it
-	 * shares with the line before, and prev is the last one whole), and
-	 * whether each is greater than the one before, so that a line can
-	 * only repeat the last one: no hashing while input stays sorted */
+	 * shares with the line before), and whether each is greater than the
+	 * one before, so that a line can only repeat the last one: no
+	 * hashing while input stays sorted */
 	int coded, sorted;
+	/* the last line whole: in the bytes being fed, or a copy in prev */
+	const char *last_s;
+	size_t last_n;
 	struct ember_buf prev;
 	struct ember_arena tails; /* the front-coded lines' bytes */
 	size_t nlines_in;

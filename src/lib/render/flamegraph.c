@@ -24,6 +24,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "fg.h"
 
@@ -51,6 +54,7 @@ struct ember_flamegraph *ember_flamegraph_new(const struct ember_fg_options *o)
 	fg->coded = 1;
 	fg->sorted = !o->flamechart;
 	ember_buf_init(&fg->prev, 0);
+	fg->last_s = fg->prev.buf;
 	ember_arena_init(&fg->arena);
 	ember_arena_init(&fg->tails);
 	return fg;
@@ -123,6 +127,19 @@ static size_t mismatch(const char *a, size_t na, const char *b, size_t nb)
 {
 	size_t n = na < nb ? na : nb, i = 0;
 
+#ifdef __SSE2__
+	while (i + 16 <= n) {
+		__m128i x =
+		    _mm_loadu_si128((const __m128i *)(const void *)(a + i));
+		__m128i y =
+		    _mm_loadu_si128((const __m128i *)(const void *)(b + i));
+		unsigned ne =
+		    (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, y)) ^ 0xffffu;
+		if (ne)
+			return i + (size_t)__builtin_ctz(ne);
+		i += 16;
+	}
+#endif
 	while (i + 8 <= n) {
 		uint64_t x, y;
 		memcpy(&x, a + i, 8);
@@ -178,8 +195,8 @@ static void decode_lines(struct ember_flamegraph *fg)
 		struct fg_line *l = &fg->lines[i];
 		ember_buf_setlen(&b, l->pre);
 		ember_buf_add(&b, l->s, l->len - l->pre);
-		l->s = memcpy(ember_arena_alloc(&fg->arena, b.len), b.buf,
-			      b.len);
+		l->s =
+		    memcpy(ember_arena_alloc(&fg->arena, b.len), b.buf, b.len);
 		l->pre = 0;
 	}
 	ember_buf_release(&b);
@@ -198,8 +215,8 @@ static void start_hashing(struct ember_flamegraph *fg)
 		fg->mask = fg->mask * 2 + 1;
 	fg->slots = ember_xcalloc(fg->mask + 1, sizeof(*fg->slots));
 	for (size_t k = 0; k < fg->nlines; k++) {
-		uint32_t h = (uint32_t)ember_hash(fg->lines[k].s,
-						  fg->lines[k].len);
+		uint32_t h =
+		    (uint32_t)ember_hash(fg->lines[k].s, fg->lines[k].len);
 		size_t i = h & fg->mask;
 		while (fg->slots[i])
 			i = (i + 1) & fg->mask;
@@ -212,15 +229,15 @@ static void start_hashing(struct ember_flamegraph *fg)
  * left for hashing). */
 static int add_coded(struct ember_flamegraph *fg, const char *s, size_t n)
 {
-	const char *last = fg->prev.buf;
-	size_t m = mismatch(last, fg->prev.len, s, n);
+	const char *last = fg->last_s;
 	struct fg_line nl;
 
-	if (fg->nlines && m == n && m == fg->prev.len) {
+	if (fg->nlines && n == fg->last_n && !memcmp(last, s, n)) {
 		count_line(fg, &fg->lines[fg->nlines - 1]);
 		return 0;
 	}
-	int less = m < fg->prev.len &&
+	size_t m = mismatch(last, fg->last_n, s, n);
+	int less = m < fg->last_n &&
 		   (m == n || (unsigned char)s[m] < (unsigned char)last[m]);
 	if (n > UINT32_MAX || parse_line(s, n, &nl) < 0) {
 		ember_bad_lines_add(&fg->bad, fg->lineno, fg->input, s, n);
@@ -232,8 +249,8 @@ static int add_coded(struct ember_flamegraph *fg, const char *s, size_t n)
 	 * counts hold no ';') */
 	nl.pre = (uint32_t)frame_start(s, m);
 	keep_line(fg, &nl, s + nl.pre, &fg->tails);
-	ember_buf_setlen(&fg->prev, m);
-	ember_buf_add(&fg->prev, s + m, n - m);
+	fg->last_s = s; /* in the caller's bytes until the feed ends */
+	fg->last_n = n;
 	return 0;
 }
 
@@ -298,6 +315,11 @@ void ember_flamegraph_feed(struct ember_flamegraph *fg, const char *data,
 		const char *eol = nl ? nl : end;
 		add_line(fg, p, (size_t)(eol - p));
 		p = nl ? nl + 1 : end;
+	}
+	if (fg->coded && fg->last_s != fg->prev.buf) {
+		ember_buf_setlen(&fg->prev, 0);
+		ember_buf_add(&fg->prev, fg->last_s, fg->last_n);
+		fg->last_s = fg->prev.buf;
 	}
 }
 
@@ -550,7 +572,8 @@ int ember_flamegraph_render(struct ember_flamegraph *fg, ember_write_fn w,
 			chain_stack(fg, l, &tmp);
 		size_t clen = l->stack_len, pre = l->pre, k = 0, at = 0;
 		if (!fg->coded) {
-			pre = frame_start(l->s, mismatch(prev, plen, l->s, clen));
+			pre =
+			    frame_start(l->s, mismatch(prev, plen, l->s, clen));
 			prev = l->s;
 			plen = clen;
 		}
