@@ -556,9 +556,11 @@ static int input_error(struct ember_collapse *c, const char *path, int err,
 			  name, (unsigned long long)st->long_line,
 			  EMBER_MAX_LINE >> 20);
 	} else if (err == EMBER_ETRUNC) {
+		/* how many bytes, where the reader says */
 		cli_error("cannot read %s: the file was cut short while being "
-			  "read",
-			  name);
+			  "read%s%s%s",
+			  name, st->error[0] ? " (" : "", st->error,
+			  st->error[0] ? ")" : "");
 	} else if (err == EMBER_ENOENT && guessing && path &&
 		   !strpbrk(path, "/.")) {
 		cli_error("'%s' is neither a format (%s guess) nor a file",

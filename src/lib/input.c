@@ -6,6 +6,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -13,6 +15,8 @@
 #include <zlib.h>
 
 #include "internal.h"
+
+#define FILE_CHUNK (1u << 20) /* bytes of a whole file read at a time */
 
 static int is_stdin(const char *path)
 {
@@ -39,6 +43,87 @@ static int errno_code(void)
 		return EMBER_ENOMEM;
 	}
 	return EMBER_EIO;
+}
+
+/* ---- reading files without mapping them ---- */
+
+void ember_read_stop(uint64_t pos)
+{
+	static int stopped;
+	const char *v = getenv("EMBER_READ_STOP_AT");
+	char *end;
+
+	if (!v || !*v || __atomic_load_n(&stopped, __ATOMIC_RELAXED))
+		return;
+	errno = 0;
+	unsigned long long at = strtoull(v, &end, 10);
+	if (errno || *end || pos < at)
+		return;
+	if (!__atomic_exchange_n(&stopped, 1, __ATOMIC_RELAXED))
+		raise(SIGSTOP);
+}
+
+ssize_t ember_pread_full(int fd, void *p, size_t n, uint64_t off)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t k =
+		    pread(fd, (char *)p + got, n - got, (off_t)(off + got));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -1;
+		if (!k)
+			break;
+		got += (size_t)k;
+	}
+	return (ssize_t)got;
+}
+
+int ember_read_file(int fd, uint64_t size, char **p, size_t *n)
+{
+	/* room for a byte more than size: reading it tells the end */
+	size_t alloc = (size_t)size + 4097, len = 0;
+	char *buf;
+
+	*p = NULL;
+	*n = 0;
+	if (size > SIZE_MAX - 8192)
+		return EMBER_ENOMEM;
+	buf = ember_xmalloc(alloc);
+	for (;;) {
+		if (alloc - len < 4097) {
+			if (alloc > SIZE_MAX / 2) {
+				free(buf);
+				return EMBER_ENOMEM;
+			}
+			alloc *= 2; /* the file grows while read */
+			buf = ember_xrealloc(buf, alloc);
+		}
+		size_t want = alloc - len - 1;
+		if (want > FILE_CHUNK)
+			want = FILE_CHUNK;
+		ssize_t got = ember_pread_full(fd, buf + len, want, len);
+		if (got < 0) {
+			int err = errno_code();
+			free(buf);
+			return err;
+		}
+		len += (size_t)got;
+		ember_read_stop(len);
+		if ((size_t)got < want)
+			break;
+	}
+	if (len < size) {
+		free(buf);
+		*n = len;
+		return EMBER_ETRUNC;
+	}
+	buf[len] = '\0';
+	*p = buf;
+	*n = len;
+	return 0;
 }
 
 static int read_all(int fd, struct ember_buf *b)
@@ -133,13 +218,27 @@ int ember_input_load(struct ember_input **inp, const char *path)
 	in->name = is_stdin(path) ? "-" : path;
 	in->data = "";
 	/* read, not mapped: a file cut short meanwhile must not kill us */
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+	if (fstat(fd, &st))
+		st.st_mode = 0;
+	if (S_ISDIR(st.st_mode)) {
 		close(fd);
 		free(in);
 		errno = EISDIR;
 		return EMBER_EIO;
 	}
-	err = read_all(fd, &b);
+	if (!is_stdin(path) && S_ISREG(st.st_mode)) {
+		/* a file cut short while read is an error too */
+		char *p;
+		size_t n;
+		err = ember_read_file(fd, (uint64_t)st.st_size, &p, &n);
+		if (!err) {
+			b.buf = p;
+			b.len = n;
+			b.alloc = n + 1;
+		}
+	} else {
+		err = read_all(fd, &b);
+	}
 	close(fd);
 	if (!err && is_gzip(b.buf, b.len)) {
 		struct ember_buf z = EMBER_BUF_INIT;
@@ -246,8 +345,10 @@ static ssize_t raw_read(struct ember_reader *r, void *p, size_t n)
 		ssize_t got = read(r->fd, p, n);
 		if (got < 0 && errno == EINTR)
 			continue;
-		if (got > 0)
+		if (got > 0) {
 			r->pos += (uint64_t)got;
+			ember_read_stop(r->pos);
+		}
 		return got;
 	}
 }

@@ -2,6 +2,8 @@
 #ifndef EMBER_INTERNAL_H
 #define EMBER_INTERNAL_H
 
+#include <sys/types.h>
+
 #include "ember.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -38,6 +40,28 @@ void ember_arena_init(struct ember_arena *a);
 void *ember_arena_alloc(struct ember_arena *a, size_t n);
 char *ember_arena_strndup(struct ember_arena *a, const char *s, size_t n);
 void ember_arena_release(struct ember_arena *a);
+
+/*
+ * Files read without mapping them: a mapped file cut short meanwhile
+ * kills its reader with SIGBUS, a read one only ends sooner.
+ *
+ * ember_pread_full reads up to n bytes at offset off, fewer only at the
+ * end of the file: how many, or -1 with errno set.
+ *
+ * ember_read_file reads the regular file fd whole, from its start, into
+ * *p (NUL-terminated, to free()) and *n; size is what fstat said when it
+ * was opened.  A file that has grown is read to its new end; one that
+ * ends before size was cut short while read: EMBER_ETRUNC, *p NULL and
+ * *n the bytes there were.
+ *
+ * ember_read_stop, for tests: once a reader has pos bytes of a file, it
+ * stops the process (SIGSTOP) the first time pos reaches
+ * $EMBER_READ_STOP_AT, so that a test can change the file at a known
+ * point and let it go on (SIGCONT).
+ */
+ssize_t ember_pread_full(int fd, void *p, size_t n, uint64_t off);
+int ember_read_file(int fd, uint64_t size, char **p, size_t *n) EMBER_WUR;
+void ember_read_stop(uint64_t pos);
 
 /* A slice of bytes (a frame's name in a folded line). */
 struct ember_slice {

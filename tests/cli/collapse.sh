@@ -302,6 +302,20 @@ if [ -x /usr/bin/time ] && [ -z "${SANFLAGS:-}" ]; then
 	rm -f "$T/zeros.gz"
 fi
 
+# stacks the scripts build by prepending ("stack = $1 \";\" stack") are
+# built in time linear in their depth: 200,000 frames took minutes
+awk 'BEGIN { print "3 1 leaf(A.java:1)"; for (i = 1; i <= 200000; i++) print "com.example.app.Service.method" i; print "Total 3" }' > "$T/deep.ljp"
+status 0 "ljp: a trace 200,000 frames deep" timeout 30 "$EMBER" collapse ljp "$T/deep.ljp"
+check "ljp: the deep trace is root first, 200,001 frames" test "$(tr ';' '\n' < "$T/out" | sed -n '1p;$p' | tr '\n' ,)" = "com.example.app.Service.method200000,leaf 3,"
+check "ljp: the deep trace has 200,001 frames" test "$(tr ';' '\n' < "$T/out" | wc -l)" -eq 200001
+{
+	echo "dd 5/5  1.000000: sched:sched_switch: prev_comm=dd prev_pid=5 prev_prio=0 prev_state=S ==> next_comm=x next_pid=1 next_prio=120"
+	awk 'BEGIN { for (i = 1; i <= 200000; i++) printf "\tffff%x f%d ([kernel.kallsyms])\n", i, i; print "" }'
+	printf 'sh 6/6  2.000000: sched:sched_stat_sleep: comm=dd pid=5 delay=3000000 [ns]\n\tffff a ([k])\n\n'
+} > "$T/deep.sched"
+status 0 "perf-sched: a switch stack 200,000 frames deep" timeout 30 "$EMBER" collapse perf-sched "$T/deep.sched"
+check "perf-sched: the deep stack is under its task, root first" test "$(tr ';' '\n' < "$T/out" | sed -n '1,2p;$p' | tr '\n' ,)" = "dd,f200000,f1 3000,"
+
 # control bytes of inputs and file names are escaped in every message
 printf 'a;b 1\n\033]0;title\007junk\r\n' > "$T/esc.txt"
 status 0 "a line with terminal escapes" "$EMBER" collapse recursive "$T/esc.txt"

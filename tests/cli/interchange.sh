@@ -230,6 +230,27 @@ check "  says so" has "names frame 3" "$T/err"
 printf '{"shared":{"frames":[{"name":"a"},{"name":"b"}]},"profiles":[{"type":"evented","name":"p","unit":"milliseconds","startValue":0,"endValue":4,"events":[{"type":"O","frame":0,"at":0},{"type":"O","frame":1,"at":1},{"type":"C","frame":1,"at":3},{"type":"C","frame":0,"at":4}]}]}' > "$T/ev.json"
 status 0 "speedscope: evented" "$EMBER" collapse speedscope "$T/ev.json"
 check "  time between events" sh -c "printf 'a 2\na;b 2\n' | cmp -s - '$T/out'"
+# a profile cut short while ember reads it (stopped by EMBER_READ_STOP_AT,
+# see lib.sh): a clear error with the byte counts, never SIGBUS, and no
+# output or temporary file left; pprof raw and gzipped, a JSON profile
+awk 'BEGIN { for (i = 0; i < 150000; i++) printf "main;f%d;g%d;h%d 1\n", i % 1000, i, i }' > "$T/many.folded"
+"$EMBER" collapse folded "$T/many.folded" -o "$T/many.pb.gz" || bad "many stacks to pprof"
+"$EMBER" collapse folded "$T/many.folded" -o "$T/many.speedscope.json" || bad "many stacks to speedscope"
+gzip -dc "$T/many.pb.gz" > "$T/many.pb"
+rm -f "$T/many.folded"
+for f in many.pb:pprof many.pb.gz:pprof many.speedscope.json:speedscope; do
+	in=$T/${f%:*} fmt=${f#*:}
+	size=$(wc -c < "$in")
+	cut_while_read 100 "$in" "$EMBER" collapse "$fmt" -o "$T/cut.folded" "$in"
+	check "$fmt ${f%:*} cut short while read: ember stopped where the test cuts it" test -n "$stopped"
+	check "$fmt ${f%:*} cut short while read: exit status 1, not killed (got $rc)" test "$rc" = 1
+	check "$fmt ${f%:*} cut short while read: said" has \
+		"cannot read '$in': the file was cut short while being read (expected $size bytes, got " "$T/err"
+	check "$fmt ${f%:*} cut short while read: no sanitizer report" sh -c "! grep -q 'AddressSanitizer\|runtime error:' '$T/err'"
+	check "$fmt ${f%:*} cut short while read: no output, no temporary file" test -z "$(ls "$T" | grep '^cut\.folded')"
+	rm -f "$in"
+done
+
 # 1 GB of zeros: refused at once, without reading it all into memory
 if truncate -s 1G "$T/big" 2> /dev/null; then
 	for fmt in pprof chrome speedscope cpuprofile; do

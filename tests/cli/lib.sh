@@ -31,6 +31,34 @@ wellformed() {
 		grep -q '</svg>' "$1"
 	fi
 }
+# cut_while_read SIZE FILE COMMAND...: runs COMMAND with
+# EMBER_READ_STOP_AT=2000000, so that ember stops itself (SIGSTOP) once it
+# has read 2 MB of FILE (past the first MiB read to tell the format),
+# cuts FILE to SIZE bytes there and lets ember go on (SIGCONT).  Its exit
+# status is left in $rc, its output in $T/out and $T/err; $stopped is
+# empty unless ember stopped where it was to.  An ember without that hook
+# is cut short once it has FILE mapped, or after it has ended.
+cut_while_read() {
+	cut_size=$1 cut_file=$2
+	shift 2
+	EMBER_READ_STOP_AT=2000000 "$@" > "$T/out" 2> "$T/err" &
+	cut_pid=$!
+	stopped= i=0
+	while [ $i -lt 2000 ]; do
+		cut_state=$(sed 's/.*) //' "/proc/$cut_pid/stat" 2> /dev/null | cut -c1)
+		case $cut_state in
+		T) stopped=1; break ;;
+		Z | '') break ;;
+		esac
+		grep -qF "$cut_file" "/proc/$cut_pid/maps" 2> /dev/null && break
+		sleep 0.01
+		i=$((i + 1))
+	done
+	truncate -s "$cut_size" "$cut_file"
+	kill -CONT "$cut_pid" 2> /dev/null
+	wait "$cut_pid"
+	rc=$?
+}
 finish() {
 	echo "$suite: $pass passed, $fail failed"
 	[ "$fail" -eq 0 ]

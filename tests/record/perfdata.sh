@@ -243,5 +243,18 @@ has "at offset 16" "$T/err" && ok || bad "bad attribute size: $(cat "$T/err")"
 printf 'PERFILE2\020\000\000\000\000\000\000\000\010\000' > "$T/pipebad.data"
 status 0 "pipe stream cut in a record header" "$EMBER" collapse perf "$T/pipebad.data"
 has "offset 16" "$T/err" && ok || bad "pipe cut: $(cat "$T/err")"
+# cut short while ember reads it (stopped by EMBER_READ_STOP_AT, see
+# tests/cli/lib.sh): a clear error with the byte counts, never SIGBUS,
+# no output or temporary file left
+rec "a recording to cut" --call-graph dwarf -F 1999 -o "$T/cut.data" -- "$R/calltree-nofp" 0.6
+size=$(wc -c < "$T/cut.data")
+check "a recording to cut: over 3 MB ($size bytes)" test "$size" -gt 3000000
+cut_while_read 100 "$T/cut.data" "$EMBER" collapse perf -o "$T/cut.folded" "$T/cut.data"
+check "perf.data cut short while read: ember stopped where the test cuts it" test -n "$stopped"
+check "perf.data cut short while read: exit status 1, not killed (got $rc)" test "$rc" = 1
+check "perf.data cut short while read: said" has \
+	"cannot read '$T/cut.data': the file was cut short while being read (expected $size bytes, got " "$T/err"
+check "perf.data cut short while read: no sanitizer report" sh -c "! grep -q 'AddressSanitizer\|runtime error:' '$T/err'"
+check "perf.data cut short while read: no output, no temporary file" test -z "$(ls "$T" | grep '^cut\.folded')"
 
 finish

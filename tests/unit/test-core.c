@@ -588,6 +588,74 @@ static void test_input(void)
 	ember_buf_release(&big);
 }
 
+/* A whole file read, never mapped: as it is when read, to its new end if
+ * it has grown since it was opened, EMBER_ETRUNC if it was cut short. */
+static void test_read_file(void)
+{
+	char dir[] = "/tmp/ember-test-XXXXXX", path[64];
+	struct ember_buf big = EMBER_BUF_INIT;
+	struct stat st;
+	char *p;
+	size_t n;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/whole", dir);
+	/* over three chunks of a MiB and not a multiple of one */
+	for (int i = 0; i < 200000; i++)
+		ember_buf_addf(&big, "%d;frame %d\n", i, i % 97);
+	write_file(path, big.buf, big.len);
+	int fd = open(path, O_RDONLY);
+	CHECK(fd >= 0 && !fstat(fd, &st) && (size_t)st.st_size == big.len);
+	uint64_t size = (uint64_t)st.st_size;
+
+	CHECK(ember_read_file(fd, size, &p, &n) == 0);
+	CHECK(p && n == big.len && !memcmp(p, big.buf, n) && p[n] == '\0');
+	free(p);
+
+	/* grown since opened: all of it */
+	int wfd = open(path, O_WRONLY | O_APPEND);
+	CHECK(wfd >= 0 && write(wfd, "tail 1\n", 7) == 7);
+	ember_buf_adds(&big, "tail 1\n");
+	CHECK(ember_read_file(fd, size, &p, &n) == 0);
+	CHECK(p && n == big.len && !memcmp(p, big.buf, n) && p[n] == '\0');
+	free(p);
+
+	/* grown to several times its size: the buffer grows on */
+	for (int i = 0; i < 3; i++)
+		CHECK(write(wfd, big.buf, big.len) == (ssize_t)big.len);
+	CHECK(ember_read_file(fd, size, &p, &n) == 0);
+	CHECK(p && n == 4 * big.len &&
+	      !memcmp(p + 3 * big.len, big.buf, big.len));
+	free(p);
+	close(wfd);
+
+	/* cut short: an error, and how much there was */
+	CHECK(truncate(path, 1234) == 0);
+	p = (char *)"unchanged";
+	CHECK(ember_read_file(fd, size, &p, &n) == EMBER_ETRUNC);
+	CHECK(p == NULL && n == 1234);
+	CHECK(truncate(path, 0) == 0);
+	CHECK(ember_read_file(fd, size, &p, &n) == EMBER_ETRUNC && n == 0);
+	/* empty, as it was when opened */
+	CHECK(ember_read_file(fd, 0, &p, &n) == 0 && n == 0 && p &&
+	      p[0] == '\0');
+	free(p);
+	close(fd);
+
+	/* loaded whole, the same */
+	struct ember_input *in;
+	const char *data;
+	write_file(path, big.buf, big.len);
+	CHECK(ember_input_load(&in, path) == 0);
+	data = ember_input_data(in, &n);
+	CHECK(n == big.len && !memcmp(data, big.buf, n) && data[n] == '\0');
+	ember_input_free(in);
+
+	unlink(path);
+	rmdir(dir);
+	ember_buf_release(&big);
+}
+
 int main(void)
 {
 	test_buf();
@@ -599,5 +667,6 @@ int main(void)
 	test_tree();
 	test_flamegraph_pieces();
 	test_input();
+	test_read_file();
 	DONE();
 }

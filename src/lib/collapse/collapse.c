@@ -230,6 +230,11 @@ static int run_whole(struct ember_collapse *c, struct source *src,
 		c->fmt->begin(w->state, &c->sh, 1);
 	if (rc >= 0)
 		rc = c->fmt->read(w->state, &in);
+	if (rc == EMBER_ETRUNC && !w->sink.n.error[0] && src_size(src))
+		snprintf(w->sink.n.error, sizeof(w->sink.n.error),
+			 "expected %llu bytes, got %llu",
+			 (unsigned long long)src_size(src),
+			 (unsigned long long)src_pos(src));
 	if (c->fmt->end)
 		c->fmt->end(w->state);
 	collapse_input_release(&in);

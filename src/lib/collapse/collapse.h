@@ -129,12 +129,14 @@ struct ember_collapser {
 /* An input handed to a format's `read`: its pieces (the first holds at
  * least the bytes the format was guessed from) as they come, 1 and a
  * piece valid until the next call, 0 at the end or an EMBER_E* code; or
- * all of it at once in memory (mapped when it is a plain file), valid
- * until `read` returns: 0 or an EMBER_E* code.  Take one or the other. */
+ * all of it at once in memory (read, never mapped: EMBER_ETRUNC when a
+ * file is cut short meanwhile), valid until `read` returns: 0 or an
+ * EMBER_E* code.  Take one or the other. */
 int cl_input_next(struct collapse_input *in, const char **p, size_t *n);
 int cl_input_all(struct collapse_input *in, const char **p, size_t *n);
 /* The input's file descriptor when it is a plain file (to map or seek),
- * else -1; its name for messages (NULL: standard input). */
+ * else -1 (to read or seek: never to map, see cl_input_all); its name
+ * for messages (NULL: standard input). */
 int cl_input_fd(const struct collapse_input *in);
 const char *cl_input_name(const struct collapse_input *in);
 
@@ -182,7 +184,7 @@ size_t cl_perf_root(void *perf_state, const char *comm, size_t n, int pid,
 int cl_perf_frame(void *perf_state, const struct ember_perf_frame *f, int java,
 		  const uint32_t **ids, size_t *n);
 
-/* perfdata.c: a perf.data file (mapped) or stream read whole into k,
+/* perfdata.c: a perf.data file or stream read whole into k,
  * named by the perf state: 0, or an EMBER_E* code with a message in
  * k->n.error. */
 int cl_perfdata_read(const struct ember_collapse_options *o,
@@ -341,6 +343,25 @@ void cl_frames_push(struct collapse_sink *k, struct cl_frames *v, const char *s,
 void cl_frames_push_rev(struct collapse_sink *k, struct cl_frames *v,
 			const char *s, size_t n);
 void cl_frames_reverse(struct cl_frames *v);
+/*
+ * A string the scripts build by prepending ("stack = $1 \";\" stack"):
+ * the parts are kept in input order and joined last first only when the
+ * string is needed, so that a stack of n frames costs O(n), not O(n^2).
+ */
+struct cl_revjoin {
+	struct ember_buf text; /* the parts, one after another */
+	size_t *end;	       /* where each part ends in text */
+	size_t n, alloc;
+};
+void cl_revjoin_init(struct cl_revjoin *r);
+void cl_revjoin_release(struct cl_revjoin *r);
+/* Makes the string s (one part). */
+void cl_revjoin_set(struct cl_revjoin *r, const char *s, size_t n);
+/* The string becomes s ";" string. */
+void cl_revjoin_prepend(struct cl_revjoin *r, const char *s, size_t n);
+/* The string's length, and the string appended to out. */
+size_t cl_revjoin_len(const struct cl_revjoin *r);
+void cl_revjoin_write(const struct cl_revjoin *r, struct ember_buf *out);
 /* Adds the stack (root first) with a whole count. */
 void cl_add_u64(struct collapse_sink *k, const uint32_t *ids, size_t n,
 		uint64_t v);

@@ -96,9 +96,7 @@ struct source {
 struct collapse_input {
 	struct source *src;
 	const char *name;
-	char *all; /* read into memory (not a plain file) */
-	void *map; /* or mapped */
-	size_t maplen;
+	char *all; /* read into memory */
 };
 
 /* ---- collapse.c ---- */

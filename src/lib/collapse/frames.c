@@ -53,6 +53,50 @@ void cl_frames_reverse(struct cl_frames *v)
 	}
 }
 
+void cl_revjoin_init(struct cl_revjoin *r)
+{
+	ember_buf_init(&r->text, 0);
+	r->end = NULL;
+	r->n = r->alloc = 0;
+}
+
+void cl_revjoin_release(struct cl_revjoin *r)
+{
+	ember_buf_release(&r->text);
+	free(r->end);
+	r->end = NULL;
+	r->n = r->alloc = 0;
+}
+
+void cl_revjoin_prepend(struct cl_revjoin *r, const char *s, size_t n)
+{
+	ember_buf_add(&r->text, s, n);
+	EMBER_GROW(r->end, r->n + 1, r->alloc);
+	r->end[r->n++] = r->text.len;
+}
+
+void cl_revjoin_set(struct cl_revjoin *r, const char *s, size_t n)
+{
+	ember_buf_reset(&r->text);
+	r->n = 0;
+	cl_revjoin_prepend(r, s, n);
+}
+
+size_t cl_revjoin_len(const struct cl_revjoin *r)
+{
+	return r->n ? r->text.len + r->n - 1 : 0;
+}
+
+void cl_revjoin_write(const struct cl_revjoin *r, struct ember_buf *out)
+{
+	for (size_t i = r->n; i-- > 0;) {
+		size_t a = i ? r->end[i - 1] : 0;
+		ember_buf_add(out, r->text.buf + a, r->end[i] - a);
+		if (i)
+			ember_buf_addch(out, ';');
+	}
+}
+
 void cl_add_u64(struct collapse_sink *k, const uint32_t *ids, size_t n,
 		uint64_t v)
 {

@@ -12,7 +12,8 @@
 
 struct ljp_state {
 	struct collapse_sink *k;
-	struct ember_buf stack, count, line;
+	struct cl_revjoin stack; /* awk's stack, built by prepending */
+	struct ember_buf count, line;
 	int done;
 };
 
@@ -71,7 +72,7 @@ static void print(struct ljp_state *st)
 {
 	struct ember_buf *o = &st->k->out;
 
-	ember_buf_add(o, st->stack.buf, st->stack.len);
+	cl_revjoin_write(&st->stack, o);
 	ember_buf_addch(o, ' ');
 	ember_buf_add(o, st->count.buf, st->count.len);
 	ember_buf_addch(o, '\n');
@@ -110,19 +111,10 @@ static void ljp_parse(void *arg, const char *p, size_t len)
 				print(st);
 			ember_buf_reset(&st->count);
 			ember_buf_add(&st->count, f[0], fl[0]);
-			ember_buf_reset(&st->stack);
-			ember_buf_add(&st->stack, f[2], fl[2]);
+			cl_revjoin_set(&st->stack, f[2], fl[2]);
 		} else if (nf == 1) {
-			/* stack = $1 ";" stack: into line, then back */
-			struct ember_buf t = st->line;
-			ember_buf_init(&st->line, 0);
-			ember_buf_add(&st->line, f[0], fl[0]);
-			ember_buf_addch(&st->line, ';');
-			ember_buf_add(&st->line, st->stack.buf, st->stack.len);
-			ember_buf_release(&t);
-			t = st->stack;
-			st->stack = st->line;
-			st->line = t;
+			/* stack = $1 ";" stack */
+			cl_revjoin_prepend(&st->stack, f[0], fl[0]);
 		}
 	}
 }
@@ -134,7 +126,8 @@ static void *ljp_new(const struct ember_collapse_options *o,
 
 	(void)o;
 	st->k = k;
-	ember_buf_init(&st->stack, 0);
+	cl_revjoin_init(&st->stack);
+	cl_revjoin_set(&st->stack, "", 0);
 	ember_buf_init(&st->count, 0);
 	ember_buf_init(&st->line, 0);
 	return st;
@@ -146,7 +139,7 @@ static void ljp_free(void *arg)
 
 	if (!st)
 		return;
-	ember_buf_release(&st->stack);
+	cl_revjoin_release(&st->stack);
 	ember_buf_release(&st->count);
 	ember_buf_release(&st->line);
 	free(st);

@@ -36,7 +36,8 @@ struct sched_state {
 	size_t atimes;
 	/* the switch being read */
 	int sw_set;
-	struct ember_buf sw_pid, sw_stack;
+	struct ember_buf sw_pid;
+	struct cl_revjoin sw_stack; /* built by prepending */
 	/* the wakeup being read */
 	int st_set;
 	struct ember_buf st_pid, st_comm, wake_comm, wake_pid, wake_stack;
@@ -238,28 +239,25 @@ static void line(struct sched_state *st, const char *s, size_t n)
 	if (!comment && memmem(s, n, "sched:sched_switch", 18)) {
 		captured(s, n, "prev_pid", &st->sw_pid);
 		st->sw_set = is_set(&st->sw_pid);
-		ember_buf_reset(&st->sw_stack);
+		cl_revjoin_set(&st->sw_stack, "", 0);
 	}
 	if (st->sw_set && frame) {
 		/* switchstack = name ";" switchstack, or name if empty */
 		function_name(s, n, &st->tmp);
-		if (st->sw_stack.len) {
-			ember_buf_addch(&st->tmp, ';');
-			ember_buf_add(&st->tmp, st->sw_stack.buf,
-				      st->sw_stack.len);
-		}
-		ember_buf_reset(&st->sw_stack);
-		ember_buf_add(&st->sw_stack, st->tmp.buf, st->tmp.len);
+		if (cl_revjoin_len(&st->sw_stack))
+			cl_revjoin_prepend(&st->sw_stack, st->tmp.buf,
+					   st->tmp.len);
+		else
+			cl_revjoin_set(&st->sw_stack, st->tmp.buf, st->tmp.len);
 	}
 	if (st->sw_set && !n) {
 		struct pid_ent *e = pid_ent(st, st->sw_pid.buf, st->sw_pid.len);
 		ember_buf_reset(&e->switch_stack);
-		ember_buf_add(&e->switch_stack, st->sw_stack.buf,
-			      st->sw_stack.len);
+		cl_revjoin_write(&st->sw_stack, &e->switch_stack);
 		e->has_switch = 1;
 		ember_buf_reset(&e->chain); /* delete last_switch_stacks[] */
 		st->sw_set = 0;
-		ember_buf_reset(&st->sw_stack);
+		cl_revjoin_set(&st->sw_stack, "", 0);
 	}
 	if (!comment && (memmem(s, n, "sched:sched_stat_sleep", 22) ||
 			 memmem(s, n, "sched:sched_stat_blocked", 24))) {
@@ -339,9 +337,8 @@ static void *sched_new(const struct ember_collapse_options *o,
 {
 	struct sched_state *st = ember_xcalloc(1, sizeof(*st));
 	struct ember_buf *bufs[] = {
-	    &st->sw_pid,     &st->sw_stack,  &st->st_pid,
-	    &st->st_comm,    &st->wake_comm, &st->wake_pid,
-	    &st->wake_stack, &st->tmp,	     &st->key};
+	    &st->sw_pid,   &st->st_pid,	    &st->st_comm, &st->wake_comm,
+	    &st->wake_pid, &st->wake_stack, &st->tmp,	  &st->key};
 
 	st->k = k;
 	st->record_tid = o->sched_record_tid;
@@ -351,6 +348,7 @@ static void *sched_new(const struct ember_collapse_options *o,
 	ember_intern_init(&st->stacks);
 	for (size_t i = 0; i < ARRAY_SIZE(bufs); i++)
 		ember_buf_init(bufs[i], 0);
+	cl_revjoin_init(&st->sw_stack);
 	return st;
 }
 
@@ -361,11 +359,11 @@ static void sched_free(void *arg)
 	if (!st)
 		return;
 	struct ember_buf *bufs[] = {
-	    &st->sw_pid,     &st->sw_stack,  &st->st_pid,
-	    &st->st_comm,    &st->wake_comm, &st->wake_pid,
-	    &st->wake_stack, &st->tmp,	     &st->key};
+	    &st->sw_pid,   &st->st_pid,	    &st->st_comm, &st->wake_comm,
+	    &st->wake_pid, &st->wake_stack, &st->tmp,	  &st->key};
 	for (size_t i = 0; i < ARRAY_SIZE(bufs); i++)
 		ember_buf_release(bufs[i]);
+	cl_revjoin_release(&st->sw_stack);
 	for (size_t i = 0; i < st->aents; i++) {
 		ember_buf_release(&st->ents[i].switch_stack);
 		ember_buf_release(&st->ents[i].chain);

@@ -3,12 +3,13 @@
  * directly (so that threads' jobs are filled without another copy), or a
  * buffer.  src_next hands out pieces that end at line boundaries (but the
  * input's last); src_fill appends to a job whatever comes next; a format
- * not made of lines takes the input whole (collapse_input).
+ * not made of lines takes the input whole (collapse_input).  Files are
+ * read, never mapped: one cut short while read must end in EMBER_ETRUNC,
+ * not SIGBUS.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -32,6 +33,7 @@ static ssize_t fd_read(struct source *s, char *p, size_t n)
 		if (!got)
 			s->eof = 1;
 		s->pos += (size_t)got;
+		ember_read_stop(s->pos);
 		return got;
 	}
 }
@@ -285,16 +287,14 @@ int cl_input_all(struct collapse_input *in, const char **p, size_t *n)
 		*n = s->len;
 		return 0;
 	}
-	if (s->fd >= 0 && s->size && s->size <= SIZE_MAX) {
-		void *m = mmap(NULL, (size_t)s->size, PROT_READ, MAP_PRIVATE,
-			       s->fd, 0);
-		if (m != MAP_FAILED) {
-			in->map = m;
-			in->maplen = (size_t)s->size;
-			*p = m;
-			*n = in->maplen;
-			return 0;
-		}
+	if (s->fd >= 0) {
+		/* read whole, from the start (whatever src_peek took), not
+		 * mapped: a file cut short meanwhile must not kill us */
+		rc = ember_read_file(s->fd, s->size, &in->all, n);
+		if (rc == EMBER_ETRUNC)
+			s->pos = *n; /* how far it went, for the message */
+		*p = in->all;
+		return rc;
 	}
 	while ((rc = cl_input_next(in, &q, &qn)) == 1)
 		ember_buf_add(&b, q, qn);
@@ -319,9 +319,6 @@ const char *cl_input_name(const struct collapse_input *in)
 
 void collapse_input_release(struct collapse_input *in)
 {
-	if (in->map)
-		munmap(in->map, in->maplen);
 	free(in->all);
-	in->map = NULL;
 	in->all = NULL;
 }

@@ -8,16 +8,18 @@
  * Records are queued and handed out sorted by time, a round at a time:
  * at each FINISHED_ROUND the records up to the newest time of the round
  * before are released (perf's ordered-events rule), so that a sample
- * never comes before the MMAP2 or COMM it depends on.  A file is mapped
- * and its records queued in place; a stream's and inflated records are
- * copied.  Memory is bounded by one round, not by the file's size.
+ * never comes before the MMAP2 or COMM it depends on.  A file is read,
+ * never mapped (one cut short meanwhile would kill us with SIGBUS): its
+ * data section through a window that slides on as decoding goes, its
+ * records queued in place there (the window keeps them, and moves them
+ * when it slides); a stream's and inflated records are copied.  Memory is
+ * bounded by one round, not by the file's size.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
@@ -28,6 +30,8 @@
 #define PD_MAGIC_SWAP  0x50455246494c4532ull
 #define FILE_HDR_SIZE  104
 #define MAX_QUEUED     (64u << 20) /* bytes queued before a forced flush */
+#define READ_AHEAD     (1u << 20)  /* bytes of the data section read at once */
+#define WINDOW	       (8u << 20)  /* the window's first size */
 #define MAX_RECORD_LEN (1u << 20)  /* pipe-mode side data (tracing, aux) */
 
 /* perf's own record types */
@@ -687,7 +691,123 @@ static int inflate(struct rec_pd *pd, const uint8_t *p, size_t n, uint64_t off)
 	return 0;
 }
 
-/* ---- a mapped file ---------------------------------------------------- */
+/* ---- a file, read as it is decoded ------------------------------------ */
+
+/* Reads n bytes at offset off into p; a file now shorter than when it was
+ * opened was cut short while read. */
+static int fetch(struct rec_pd *pd, void *p, size_t n, uint64_t off)
+{
+	ssize_t got = ember_pread_full(pd->fd, p, n, off);
+
+	if (got < 0) {
+		fail(pd, "cannot read the file: %s", strerror(errno));
+		return EMBER_EIO;
+	}
+	if ((size_t)got < n) {
+		snprintf(pd->err, sizeof(pd->err),
+			 "expected %llu bytes, got %llu",
+			 (unsigned long long)pd->size,
+			 (unsigned long long)(off + (uint64_t)got));
+		return EMBER_ETRUNC;
+	}
+	return 0;
+}
+
+/* A part of the file's header sections, into *p (to free()). */
+static int load(struct rec_pd *pd, uint64_t off, uint64_t n, uint8_t **p)
+{
+	*p = ember_xmalloc((size_t)n + 1);
+	int err = fetch(pd, *p, (size_t)n, off);
+	if (err) {
+		free(*p);
+		*p = NULL;
+	}
+	return err;
+}
+
+/* Copies the records queued in place into memory of their own. */
+static void own_queued(struct rec_pd *pd)
+{
+	for (size_t i = 0; i < pd->nq; i++)
+		if (!pd->q[i].owned) {
+			void *c = ember_xmalloc(pd->q[i].size);
+			memcpy(c, pd->q[i].rec, pd->q[i].size);
+			pd->q[i].rec = c;
+			pd->q[i].owned = 1;
+			pd->queued += pd->q[i].size;
+		}
+}
+
+/*
+ * Makes the n bytes at offset o of the data section readable at *p.
+ * The window holds the file from win_off to win_end; records queued in
+ * place point into it.  When o + n lies beyond, the window keeps from
+ * the oldest of those records (or o) on, moved to its start (the queue's
+ * pointers follow), grows if that leaves less than half of it free, and
+ * is filled from the file as far as it holds.
+ */
+static int window(struct rec_pd *pd, uint64_t o, size_t n, const uint8_t **p)
+{
+	if (o + n > pd->win_end) {
+		if (o > pd->win_end) { /* bytes skipped (aux data): none kept */
+			own_queued(pd);
+			pd->win_off = pd->win_end = o & ~(uint64_t)7;
+		}
+		uint64_t low = o;
+		for (size_t i = 0; i < pd->nq; i++)
+			if (!pd->q[i].owned) {
+				uint64_t at =
+				    pd->win_off +
+				    (uint64_t)((const uint8_t *)pd->q[i].rec -
+					       pd->win);
+				if (at < low)
+					low = at;
+			}
+		low &= ~(uint64_t)7; /* records stay aligned as in the file */
+		size_t keep = (size_t)(pd->win_end - low);
+		size_t shift = (size_t)(low - pd->win_off);
+		size_t need = (size_t)(o + n - low);
+		uint8_t *old = pd->win, *w = old;
+		if (need > pd->win_alloc / 2) {
+			size_t a = pd->win_alloc ? pd->win_alloc * 2 : WINDOW;
+			while (a / 2 < need)
+				a *= 2;
+			w = ember_xmalloc(a);
+			if (keep)
+				memcpy(w, old + shift, keep);
+			pd->win_alloc = a;
+		} else if (keep) {
+			memmove(w, w + shift, keep);
+		}
+		for (size_t i = 0; i < pd->nq; i++)
+			if (!pd->q[i].owned)
+				pd->q[i].rec =
+				    w + ((const uint8_t *)pd->q[i].rec - old) -
+				    shift;
+		if (w != old)
+			free(old);
+		pd->win = w;
+		pd->win_off = low;
+		/* filled a chunk at a time: to the window's end or the file's
+		 */
+		uint64_t to = low + pd->win_alloc;
+		if (to > pd->size)
+			to = pd->size;
+		while (pd->win_end < to) {
+			size_t k = to - pd->win_end > READ_AHEAD
+				       ? READ_AHEAD
+				       : (size_t)(to - pd->win_end);
+			int err =
+			    fetch(pd, w + (pd->win_end - low), k, pd->win_end);
+			if (err)
+				return err;
+			pd->win_end += k;
+			ember_read_stop(pd->win_end);
+		}
+	}
+	*p = pd->win + (o - pd->win_off);
+	return 0;
+}
 
 static void progress(struct rec_pd *pd, uint64_t pos)
 {
@@ -697,38 +817,26 @@ static void progress(struct rec_pd *pd, uint64_t pos)
 	}
 }
 
-/* Gives the pages before offset o (and before any record still queued)
- * back: memory stays bounded by a round, not by the file's size. */
-static void release_before(struct rec_pd *pd, const uint8_t *m, uint64_t o)
+static int read_file(struct rec_pd *pd)
 {
-	const uint8_t *low = m + o;
-
-	for (size_t i = 0; i < pd->nq; i++)
-		if (!pd->q[i].owned && (const uint8_t *)pd->q[i].rec < low)
-			low = pd->q[i].rec;
-	uint64_t upto = (uint64_t)(low - m) & ~(uint64_t)0xfffff;
-	if (upto > pd->released) {
-		madvise((char *)m + pd->released, upto - pd->released,
-			MADV_DONTNEED);
-		pd->released = upto;
-	}
-}
-
-static int read_file(struct rec_pd *pd, const uint8_t *m, size_t len)
-{
-	uint64_t hsize, asz, aoff, alen, doff, dlen;
-	const uint8_t *feat_bits;
+	uint64_t hsize, asz, aoff, alen, doff, dlen, len = pd->size;
+	uint8_t m[FILE_HDR_SIZE], *attrs = NULL, *part = NULL;
+	int err;
 
 	if (len < FILE_HDR_SIZE)
-		return fail(pd, "the file header is cut short (%zu bytes)",
-			    len);
+		return fail(pd, "the file header is cut short (%llu bytes)",
+			    (unsigned long long)len);
+	if ((err = fetch(pd, m, FILE_HDR_SIZE, 0)))
+		return err;
+	if (get64(m) != PD_MAGIC)
+		return fail(pd, "not a perf.data file (no PERFILE2 header)");
 	hsize = get64(m + 8);
 	asz = get64(m + 16);
 	aoff = get64(m + 24);
 	alen = get64(m + 32);
 	doff = get64(m + 40);
 	dlen = get64(m + 48);
-	feat_bits = m + 72;
+	const uint8_t *feat_bits = m + 72;
 	if (hsize < FILE_HDR_SIZE || hsize > len)
 		return fail(pd, "bad file header size %llu at offset 8",
 			    (unsigned long long)hsize);
@@ -755,29 +863,42 @@ static int read_file(struct rec_pd *pd, const uint8_t *m, size_t len)
 	int short_data = dlen > len - doff;
 	if (short_data)
 		dlen = len - doff; /* said below, where a record is cut */
+	if ((err = load(pd, aoff, alen, &attrs)))
+		return err;
 	for (uint64_t i = 0; i < alen / asz; i++) {
-		const uint8_t *a = m + aoff + i * asz;
+		const uint8_t *a = attrs + i * asz;
 		add_attr(pd, a, (size_t)(asz - 16));
 		uint64_t ioff = get64(a + asz - 16), ilen = get64(a + asz - 8);
-		if (ioff > len || ilen > len - ioff)
-			return fail(pd,
-				    "the ids of event %llu (offset %llu) lie "
-				    "outside the file",
-				    (unsigned long long)i,
-				    (unsigned long long)ioff);
+		if (ioff > len || ilen > len - ioff) {
+			err = fail(pd,
+				   "the ids of event %llu (offset %llu) lie "
+				   "outside the file",
+				   (unsigned long long)i,
+				   (unsigned long long)ioff);
+			goto out;
+		}
+		if ((err = load(pd, ioff, ilen, &part)))
+			goto out;
 		for (uint64_t k = 0; k + 8 <= ilen; k += 8)
-			add_id(pd, get64(m + ioff + k), (uint32_t)i);
+			add_id(pd, get64(part + k), (uint32_t)i);
+		free(part);
+		part = NULL;
 	}
-	if (!pd->nattrs)
-		return fail(pd, "the file has no events");
+	if (!pd->nattrs) {
+		err = fail(pd, "the file has no events");
+		goto out;
+	}
 	/* the feature sections follow the data */
 	uint64_t fo = doff + dlen;
 	for (int bit = 0; bit < FEAT_BITS && !short_data; bit++) {
+		uint8_t sec[16];
 		if (!(feat_bits[bit / 8] & (1u << (bit % 8))))
 			continue;
 		if (fo + 16 > len)
 			break;
-		uint64_t so = get64(m + fo), sl = get64(m + fo + 8);
+		if ((err = fetch(pd, sec, 16, fo)))
+			goto out;
+		uint64_t so = get64(sec), sl = get64(sec + 8);
 		fo += 16;
 		if (so > len || sl > len - so) {
 			ember_log(EMBER_LOG_WARN,
@@ -786,9 +907,14 @@ static int read_file(struct rec_pd *pd, const uint8_t *m, size_t len)
 				  bit, (unsigned long long)so);
 			continue;
 		}
-		read_feature(pd, bit, m + so, (size_t)sl);
+		if ((err = load(pd, so, sl, &part)))
+			goto out;
+		read_feature(pd, bit, part, (size_t)sl);
+		free(part);
+		part = NULL;
 	}
 	for (uint64_t o = doff, end = doff + dlen; o < end;) {
+		const uint8_t *r;
 		if (end - o < 8) {
 			ember_log(
 			    EMBER_LOG_WARN,
@@ -798,10 +924,14 @@ static int read_file(struct rec_pd *pd, const uint8_t *m, size_t len)
 			pd->truncated = 1;
 			break;
 		}
-		struct perf_event_header hdr = header(m + o), *h = &hdr;
-		if (h->size < 8)
-			return fail(pd, "corrupt record size %u at offset %llu",
-				    h->size, (unsigned long long)o);
+		if ((err = window(pd, o, 8, &r)))
+			goto out;
+		struct perf_event_header hdr = header(r), *h = &hdr;
+		if (h->size < 8) {
+			err = fail(pd, "corrupt record size %u at offset %llu",
+				   h->size, (unsigned long long)o);
+			goto out;
+		}
 		if (h->size > end - o) {
 			ember_log(EMBER_LOG_WARN,
 				  "the data section ends inside a record at "
@@ -810,22 +940,23 @@ static int read_file(struct rec_pd *pd, const uint8_t *m, size_t len)
 			pd->truncated = 1;
 			break;
 		}
-		int err = on_record(pd, m + o, h->size, o, 1);
-		if (err)
-			return err;
-		o += h->size + trailing_bytes(m + o, h->size);
+		if ((err = window(pd, o, h->size, &r)) ||
+		    (err = on_record(pd, r, h->size, o, 1)))
+			goto out;
+		o += h->size + trailing_bytes(r, h->size);
 		progress(pd, o);
-		if (o - pd->released > (8u << 20))
-			release_before(pd, m, o);
 	}
 	if (short_data && !pd->truncated) {
 		ember_log(EMBER_LOG_WARN,
-			  "the file ends at offset %zu, inside its data "
+			  "the file ends at offset %llu, inside its data "
 			  "section (truncated?)",
-			  len);
+			  (unsigned long long)len);
 		pd->truncated = 1;
 	}
-	return 0;
+out:
+	free(part);
+	free(attrs);
+	return err;
 }
 
 /* ---- a stream (pipe mode) --------------------------------------------- */
@@ -955,8 +1086,9 @@ void rec_pd_release(struct rec_pd *pd)
 	free(pd->zbuf);
 	if (pd->zstd)
 		ZSTD_freeDStream(pd->zstd);
-	if (pd->map)
-		munmap(pd->map, pd->map_len);
+	free(pd->win);
+	if (pd->spooled)
+		close(pd->fd);
 	memset(pd, 0, sizeof(*pd));
 }
 
@@ -965,8 +1097,8 @@ int rec_pd_is_perfdata(const char *p, size_t n)
 	return n >= 8 && !memcmp(p, "PERFILE2", 8);
 }
 
-/* A file-mode input that cannot be mapped (gzip, a pipe): spooled to an
- * unlinked temporary file, then mapped. */
+/* A file-mode input that is no regular file (gzip, a pipe): spooled to an
+ * unlinked temporary file, then read as one. */
 static int spool(struct rec_pd *pd, struct stream *s, const uint8_t *head,
 		 int *out)
 {
@@ -1017,13 +1149,13 @@ int rec_pd_read(struct rec_pd *pd, int fd, const char *first, size_t nfirst,
 			   0,	 0};
 	uint8_t head[16];
 	struct stat st;
-	int err, spooled = -1;
+	int err;
 
 	if (nfirst >= 8 && get64((const uint8_t *)first) == PD_MAGIC_SWAP)
 		return fail(pd, "a big-endian perf.data file: not supported");
 	if (fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode) &&
 	    pread(fd, head, 16, 0) == 16 && get64(head + 8) != 16)
-		goto map; /* a whole file, mapped */
+		goto file; /* a whole file */
 	if (stream_take(&s, head, 16) < 16 || get64(head) != PD_MAGIC)
 		return fail(pd, "not a perf.data file (no PERFILE2 header)");
 	if (get64(head + 8) == 16) {
@@ -1032,33 +1164,18 @@ int rec_pd_read(struct rec_pd *pd, int fd, const char *first, size_t nfirst,
 		goto out;
 	}
 	/* a whole file through a stream (gzip, a pipe): spooled */
-	err = spool(pd, &s, head, &spooled);
+	err = spool(pd, &s, head, &fd);
 	if (err)
 		return err;
-	if (fstat(spooled, &st)) {
-		close(spooled);
+	pd->spooled = 1;
+	pd->fd = fd;
+	if (fstat(fd, &st))
 		return fail(pd, "cannot read back the temporary copy");
-	}
-	fd = spooled;
-map:;
-	size_t len = (size_t)st.st_size;
+file:
 	pd->size = (uint64_t)st.st_size;
-	void *m = len >= 16 ? mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0)
-			    : MAP_FAILED;
-	int e = errno;
-	if (spooled >= 0)
-		close(spooled);
-	if (len < 16)
-		return fail(pd, "the file header is cut short (%zu bytes)",
-			    len);
-	if (m == MAP_FAILED)
-		return fail(pd, "cannot map the file: %s", strerror(e));
-	madvise(m, len, MADV_SEQUENTIAL);
-	pd->map = m;
-	pd->map_len = len;
-	if (get64(pd->map) != PD_MAGIC)
-		return fail(pd, "not a perf.data file (no PERFILE2 header)");
-	err = read_file(pd, pd->map, pd->map_len);
+	pd->fd = fd;
+	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	err = read_file(pd);
 out:
 	if (!err)
 		flush(pd, UINT64_MAX);

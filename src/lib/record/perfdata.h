@@ -61,9 +61,11 @@ struct rec_pd {
 	void *zstd;
 	uint8_t *zbuf;
 	size_t zlen, zalloc;
-	void *map;
-	size_t map_len;
-	uint64_t released; /* pages of the map given back, up to here */
+	/* a file: its data section from win_off to win_end is in win */
+	int fd, spooled; /* spooled: fd is a temporary copy, ours to close */
+	uint8_t *win;
+	size_t win_alloc;
+	uint64_t win_off, win_end;
 	char err[180];
 };
 
@@ -72,10 +74,11 @@ void rec_pd_release(struct rec_pd *pd);
 /* Whether bytes start a perf.data file or stream. */
 int rec_pd_is_perfdata(const char *p, size_t n);
 /*
- * Reads a perf.data file (fd, a regular file, is mapped) or stream (the
- * piece first, then next's), handing each record to the callback in time
- * order.  0, or an EMBER_E* code with pd->err saying what is wrong and
- * where.
+ * Reads a perf.data file (fd, a regular file: read, never mapped) or
+ * stream (the piece first, then next's), handing each record to the
+ * callback in time order.  0, or an EMBER_E* code with pd->err saying
+ * what is wrong and where (EMBER_ETRUNC: the file was cut short while
+ * read, pd->err saying how many bytes were expected and got).
  */
 int rec_pd_read(struct rec_pd *pd, int fd, const char *first, size_t nfirst,
 		rec_pd_next_fn next, void *ctx) EMBER_WUR;
