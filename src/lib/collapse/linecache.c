@@ -46,7 +46,7 @@ static const char *lc_rec_key(const struct lc_rec *r)
 void ember_linecache_init(struct ember_linecache *c)
 {
 	memset(c, 0, sizeof(*c));
-	c->mask = 4095;
+	c->mask = 255; /* grows with the lines: a small input stays small */
 	c->slots = ember_xcalloc(c->mask + 1, sizeof(*c->slots));
 }
 
@@ -172,7 +172,7 @@ void ember_linecache_add(struct ember_linecache *c, const char *k, size_t kn,
 	if ((c->n + 1) * 2 > c->mask)
 		grow(c);
 	if (c->len + size > c->alloc) {
-		size_t a = c->alloc ? c->alloc : 1u << 16;
+		size_t a = c->alloc ? c->alloc : 4096;
 		while (a < c->len + size)
 			a *= 2;
 		c->mem = ember_xrealloc(c->mem, a);

@@ -147,10 +147,11 @@ int src_next(struct source *s, const char **p, size_t *n)
 	}
 }
 
-static void job_reserve(struct job *j, size_t n, size_t job_size)
+/* Room for n more bytes; a job's first buffer is `first` bytes. */
+static void job_reserve(struct job *j, size_t n, size_t first)
 {
 	if (j->len + n + 1 > j->alloc) {
-		size_t a = j->alloc ? j->alloc : job_size + PIECE + 4096;
+		size_t a = j->alloc ? j->alloc : first;
 		while (a < j->len + n + 1)
 			a *= 2;
 		j->buf = ember_xrealloc(j->buf, a);
@@ -158,9 +159,13 @@ static void job_reserve(struct job *j, size_t n, size_t job_size)
 	}
 }
 
+/* A job is filled up to job_size and the piece that crosses it: from
+ * memory or a reader, the pieces are as big as the input at most, so a
+ * small input (a pipe's, or the fuzz targets' tiny jobs) makes small
+ * jobs rather than a megabyte each. */
 void job_append(struct job *j, const char *p, size_t n, size_t job_size)
 {
-	job_reserve(j, n, job_size);
+	job_reserve(j, n, job_size + (n < PIECE ? n : PIECE) + 4096);
 	memcpy(j->buf + j->len, p, n);
 	j->len += n;
 }
@@ -181,7 +186,7 @@ int src_fill(struct source *s, struct job *j, size_t job_size)
 		if (s->eof)
 			return s->err;
 		/* into the room there is, which job_size + PIECE leaves */
-		job_reserve(j, 4096, job_size);
+		job_reserve(j, 4096, job_size + PIECE + 4096);
 		size_t room = j->alloc - j->len - 1;
 		ssize_t got =
 		    fd_read(s, j->buf + j->len, room < PIECE ? room : PIECE);
