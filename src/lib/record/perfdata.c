@@ -29,10 +29,10 @@
 #define PD_MAGIC       0x32454c4946524550ull /* "PERFILE2" */
 #define PD_MAGIC_SWAP  0x50455246494c4532ull
 #define FILE_HDR_SIZE  104
-#define MAX_QUEUED     (64u << 20) /* bytes queued before a forced flush */
-#define READ_AHEAD     (1u << 20)  /* bytes of the data section read at once */
-#define WINDOW	       (8u << 20)  /* the window's first size */
-#define MAX_RECORD_LEN (1u << 20)  /* pipe-mode side data (tracing, aux) */
+#define MAX_QUEUED     (64u << 20)  /* bytes queued before a forced flush */
+#define READ_AHEAD     (256u << 10) /* bytes of the data section read at once */
+#define WINDOW	       (1u << 20)   /* the window's first size */
+#define MAX_RECORD_LEN (1u << 20)   /* pipe-mode side data (tracing, aux) */
 
 /* perf's own record types */
 enum {
@@ -519,7 +519,8 @@ static void count(struct rec_pd *pd, uint32_t type)
 /*
  * One record of the data section (or of a stream, or inflated); off is
  * where it starts in the input, for messages.  stable: it stays in
- * memory (a mapped file).  Returns 0, or an error.
+ * memory (a file's window, which keeps what is queued).  Returns 0, or an
+ * error.
  */
 static int on_record(struct rec_pd *pd, const uint8_t *rec, size_t size,
 		     uint64_t off, int stable)
