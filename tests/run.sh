@@ -7,10 +7,27 @@ set -u
 BUILD=${BUILD:-build}
 export EMBER="$BUILD/ember" SVGFRAMES="$BUILD/tests/svgframes" BUILD
 failed=""
+# Under the sanitizers, AddressSanitizer and LeakSanitizer write their
+# reports to files (UBSan's stay on stderr, where the tests look): a report
+# from a command whose status or stderr a test ignores still fails its suite.
+sanlog=
+if [ -n "${SANFLAGS:-}" ]; then
+	sanlog=$(mktemp -d)
+	trap 'rm -rf "$sanlog"' EXIT
+	export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}log_path=$sanlog/report"
+fi
 run() {
 	name=$1; shift
 	echo "== $name"
 	if ! "$@"; then failed="$failed $name"; fi
+	if [ -n "$sanlog" ] && [ -n "$(ls "$sanlog")" ]; then
+		for f in "$sanlog"/*; do
+			echo "FAIL $name: sanitizer report:"
+			head -40 "$f"
+			rm -f "$f"
+		done
+		case " $failed " in *" $name "*) ;; *) failed="$failed $name" ;; esac
+	fi
 }
 for t in "$BUILD"/tests/test-*; do
 	[ -x "$t" ] && run "unit $(basename "$t")" "$t"
