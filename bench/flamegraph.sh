@@ -2,7 +2,22 @@
 # ember flamegraph: MB/s of folded input, wall time and peak memory on the
 # bench recording's folded form and on a larger generated profile; ratios
 # to flamegraph.pl (FLAMEGRAPH_DIR) and inferno-flamegraph (INFERNO_DIR).
+# Where perf is at hand, also the CPU time (user and system, perf's
+# task-clock: steadier than wall time on a busy machine), the least of
+# MEASURE_RUNS runs.
 . bench/lib.sh
+
+# cpu_time COMMAND...: prints the least CPU time of the runs, in ms
+cpu_time() {
+	command -v perf > /dev/null 2>&1 || return 0
+	best=
+	for i in $(seq "${MEASURE_RUNS:-5}"); do
+		t=$(perf stat -x, -e task-clock "$@" 2>&1 > /dev/null | sed -n 's/^\([0-9.]*\),msec,task-clock.*/\1/p')
+		[ -n "$t" ] || return 0
+		if [ -z "$best" ] || [ "$(echo "$t < $best" | bc)" = 1 ]; then best=$t; fi
+	done
+	echo "    CPU time (user + system): $best ms"
+}
 
 folded=$W/system-wide.folded
 if [ ! -s "$folded" ]; then
@@ -22,6 +37,7 @@ for f in "$folded" "$gen" "$gen.sorted"; do
 	echo "  input $(basename "$f"): $(echo "$bytes / 1000000" | bc) MB, $lines lines"
 	measure "ember flamegraph" "$bytes" "$EMBER" flamegraph "$f" || continue
 	ours=$LAST_SECONDS
+	cpu_time "$EMBER" flamegraph "$f"
 	echo "    peak memory / input size: $(echo "scale=2; $mem * 1024 / $bytes" | bc)x;" \
 		"frames drawn: $("$EMBER" flamegraph "$f" 2>/dev/null | grep -c '<title>')"
 	[ "$f" = "$folded" ] &&

@@ -278,7 +278,7 @@ void ember_input_free(struct ember_input *in)
 
 /* ---- streaming ---- */
 
-#define CHUNK (1u << 20) /* bytes read at a time */
+#define CHUNK (1u << 18) /* bytes read at a time */
 
 struct ember_reader {
 	int fd;

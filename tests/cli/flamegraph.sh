@@ -235,6 +235,143 @@ printf 'f0\thref=#x\n' > "$T/deep.attr"
 status 0 "100000 frames deep, inverted, linked" "$EMBER" flamegraph --inverted --nameattr "$T/deep.attr" "$T/deep.folded"
 check "100000 frames deep, inverted, linked: well-formed" wellformed "$T/out"
 
+# Sorted input is read without hashing, each line stored as what follows
+# the frames it shares with the line before; the first line out of order
+# turns to hashing.  Whatever order the lines come in, and however they
+# are split into pieces, the graph is that of their sums per stack,
+# sorted (integer counts: the order of the additions cannot matter).
+sums() {
+	awk '{ c = $NF; sub(/ [^ ]*$/, ""); if (!($0 in s)) o[n++] = $0; s[$0] += c }
+	END { for (i = 0; i < n; i++) print o[i] " " s[o[i]] }' "$1" | LC_ALL=C sort
+}
+shuffle() { awk 'BEGIN { srand(7) } { print rand() "\t" $0 }' "$1" | sort | cut -f 2-; }
+# same_graphs NAME REFERENCE OPTIONS FORMS...: each form's graph is the
+# reference's, and the reference's is not empty
+same_graphs() {
+	name=$1 ref=$2 opts=$3; shift 3
+	# shellcheck disable=SC2086
+	"$EMBER" flamegraph $opts "$ref" > "$T/ref.svg" 2> /dev/null
+	check "$name ${opts:+($opts) }reference drawn" has "<title>all (" "$T/ref.svg"
+	for form in "$@"; do
+		# shellcheck disable=SC2086
+		"$EMBER" flamegraph $opts "$form" > "$T/form.svg" 2> /dev/null
+		check "$name ${opts:+($opts) }$(basename "$form"): the same graph" cmp -s "$T/form.svg" "$T/ref.svg"
+	done
+}
+cat > "$T/fc" << 'EOT'
+a;b;c 1
+a;b 2
+a;b;c;d 3
+a;b c;d 4
+a;;b 5
+a;b; 6
+a;bb;c 7
+a;b;cc 8
+a;b;c 9
+a;b;--;w;z 2
+x 10
+x;y 11
+a;b;c 1
+EOT
+LC_ALL=C sort "$T/fc" > "$T/fc.sorted"
+LC_ALL=C sort -r "$T/fc" > "$T/fc.desc"
+shuffle "$T/fc" > "$T/fc.shuffled"
+# a line out of order that repeats an early one: merged with it
+awk '$0 == "a;b;c 1" && !m++ { held = $0; next } { print } END { print held }' \
+	"$T/fc.sorted" > "$T/fc.late"
+sed 's/$/\r/' "$T/fc.sorted" > "$T/fc.crlf"
+awk '{ print } /^a;bb;c/ { print "a;b not-a-count" }' "$T/fc.sorted" > "$T/fc.bad"
+sums "$T/fc" > "$T/fc.sums"
+check "a line out of order repeats an early one" test "$(tail -1 "$T/fc.late")" = "a;b;c 1"
+# the boxes, by height and tooltip: the sums per stack, sorted as whole
+# lines ("a;b 2" < "a;b c;d 4" < "a;b;--;w;z 2": two boxes b), with an
+# empty frame and a trailing ';' dropped
+boxes() {
+	"$SVGFRAMES" "$1" | awk -F '\t' '!/^#/ { sub(/ samples.*/, "", $1); print $3 "|" $1 }' |
+		LC_ALL=C sort
+}
+cat > "$T/fc.boxes" << 'EOT'
+101.0|a (48
+101.0|x (21
+117.0|all (69
+37.0|z (2
+53.0|d (3
+53.0|w (2
+69.0|-- (2
+69.0|b (5
+69.0|c (14
+69.0|c (7
+69.0|cc (8
+69.0|d (4
+85.0| (5
+85.0|b (2
+85.0|b (30
+85.0|b c (4
+85.0|bb (7
+85.0|y (11
+EOT
+"$EMBER" flamegraph "$T/fc.sorted" > "$T/out" 2> /dev/null
+boxes "$T/out" > "$T/got.boxes"
+check "front-coded lines: every box" cmp -s "$T/got.boxes" "$T/fc.boxes"
+for opts in "" --reverse --inverted "--colors chain"; do
+	same_graphs "front-coded lines" "$T/fc.sums" "$opts" "$T/fc.sorted" "$T/fc.desc" \
+		"$T/fc.shuffled" "$T/fc.late" "$T/fc.crlf" "$T/fc.bad"
+done
+"$EMBER" flamegraph "$T/fc.late" > "$T/out" 2> /dev/null
+"$SVGFRAMES" "$T/out" > "$T/frames"
+check "a line out of order: merged with the early one" test "$(grep -c '^c (14 samples' "$T/frames")" = 1
+# two counts (differential: the colours follow the lines' deltas, so the
+# reference is the lines in reverse order, hashed from the second on)
+printf 'a;b 1 5\na;b;c 2 2\na;c 3 1\nb 4 0\na;b 1 5\n' > "$T/d2"
+LC_ALL=C sort "$T/d2" > "$T/d2.sorted"
+LC_ALL=C sort -r "$T/d2" > "$T/d2.desc"
+shuffle "$T/d2" > "$T/d2.shuffled"
+awk '$0 == "a;b 1 5" && !m++ { held = $0; next } { print } END { print held }' \
+	"$T/d2.sorted" > "$T/d2.late"
+same_graphs "differential lines" "$T/d2.desc" "" "$T/d2.sorted" "$T/d2.shuffled" "$T/d2.late"
+# a recording's stacks (sorted, as collapse writes them), shuffled
+sys=tests/conformance/flamegraph/inputs/sys-all.folded
+shuffle "$sys" > "$T/sys.shuffled"
+same_graphs "a recording's stacks" "$sys" "--minwidth 0" "$T/sys.shuffled"
+
+# many lines sharing frames, repeated, over many pieces of input (pipe,
+# file, gzip): more than the reader's 256 KiB at a time
+awk 'BEGIN { srand(3)
+	for (i = 0; i < 30000; i++) {
+		d = 2 + int(rand() * 10); s = "root"
+		for (j = 0; j < d; j++) s = s ";fn" int(rand() * (j < 3 ? 3 : 40)) "_x"
+		line = s " " (1 + int(rand() * 9)); print line
+		if (rand() < 0.2) print line
+	} }' > "$T/gen"
+LC_ALL=C sort "$T/gen" > "$T/gen.sorted"
+shuffle "$T/gen" > "$T/gen.shuffled"
+first=$(head -1 "$T/gen.sorted")
+awk -v f="$first" '$0 == f && !m++ { next } { print } END { print f }' "$T/gen.sorted" > "$T/gen.late"
+gzip -c "$T/gen.sorted" > "$T/gen.sorted.gz"
+sums "$T/gen" > "$T/gen.sums"
+check "generated lines: more than 256 KiB" test "$(wc -c < "$T/gen.sorted")" -gt 1000000
+same_graphs "generated lines" "$T/gen.sums" "--minwidth 0" "$T/gen.sorted" \
+	"$T/gen.shuffled" "$T/gen.late" "$T/gen.sorted.gz"
+"$EMBER" flamegraph --minwidth 0 < "$T/gen.sorted" > "$T/out" 2> /dev/null
+check "generated lines from a pipe: the same graph" cmp -s "$T/out" "$T/ref.svg"
+# a flame chart merges runs of one stack only, in time order
+awk '{ n = 1 + (NR % 3); for (i = 0; i < n; i++) print }' "$T/gen.shuffled" > "$T/chart"
+awk '{ c = $NF; sub(/ [^ ]*$/, "") }
+	NR > 1 && $0 != prev { print prev " " sum; sum = 0 }
+	{ prev = $0; sum += c } END { print prev " " sum }' "$T/chart" > "$T/chart.runs"
+check "flame chart: runs merged" test "$(wc -l < "$T/chart.runs")" -lt "$(wc -l < "$T/chart")"
+same_graphs "flame chart" "$T/chart.runs" "--flamechart --minwidth 0" "$T/chart"
+printf 'a;b 1\na;b 1\na;c 1\na;b 1\na;b 2\n' > "$T/chart2"
+"$EMBER" flamegraph --flamechart "$T/chart2" > "$T/out" 2> /dev/null
+"$SVGFRAMES" "$T/out" > "$T/frames"
+check "flame chart: a stack that comes back is drawn again" \
+	test "$(grep -c '^b (' "$T/frames")" = 2
+check "flame chart: the run after it holds its lines" has "b (3 samples" "$T/frames"
+# a profile read whole (collapsed on the way) and the same streamed folded
+p=tests/conformance/collapse/perf/inputs/rec-sys-slice.txt.gz
+"$EMBER" collapse perf "$p" > "$T/slice.folded" 2> /dev/null
+same_graphs "collapsed whole or streamed" "$T/slice.folded" "--minwidth 0" "$p"
+
 # memory follows the distinct lines, not the input: 6,000,000 lines of
 # one stack (90 MB), from a file and from a pipe, and as a flame chart
 if [ -x /usr/bin/time ] && [ -z "${SANFLAGS:-}" ]; then

@@ -355,6 +355,79 @@ static void test_tree(void)
 	ember_tree_release(&t);
 }
 
+static int write_buf(void *ctx, const void *p, size_t n)
+{
+	ember_buf_add(ctx, p, n);
+	return 0;
+}
+
+/* Draws text fed in pieces of at most `per` lines (0: all at once), each
+ * piece copied to the start of one buffer, as a reader reuses its own. */
+static void draw_fed(const char *text, int chart, size_t per,
+		     struct ember_buf *svg)
+{
+	struct ember_fg_options o;
+	struct ember_fg_stats st;
+	struct ember_buf piece = EMBER_BUF_INIT;
+
+	ember_fg_options_init(&o);
+	o.flamechart = chart;
+	o.minwidth = 0;
+	struct ember_flamegraph *fg = ember_flamegraph_new(&o);
+	ember_flamegraph_begin(fg, NULL);
+	for (const char *p = text; *p;) {
+		const char *e = p;
+		for (size_t k = 0; *e && (!per || k < per); k++)
+			e = strchr(e, '\n') + 1;
+		ember_buf_reset(&piece);
+		ember_buf_add(&piece, p, (size_t)(e - p));
+		ember_flamegraph_feed(fg, piece.buf, piece.len);
+		memset(piece.buf, ';', piece.len); /* gone after the call */
+		p = e;
+	}
+	ember_buf_reset(svg);
+	CHECK(ember_flamegraph_render(fg, write_buf, svg, &st) == 0);
+	ember_flamegraph_free(fg);
+	ember_buf_release(&piece);
+}
+
+/* The same graph whether the lines come all at once, one at a time or a
+ * few at a time through one buffer: lines are not kept in the caller's
+ * bytes, and the line before is compared as it was. */
+static void test_flamegraph_pieces(void)
+{
+	struct ember_buf text = EMBER_BUF_INIT, whole = EMBER_BUF_INIT;
+	struct ember_buf svg = EMBER_BUF_INIT;
+
+	/* sorted: parents before children, runs of one line */
+	for (int a = 0; a < 4; a++) {
+		ember_buf_addf(&text, "r;a%d %d\n", a, a + 1);
+		for (int b = 0; b < 5; b++)
+			for (int c = 0; c < 6; c++)
+				for (int k = 0; k < 1 + (a + c) % 3; k++)
+					ember_buf_addf(&text,
+						       "r;a%d;b%d;c%d %d\n", a,
+						       b, c, 1 + (b + c) % 4);
+	}
+	for (int round = 0; round < 2; round++) {
+		for (int chart = 0; chart < 2; chart++) {
+			draw_fed(text.buf, chart, 0, &whole);
+			CHECK(whole.len > 1000 && strstr(whole.buf, "c5 ("));
+			for (size_t per = 1; per <= 7; per += 3) {
+				draw_fed(text.buf, chart, per, &svg);
+				CHECK(svg.len == whole.len &&
+				      !memcmp(svg.buf, whole.buf, svg.len));
+			}
+		}
+		/* then lines out of order, repeating early ones */
+		ember_buf_adds(&text, "r;a0;b0;c0 1\nr;a0 1\nr;a0;b0;c0 1\n"
+				      "r;a2;b1;c5 3\nr;a0;b0;c0 1\n");
+	}
+	ember_buf_release(&text);
+	ember_buf_release(&whole);
+	ember_buf_release(&svg);
+}
+
 static void write_file(const char *path, const char *data, size_t n)
 {
 	FILE *f = fopen(path, "wb");
@@ -592,6 +665,7 @@ int main(void)
 	test_stacks();
 	test_stacks_order();
 	test_tree();
+	test_flamegraph_pieces();
 	test_input();
 	test_read_file();
 	DONE();

@@ -12,14 +12,16 @@
 #define EMBER_FG_MAXLEVELS 13
 
 /* One distinct valid input line (in a flame chart: one run of identical
- * lines): the whole line (for sorting), its stack part and counts, c2 the
- * second column of a differential line, and how many times it came. */
+ * lines): the line from byte `pre` on (pre is 0 unless the lines are
+ * front-coded), its lengths and counts, c2 the second column of a
+ * differential line, and how many times it came. */
 struct fg_line {
 	const char *s;
 	uint32_t len, stack_len;
+	uint32_t pre; /* bytes (whole frames) as in the line before */
+	int two;
 	double c1, c2;
 	uint64_t rep;
-	int two;
 };
 
 struct ember_flamegraph {
@@ -31,6 +33,16 @@ struct ember_flamegraph {
 	uint64_t *slots;
 	struct fg_line *last; /* the line before, if valid */
 	size_t mask;
+	/* front-coded lines (each stores only what follows the frames it
+	 * shares with the line before), and whether each is greater than the
+	 * one before, so that a line can only repeat the last one: no
+	 * hashing while input stays sorted */
+	int coded, sorted;
+	/* the last line whole: in the bytes being fed, or a copy in prev */
+	const char *last_s;
+	size_t last_n;
+	struct ember_buf prev;
+	struct ember_arena tails; /* the front-coded lines' bytes */
 	size_t nlines_in;
 	struct ember_bad_lines bad;
 	/* sums over the input lines in input order, as the script makes them */

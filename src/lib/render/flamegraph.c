@@ -10,10 +10,23 @@
  * does, each as many times as it came: the counts are summed in the
  * script's order.  Boxes narrower than --minwidth are dropped as they
  * close, so the tree grows with what is drawn.
+ *
+ * Folded input is usually sorted, and neighbours share most frames.  So
+ * lines are front-coded as they come: each is compared with the one
+ * before (kept whole), and only the bytes from the first frame that
+ * differs on are stored (`pre` bytes are the previous line's).  While
+ * every line is greater than the one before, a line can repeat no earlier
+ * line but the last, and nothing is hashed; the first line out of order
+ * turns the lines whole and hashes them (a flame chart never hashes).
+ * A front-coded line's frames all lie in its own bytes or in earlier
+ * lines' (they start after a ';'), so the tree's names point into them.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "fg.h"
 
@@ -38,9 +51,12 @@ struct ember_flamegraph *ember_flamegraph_new(const struct ember_fg_options *o)
 
 	fg->o = *o;
 	fg->maxdelta = 1;
-	fg->mask = 1023;
-	fg->slots = ember_xcalloc(fg->mask + 1, sizeof(*fg->slots));
+	fg->coded = 1;
+	fg->sorted = !o->flamechart;
+	ember_buf_init(&fg->prev, 0);
+	fg->last_s = fg->prev.buf;
 	ember_arena_init(&fg->arena);
+	ember_arena_init(&fg->tails);
 	return fg;
 }
 
@@ -56,7 +72,9 @@ void ember_flamegraph_free(struct ember_flamegraph *fg)
 		return;
 	free(fg->lines);
 	free(fg->slots);
+	ember_buf_release(&fg->prev);
 	ember_arena_release(&fg->arena);
+	ember_arena_release(&fg->tails);
 	free(fg);
 }
 
@@ -103,11 +121,137 @@ static void rehash(struct ember_flamegraph *fg)
 	fg->mask = mask;
 }
 
+/* The index of the first byte where a and b differ (or the shorter's
+ * length). */
+static size_t mismatch(const char *a, size_t na, const char *b, size_t nb)
+{
+	size_t n = na < nb ? na : nb, i = 0;
+
+#ifdef __SSE2__
+	while (i + 16 <= n) {
+		__m128i x =
+		    _mm_loadu_si128((const __m128i *)(const void *)(a + i));
+		__m128i y =
+		    _mm_loadu_si128((const __m128i *)(const void *)(b + i));
+		unsigned ne =
+		    (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, y)) ^ 0xffffu;
+		if (ne)
+			return i + (size_t)__builtin_ctz(ne);
+		i += 16;
+	}
+#endif
+	while (i + 8 <= n) {
+		uint64_t x, y;
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			return i + ((size_t)__builtin_ctzll(x ^ y) >> 3);
+		i += 8;
+	}
+	while (i < n && a[i] == b[i])
+		i++;
+	return i;
+}
+
+/* The start of the frame holding byte m of s: where front coding and
+ * the fields shared with the line before may end. */
+static size_t frame_start(const char *s, size_t m)
+{
+	const char *semi = m ? memrchr(s, ';', m) : NULL;
+	return semi ? (size_t)(semi - s) + 1 : 0;
+}
+
 /* One more time the line l came: its count is summed in input order. */
 static void count_line(struct ember_flamegraph *fg, struct fg_line *l)
 {
 	l->rep++;
 	fg->time += l->two ? l->c2 : l->c1;
+}
+
+/* Keeps nl, a new distinct line (or run) whose bytes from nl->pre on
+ * are at `at`, copied into `arena`. */
+static void keep_line(struct ember_flamegraph *fg, struct fg_line *nl,
+		      const char *at, struct ember_arena *arena)
+{
+	size_t n = nl->len - nl->pre;
+	char *copy = ember_arena_alloc(arena, n ? n : 1);
+
+	memcpy(copy, at, n);
+	nl->s = copy;
+	nl->rep = 0;
+	if (nl->two && fabs(nl->c2 - nl->c1) > fg->maxdelta)
+		fg->maxdelta = fabs(nl->c2 - nl->c1);
+	EMBER_GROW(fg->lines, fg->nlines + 1, fg->alines);
+	fg->lines[fg->nlines++] = *nl;
+	count_line(fg, &fg->lines[fg->nlines - 1]);
+}
+
+/* Turns front-coded lines whole again, each in one piece. */
+static void decode_lines(struct ember_flamegraph *fg)
+{
+	struct ember_buf b = EMBER_BUF_INIT;
+
+	for (size_t i = 0; i < fg->nlines; i++) {
+		struct fg_line *l = &fg->lines[i];
+		ember_buf_setlen(&b, l->pre);
+		ember_buf_add(&b, l->s, l->len - l->pre);
+		l->s =
+		    memcpy(ember_arena_alloc(&fg->arena, b.len), b.buf, b.len);
+		l->pre = 0;
+	}
+	ember_buf_release(&b);
+	ember_arena_release(&fg->tails);
+	ember_buf_release(&fg->prev);
+	fg->coded = 0;
+}
+
+/* Sorted input no more: the lines whole, and hashed. */
+static void start_hashing(struct ember_flamegraph *fg)
+{
+	decode_lines(fg);
+	fg->sorted = 0;
+	fg->mask = 1023;
+	while (fg->mask < fg->nlines * 2)
+		fg->mask = fg->mask * 2 + 1;
+	fg->slots = ember_xcalloc(fg->mask + 1, sizeof(*fg->slots));
+	for (size_t k = 0; k < fg->nlines; k++) {
+		uint32_t h =
+		    (uint32_t)ember_hash(fg->lines[k].s, fg->lines[k].len);
+		size_t i = h & fg->mask;
+		while (fg->slots[i])
+			i = (i + 1) & fg->mask;
+		fg->slots[i] = (uint64_t)h << 32 | (k + 1);
+	}
+	fg->last = fg->nlines ? &fg->lines[fg->nlines - 1] : NULL;
+}
+
+/* Adds line s of front-coded lines; 1 if s is out of order (then it is
+ * left for hashing). */
+static int add_coded(struct ember_flamegraph *fg, const char *s, size_t n)
+{
+	const char *last = fg->last_s;
+	struct fg_line nl;
+
+	if (fg->nlines && n == fg->last_n && !memcmp(last, s, n)) {
+		count_line(fg, &fg->lines[fg->nlines - 1]);
+		return 0;
+	}
+	size_t m = mismatch(last, fg->last_n, s, n);
+	int less = m < fg->last_n &&
+		   (m == n || (unsigned char)s[m] < (unsigned char)last[m]);
+	if (n > UINT32_MAX || parse_line(s, n, &nl) < 0) {
+		ember_bad_lines_add(&fg->bad, fg->lineno, fg->input, s, n);
+		return 0;
+	}
+	if (less && fg->sorted)
+		return 1;
+	/* front-coded from the frame that differs (never beyond the stack:
+	 * counts hold no ';') */
+	nl.pre = (uint32_t)frame_start(s, m);
+	keep_line(fg, &nl, s + nl.pre, &fg->tails);
+	fg->last_s = s; /* in the caller's bytes until the feed ends */
+	fg->last_n = n;
+	return 0;
 }
 
 /* Adds line s, a new distinct one (or run) unless it is l's again. */
@@ -121,42 +265,35 @@ static void add_line(struct ember_flamegraph *fg, const char *s, size_t n)
 	fg->nlines_in++;
 	if (n && s[n - 1] == '\r')
 		n--; /* CRLF input */
-	/* the line before again (repeated lines, sorted input): no hashing */
+	if (fg->coded) {
+		if (!add_coded(fg, s, n))
+			return;
+		start_hashing(fg);
+	}
+	/* the line before again (repeated lines): no hashing */
 	l = fg->last;
 	if (l && l->len == n && !memcmp(l->s, s, n)) {
 		count_line(fg, l);
 		return;
 	}
-	if (!fg->o.flamechart) { /* a flame chart merges runs only */
-		h = (uint32_t)ember_hash(s, n);
-		for (i = h & fg->mask; fg->slots[i]; i = (i + 1) & fg->mask) {
-			if (fg->slots[i] >> 32 != h)
-				continue; /* the line is not looked at */
-			l = &fg->lines[(uint32_t)fg->slots[i] - 1];
-			if (l->len == n && !memcmp(l->s, s, n)) {
-				count_line(fg, l);
-				fg->last = l;
-				return;
-			}
+	h = (uint32_t)ember_hash(s, n);
+	for (i = h & fg->mask; fg->slots[i]; i = (i + 1) & fg->mask) {
+		if (fg->slots[i] >> 32 != h)
+			continue; /* the line is not looked at */
+		l = &fg->lines[(uint32_t)fg->slots[i] - 1];
+		if (l->len == n && !memcmp(l->s, s, n)) {
+			count_line(fg, l);
+			fg->last = l;
+			return;
 		}
 	}
 	if (n > UINT32_MAX || parse_line(s, n, &nl) < 0) {
 		ember_bad_lines_add(&fg->bad, fg->lineno, fg->input, s, n);
 		return;
 	}
-	char *copy = ember_arena_alloc(&fg->arena, n ? n : 1);
-	memcpy(copy, s, n);
-	nl.s = copy;
-	nl.rep = 0;
-	if (nl.two && fabs(nl.c2 - nl.c1) > fg->maxdelta)
-		fg->maxdelta = fabs(nl.c2 - nl.c1);
-	EMBER_GROW(fg->lines, fg->nlines + 1, fg->alines);
-	l = &fg->lines[fg->nlines++];
-	*l = nl;
-	count_line(fg, l);
-	fg->last = l;
-	if (fg->o.flamechart)
-		return;
+	nl.pre = 0;
+	keep_line(fg, &nl, s, &fg->arena);
+	fg->last = &fg->lines[fg->nlines - 1];
 	fg->slots[i] = (uint64_t)h << 32 | fg->nlines;
 	if (fg->nlines * 2 > fg->mask)
 		rehash(fg);
@@ -179,6 +316,11 @@ void ember_flamegraph_feed(struct ember_flamegraph *fg, const char *data,
 		add_line(fg, p, (size_t)(eol - p));
 		p = nl ? nl + 1 : end;
 	}
+	if (fg->coded && fg->last_s != fg->prev.buf) {
+		ember_buf_setlen(&fg->prev, 0);
+		ember_buf_add(&fg->prev, fg->last_s, fg->last_n);
+		fg->last_s = fg->prev.buf;
+	}
 }
 
 uint64_t ember_flamegraph_lines(const struct ember_flamegraph *fg)
@@ -191,25 +333,6 @@ void ember_flamegraph_add(struct ember_flamegraph *fg, const char *name,
 {
 	ember_flamegraph_begin(fg, name);
 	ember_flamegraph_feed(fg, data, len);
-}
-
-/* The index of the first byte where a and b differ (or the shorter's
- * length). */
-static size_t mismatch(const char *a, size_t na, const char *b, size_t nb)
-{
-	size_t n = na < nb ? na : nb, i = 0;
-
-	while (i + 8 <= n) {
-		uint64_t x, y;
-		memcpy(&x, a + i, 8);
-		memcpy(&y, b + i, 8);
-		if (x != y)
-			return i + ((size_t)__builtin_ctzll(x ^ y) >> 3);
-		i += 8;
-	}
-	while (i < n && a[i] == b[i])
-		i++;
-	return i;
 }
 
 static int cmp_line(const void *pa, const void *pb)
@@ -398,13 +521,16 @@ int ember_flamegraph_render(struct ember_flamegraph *fg, ember_write_fn w,
 	double time, maxdelta;
 	int err;
 
+	int chain = o->colors && !strcmp(o->colors, "chain");
+	if (fg->coded && (o->reverse || chain))
+		decode_lines(fg); /* rewritten whole */
 	if (o->reverse)
 		reverse_lines(fg);
 	free(fg->slots); /* no more lines come */
 	fg->slots = NULL;
 	time = fg->time;
 	maxdelta = fg->maxdelta;
-	if (!o->flamechart) {
+	if (!o->flamechart && !(fg->sorted && !o->reverse)) {
 		int sorted = 1;
 		for (size_t i = 1; i < fg->nlines && sorted; i++)
 			sorted =
@@ -436,38 +562,29 @@ int ember_flamegraph_render(struct ember_flamegraph *fg, ember_write_fn w,
 	struct ember_tree tree;
 	ember_tree_init(&tree, minwidth_time);
 	/* fr holds the previous stack's fields; a sorted stack shares most
-	 * of them, so only the part after the first differing byte is split */
+	 * of them, so only the part from the first frame that differs on is
+	 * split (the first pre bytes are the previous stack's) */
 	const char *prev = "";
 	size_t plen = 0, nraw = 0, nprev = 0;
-	int chain = o->colors && !strcmp(o->colors, "chain");
 	for (size_t i = 0; i < fg->nlines; i++) {
 		struct fg_line *l = &fg->lines[i];
 		if (chain)
 			chain_stack(fg, l, &tmp);
-		const char *cur = l->s;
-		size_t clen = l->stack_len;
-		size_t p = mismatch(prev, plen, cur, clen), k = 0;
-		while (k < nraw && fr[k].s - prev + fr[k].len < p)
-			k++; /* fields ending (in ';') before the difference */
-		if (k < nraw && fr[k].s - prev + fr[k].len == p &&
-		    (p == plen || prev[p] == ';') &&
-		    (p == clen || cur[p] == ';'))
-			k++; /* and the one ending at it in both */
-		/* the shared fields now point into cur, at the same offsets */
-		for (size_t j = 0; j < k; j++)
-			fr[j].s = cur + (fr[j].s - prev);
+		size_t clen = l->stack_len, pre = l->pre, k = 0, at = 0;
+		if (!fg->coded) {
+			pre =
+			    frame_start(l->s, mismatch(prev, plen, l->s, clen));
+			prev = l->s;
+			plen = clen;
+		}
+		/* the fields before pre end in a ';' there in both stacks */
+		while (k < nraw && at + fr[k].len < pre)
+			at += fr[k++].len + 1;
 		if (!clen)
 			nraw = 0;
-		else if (k && fr[k - 1].s + fr[k - 1].len == cur + clen)
-			nraw = k; /* cur ends with the last shared field */
-		else if (k)
-			nraw = ember_folded_fields(
-			    fr[k - 1].s + fr[k - 1].len + 1,
-			    (size_t)(cur + clen -
-				     (fr[k - 1].s + fr[k - 1].len + 1)),
-			    k, &fr, &afr);
 		else
-			nraw = ember_folded_fields(cur, clen, 0, &fr, &afr);
+			nraw = ember_folded_fields(l->s + (fg->coded ? 0 : pre),
+						   clen - pre, k, &fr, &afr);
 		size_t n = nraw;
 		while (n && !fr[n - 1].len)
 			n--; /* Perl's split drops trailing empty fields */
@@ -479,9 +596,8 @@ int ember_flamegraph_render(struct ember_flamegraph *fg, ember_write_fn w,
 		ember_tree_flow_keep(&tree, fr, n, known, count,
 				     l->two ? &delta : NULL);
 		/* the same line again: as many times, only time moves */
-		ember_tree_repeat(&tree, count, l->rep - 1);
-		prev = cur;
-		plen = clen;
+		if (l->rep > 1)
+			ember_tree_repeat(&tree, count, l->rep - 1);
 		nprev = n;
 	}
 	ember_tree_finish(&tree);
