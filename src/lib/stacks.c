@@ -95,8 +95,10 @@ size_t ember_stacks_add(struct ember_stacks *s, const uint32_t *frames,
 	if (s->nids + n > UINT32_MAX || s->n >= UINT32_MAX - 1)
 		ember_xmalloc(
 		    SIZE_MAX); /* beyond 32-bit offsets: out of memory */
-	EMBER_GROW(s->ids, s->nids + n, s->aids);
-	if (n) /* an empty stack: ids may still be NULL */
+	/* one more: ids is never NULL once there is a stack, an empty one
+	 * too, so that ids + off is always a pointer into it */
+	EMBER_GROW(s->ids, s->nids + n + 1, s->aids);
+	if (n)
 		memcpy(s->ids + s->nids, frames, n * sizeof(*frames));
 	EMBER_GROW(s->ents, s->n + 1, s->alloc);
 	struct ember_stack_ent *e = &s->ents[s->n];

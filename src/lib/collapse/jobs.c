@@ -17,12 +17,13 @@
 
 #include "driver.h"
 
-/* Parses job j with worker w's parser, into w's sink. */
+/* Parses job j with worker w's parser, into w's sink.  (The job of an
+ * empty input has no buffer: the parsers are given "" rather than NULL.) */
 static void run_job(struct ember_collapse *c, struct worker *w, struct job *j)
 {
 	memset(&w->sink.n, 0, sizeof(w->sink.n));
 	c->fmt->begin(w->state, &j->sh, j->file_start);
-	c->fmt->parse(w->state, j->buf, j->len);
+	c->fmt->parse(w->state, j->buf ? j->buf : "", j->len);
 	if (j->file_end)
 		c->fmt->end(w->state);
 	j->n = w->sink.n;
@@ -121,7 +122,8 @@ static void dispatch(struct ember_collapse *c, struct job *j, size_t input)
 	int first = 0;
 
 	if (c->fmt->settle)
-		c->fmt->settle(&c->sh, j->buf, j->len, j->file_start);
+		c->fmt->settle(&c->sh, j->buf ? j->buf : "", j->len,
+			       j->file_start);
 	j->sh = c->sh;
 	rec = collapse_record(c, input);
 	j->seq = (size_t)(rec - c->recs);

@@ -186,7 +186,8 @@ void ember_linecache_add(struct ember_linecache *c, const char *k, size_t kn,
 	r->nids = (uint16_t)nids;
 	r->flags = (uint8_t)flags;
 	r->pad = 0;
-	memcpy((char *)(r + 1), ids, nids * 4);
+	if (nids)
+		memcpy((char *)(r + 1), ids, nids * 4);
 	memcpy((char *)(r + 1) + nids * 4, k, kn);
 	c->len += size;
 	size_t i = h & c->mask;

@@ -609,7 +609,8 @@ static void other_line(struct perf_state *st, const char *s, size_t n)
 				 ? LC_UNKNOWN
 				 : 0);
 		ember_linecache_add(&st->lc, s + kb, n - kb, flags,
-				    st->frames + first, st->n - first);
+				    st->n > first ? st->frames + first : NULL,
+				    st->n - first);
 	}
 }
 

@@ -574,8 +574,9 @@ static void nest(struct tstate *s, struct thread *t)
 		if (!isnan(t->sp[i].dur))
 			t->sp[m++] = t->sp[i];
 	t->n = m;
-	qsort(t->sp, t->n, sizeof(*t->sp),
-	      s->compat ? by_start : by_start_longer);
+	if (t->n)
+		qsort(t->sp, t->n, sizeof(*t->sp),
+		      s->compat ? by_start : by_start_longer);
 	for (size_t i = 0; i < t->n; i++) {
 		const struct span *e = &t->sp[i];
 		while (n && st[n - 1].sp->ts + st[n - 1].sp->dur <= e->ts) {
