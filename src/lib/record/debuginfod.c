@@ -181,9 +181,10 @@ void rec_debuginfod_free(struct rec_debuginfod *dc)
 	if (dc->seconds > SUMMARY_AFTER)
 		ember_log(EMBER_LOG_NOTICE,
 			  "debuginfod: %u of %u debug file%s found, %.1f MB, "
-			  "in %.1f s (cached for next time)",
+			  "in %.1f s%s",
 			  dc->found, dc->asked, dc->asked == 1 ? "" : "s",
-			  (double)dc->bytes / 1e6, dc->seconds);
+			  (double)dc->bytes / 1e6, dc->seconds,
+			  dc->found ? " (cached for next time)" : "");
 	if (dc->client)
 		dc->end(dc->client);
 	/* not dlclose'd: libcurl and its TLS library keep global state
