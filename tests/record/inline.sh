@@ -175,8 +175,12 @@ check_lang() {
 		{ print base($0) }' | sort -u > "$T/$lang.marked"
 	nmarked=$(wc -l < "$T/$lang.marked")
 	check "$lang: --all marks inlined frames _[i] ($nmarked names)" test "$nmarked" -ge 5
-	check "$lang: --all: no _[i] frame is one --no-inline has" \
-		sh -c "! comm -12 '$T/$lang.marked' '$T/$lang.noinl.names' | grep -q ."
+	# a function inlined at some calls and called at others may be
+	# sampled out of line in one run only: a frame --no-inline shows in
+	# 1% of the samples or more is never an inlined call
+	shares "$T/$lang.noinl.folded" | awk '$1 >= 1' | sed 's/^[^ ]* //' | sort -u > "$T/$lang.noinl.hot"
+	check "$lang: --all: no _[i] frame is one --no-inline has in 1% of samples: $(comm -12 "$T/$lang.marked" "$T/$lang.noinl.hot" | head -3 | tr '\n' ' ')" \
+		sh -c "! comm -12 '$T/$lang.marked' '$T/$lang.noinl.hot' | grep -q ."
 	check "$lang: --all: no _[i] on kernel frames" sh -c "! grep -q '_\[k\]_\[i\]\|_\[i\]_\[k\]' '$T/$lang.all.folded'"
 	check "$lang: --all: kernel frames still _[k]" grep -q '_\[k\]' "$T/$lang.all.folded"
 	[ -n "$have_perf" ] || return 0
