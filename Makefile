@@ -117,13 +117,17 @@ test: deps
 test-run: $(BUILD)/ember $(UNIT_BIN) $(TOOL_BIN)
 	@BUILD=$(BUILD) CC='$(CC)' SANFLAGS='$(SANFLAGS)' sh tests/run.sh
 
-# The same tests, built and run under AddressSanitizer and UBSan.
+# The same tests, built and run under AddressSanitizer and UBSan, then a
+# short fuzzing run of every parser (run even when a suite failed, so that
+# its findings are not hidden; the target fails if either did).
 check: deps
 	@$(MAKE) --no-print-directory build/ember build/gen/assets.c
-	@$(MAKE) --no-print-directory BUILD=build/san CFLAGS='-O1 -g' \
+	@rc=0; $(MAKE) --no-print-directory BUILD=build/san CFLAGS='-O1 -g' \
 		SANFLAGS='-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all' \
-		test-run
-	@FUZZ_SECONDS=$${FUZZ_SECONDS:-10} $(MAKE) --no-print-directory fuzz
+		test-run || rc=1; \
+	FUZZ_SECONDS=$${FUZZ_SECONDS:-10} $(MAKE) --no-print-directory fuzz || rc=1; \
+	[ $$rc = 0 ] || echo 'make check: a test suite or the fuzzing run failed (see above)'; \
+	exit $$rc
 
 fuzz:
 	@sh tests/fuzz/run.sh
