@@ -214,8 +214,9 @@ check_lang() {
 		echo "inline: $lang: $name under $rtop: ember $got%, collapse perf --inline $ref%, perf script $pref%"
 		check "$lang: $name: in ember's profile" ge "$got" 0.1
 		check "$lang: $name: under $rtop in ember's profile too ($gtop)" test "$gtop" = "$rtop"
-		check "$lang: $name: the same in collapse perf --inline as in perf script (under $ptop: $pref%)" \
-			test "$ref $rtop" = "$pref $ptop"
+		[ -n "${perf_misses:-}" ] ||
+			check "$lang: $name: the same in collapse perf --inline as in perf script (under $ptop: $pref%)" \
+				test "$ref $rtop" = "$pref $ptop"
 		check "$lang: $name: ember $got% near collapse perf --inline's $ref%" near "$got" "$ref"
 		grep -qxF -- "$name" "$T/$lang.noinl.names" ||
 			check "$lang: $name: inlined in ember's profile too" grep -qxF -- "$name" "$T/$lang.inl.names"
@@ -263,5 +264,21 @@ elif ! "$RUSTC" -O -g -o "$R/inline-rs" tests/record/inline.rs 2> "$T/rs.err"; t
 	echo "inline: rustc cannot build tests/record/inline.rs: no Rust test ($(head -1 "$T/rs.err"))"
 else
 	check_lang rust "lookup_strings lookup_ints sort_ints" "$R/inline-rs"
+fi
+
+# clang writes no .debug_aranges, where libdw finds an address's unit:
+# ember reads the units' own ranges.  perf script (and binutils'
+# addr2line) miss some of clang's inlined calls that llvm-symbolizer and
+# libdw find (std::__unguarded_partition in std::sort's loop): their
+# shares are not compared with perf's
+if ! command -v clang++ > /dev/null 2>&1; then
+	echo "inline: clang++ not found: no clang test"
+elif ! clang++ -O2 -g -o "$R/inline-clang" tests/record/inline.cc 2> "$T/clang.err"; then
+	echo "inline: clang++ cannot build tests/record/inline.cc: no clang test ($(head -1 "$T/clang.err"))"
+else
+	perf_misses=1
+	check_lang clang++ "lookup_strings lookup_ints sort_ints" "$R/inline-clang"
+	grep -qxF 'std::__cxx11::basic_string::compare' "$T/clang++.inl.names" && ok ||
+		bad "clang++: basic_string::compare is an inlined frame"
 fi
 finish

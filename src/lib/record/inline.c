@@ -70,6 +70,17 @@ struct module {
 	size_t nloads;
 	struct unit *units;
 	size_t nunits, aunits, last;
+	/* the units' address ranges, read from the units themselves where
+	 * libdw's lookup, which needs .debug_aranges, finds none (clang
+	 * writes no .debug_aranges) */
+	struct cu_range *cur;
+	size_t ncur;
+	int cur_read;
+};
+
+struct cu_range {
+	uint64_t lo, hi;
+	Dwarf_Off off;
 };
 
 struct result {
@@ -126,6 +137,7 @@ void ember_inliner_free(struct ember_inliner *in)
 			free(m->units[u].pieces);
 		}
 		free(m->units);
+		free(m->cur);
 		if (m->dwfl)
 			dwfl_end(m->dwfl);
 		rec_dwarfsec_release(&m->secs);
@@ -435,6 +447,60 @@ static const char *fn_name(struct ember_inliner *in, Dwarf *dw, struct fn *f)
 	return in->names.buf + f->name - 1;
 }
 
+static int cu_range_cmp(const void *a, const void *b)
+{
+	const struct cu_range *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* The unit holding addr (in the DWARF's addresses) by the ranges of
+ * every unit, read once. */
+static Dwarf_Die *unit_by_ranges(struct module *m, Dwarf *dw, uint64_t addr,
+				 Dwarf_Die *out)
+{
+	if (!m->cur_read) {
+		Dwarf_CU *cu = NULL, *next;
+		Dwarf_Die cudie;
+		uint8_t type;
+		size_t alloc = 0;
+		m->cur_read = 1;
+		while (dwarf_get_units(dw, cu, &next, NULL, &type, &cudie,
+				       NULL) == 0) {
+			cu = next;
+			if (type != DW_UT_compile && type != DW_UT_partial &&
+			    type != DW_UT_skeleton)
+				continue;
+			Dwarf_Addr base, lo, hi;
+			ptrdiff_t o = 0;
+			while ((o = dwarf_ranges(&cudie, o, &base, &lo, &hi)) >
+			       0) {
+				if (lo >= hi)
+					continue;
+				EMBER_GROW(m->cur, m->ncur + 1, alloc);
+				m->cur[m->ncur++] = (struct cu_range){
+				    lo, hi, dwarf_dieoffset(&cudie)};
+			}
+		}
+		if (m->ncur)
+			qsort(m->cur, m->ncur, sizeof(*m->cur), cu_range_cmp);
+	}
+	size_t lo = 0, hi = m->ncur;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->cur[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* ranges of units do not nest: the last one starting at or before
+	 * addr, or one just before it where two overlap */
+	for (size_t i = lo; i-- > 0 && lo - i <= 4;)
+		if (addr < m->cur[i].hi)
+			return dwarf_offdie(dw, m->cur[i].off, out);
+	return NULL;
+}
+
 /* Records for the functions at addr, outermost first, into b; returns
  * how many, or -1 when no function is there.  The innermost function's
  * chain of functions around it holds the inlined calls, each with its
@@ -443,12 +509,16 @@ static int resolve(struct ember_inliner *in, struct module *m, uint64_t addr,
 		   struct ember_buf *b)
 {
 	Dwarf_Addr bias;
-	Dwarf_Die *cu = dwfl_module_addrdie(m->mod, addr, &bias);
+	Dwarf_Die *cu = dwfl_module_addrdie(m->mod, addr, &bias), found;
 	Dwarf *dw = dwfl_module_getdwarf(m->mod, &bias);
 	int perf = in->flags & EMBER_INLINE_PERF;
 	int context = in->flags & EMBER_INLINE_CONTEXT;
 
-	if (!cu || !dw)
+	if (!dw)
+		return -1;
+	if (!cu)
+		cu = unit_by_ranges(m, dw, addr - bias, &found);
+	if (!cu)
 		return -1;
 	struct unit *u = unit_of(m, cu);
 	int32_t f = innermost(u, addr - bias);
