@@ -59,6 +59,17 @@ cut_while_read() {
 	wait "$cut_pid"
 	rc=$?
 }
+# cut_checks LABEL FILE SIZE OUTPUT: after cut_while_read, ember stopped,
+# exited 1 (not killed) saying FILE of SIZE bytes was cut short, and left
+# neither OUTPUT (a name in $T) nor a temporary file of it
+cut_checks() {
+	check "$1 cut short while read: ember stopped where the test cuts it" test -n "$stopped"
+	check "$1 cut short while read: exit status 1, not killed (got $rc)" test "$rc" = 1
+	check "$1 cut short while read: said" has \
+		"cannot read '$2': the file was cut short while being read (expected $3 bytes, got " "$T/err"
+	check "$1 cut short while read: no sanitizer report" sh -c "! grep -q 'AddressSanitizer\|runtime error:' '$T/err'"
+	check "$1 cut short while read: no output, no temporary file" test -z "$(ls "$T" | grep -F "$4")"
+}
 finish() {
 	echo "$suite: $pass passed, $fail failed"
 	[ "$fail" -eq 0 ]

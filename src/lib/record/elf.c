@@ -24,7 +24,7 @@ static int libelf_ready(void)
 	return ready;
 }
 
-static Elf_Scn *find_section(Elf *elf, const char *name, GElf_Shdr *sh)
+Elf_Scn *rec_elf_find_section(Elf *elf, const char *name, GElf_Shdr *sh)
 {
 	size_t shstrndx;
 	Elf_Scn *scn = NULL;
@@ -98,7 +98,7 @@ static void read_build_id(struct rec_elf *e, Elf *elf)
 static void read_debuglink(struct rec_elf *e, Elf *elf)
 {
 	GElf_Shdr sh;
-	Elf_Scn *scn = find_section(elf, ".gnu_debuglink", &sh);
+	Elf_Scn *scn = rec_elf_find_section(elf, ".gnu_debuglink", &sh);
 	Elf_Data *d;
 
 	if (!scn || sh.sh_type == SHT_NOBITS || !(d = elf_getdata(scn, NULL)) ||
@@ -340,11 +340,11 @@ size_t rec_elf_plt_symbols(struct rec_elf *e, struct rec_symtab *st)
 	int has_sec;
 	const uint64_t entry = 16; /* x86-64 */
 
-	if (!elf || !find_section(elf, ".plt", &plt) ||
+	if (!elf || !rec_elf_find_section(elf, ".plt", &plt) ||
 	    plt.sh_type == SHT_NOBITS)
 		return 0;
-	has_sec = find_section(elf, ".plt.sec", &sec) != NULL;
-	rel_scn = find_section(elf, ".rela.plt", &rel);
+	has_sec = rec_elf_find_section(elf, ".plt.sec", &sec) != NULL;
+	rel_scn = rec_elf_find_section(elf, ".rela.plt", &rel);
 	if (!rel_scn || rel.sh_type != SHT_RELA || !rel.sh_entsize ||
 	    !(dyn_scn = elf_getscn(elf, rel.sh_link)) ||
 	    !gelf_getshdr(dyn_scn, &dyn) || !dyn.sh_entsize ||

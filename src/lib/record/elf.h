@@ -5,7 +5,12 @@
 #ifndef EMBER_RECORD_ELF_H
 #define EMBER_RECORD_ELF_H
 
+#include <elf.h>
+
 #include "record/symtab.h"
+
+struct Elf;
+struct Elf_Scn;
 
 struct rec_load {
 	uint64_t off, filesz, vaddr;
@@ -26,6 +31,9 @@ struct rec_elf {
 };
 
 int rec_elf_open(struct rec_elf *e, const char *path) EMBER_WUR;
+/* The file's first section of that name, its header in *sh; or NULL. */
+struct Elf_Scn *rec_elf_find_section(struct Elf *elf, const char *name,
+				     Elf64_Shdr *sh);
 /* The same from an open file, which it takes over (closed on failure). */
 int rec_elf_open_fd(struct rec_elf *e, int fd) EMBER_WUR;
 /* An image in memory (copied). */

@@ -155,22 +155,14 @@ void ember_inliner_free(struct ember_inliner *in)
 /* Whether the file has DWARF of its own (not a stripped binary's). */
 static int has_dwarf(Elf *elf)
 {
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
 
-	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
+	if (!elf)
 		return 0;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		const char *name;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
-		    !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
-			continue;
-		if (!strcmp(name, ".debug_info") ||
-		    !strcmp(name, ".zdebug_info"))
-			return 1;
-	}
-	return 0;
+	return (rec_elf_find_section(elf, ".debug_info", &sh) &&
+		sh.sh_type != SHT_NOBITS) ||
+	       (rec_elf_find_section(elf, ".zdebug_info", &sh) &&
+		sh.sh_type != SHT_NOBITS);
 }
 
 /* The file to read DWARF from: the binary (fd) when it has its own,
