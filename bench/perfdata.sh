@@ -35,7 +35,7 @@ fi
 dw=$W/dwarf.perf.data
 mkdir -p "$W/cc"
 perf record -q --call-graph dwarf -F 499 -o "$dw" -- sh -c '
-	for f in src/lib/collapse/perf.c src/lib/record/unwind.c src/lib/record/cfi.c src/lib/tree.c; do
+	for f in src/lib/collapse/perf.c src/lib/unwind/unwind.c src/lib/unwind/cfi.c src/lib/tree.c; do
 		cc -O2 -g -Iinclude -Isrc/lib -D_GNU_SOURCE -c "$f" -o "$0/$(basename "$f").o" || exit 1
 	done' "$W/cc" > /dev/null 2> "$W/rec.err" || { echo "  DWARF: perf record failed: $(head -1 "$W/rec.err")"; exit 0; }
 bytes=$(stat -c %s "$dw")

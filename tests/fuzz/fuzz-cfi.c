@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record/unwind-cfi.h"
+#include "unwind/unwind-cfi.h"
 
 struct ranges {
 	uint64_t s[16], e[16];

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record/jitdump.h"
-#include "record/unwind.h"
+#include "symbols/jitdump.h"
+#include "unwind/unwind.h"
 
 static const struct ember_unwind_mapping anon = {0, UINT64_MAX, 0, 0,
 						 0, "//anon",	1};

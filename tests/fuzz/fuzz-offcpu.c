@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record/events.h"
-#include "record/offcpu.h"
+#include "perf/events.h"
+#include "perf/offcpu.h"
 
 static const char format[] =
     "\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record/java.h"
-#include "record/symbolize.h"
+#include "symbols/names.h"
+#include "perf/symbolize.h"
 
 static void lookups(struct rec_symtab *st, const unsigned char *d, size_t n)
 {

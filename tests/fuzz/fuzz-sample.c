@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "record/events.h"
-#include "record/symbolize.h"
+#include "perf/events.h"
+#include "perf/symbolize.h"
 
 #define COPY 4096
 

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "ember.h"
-#include "collapse/perf-names.h"
+#include "symbols/names.h"
 #include "harness.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #include "harness.h"
-#include "record/inline.h"
+#include "symbols/inline.h"
 
 static volatile int sink;
 

@@ -15,16 +15,17 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "record/elf.h"
-#include "record/events.h"
+#include "symbols/elf.h"
+#include "perf/events.h"
 #include "record/java.h"
-#include "record/offcpu.h"
-#include "record/procfs.h"
-#include "record/procmap.h"
+#include "perf/offcpu.h"
+#include "symbols/procfs.h"
+#include "perf/procmap.h"
 #include "record/reader.h"
 #include "record/ring.h"
-#include "record/symbolize.h"
-#include "record/symtab.h"
+#include "perf/symbolize.h"
+#include "symbols/symtab.h"
+#include "symbols/names.h"
 #include "record/target.h"
 
 static void test_symtab_aliases(void)

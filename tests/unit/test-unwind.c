@@ -5,7 +5,7 @@
 #include <stdint.h>
 
 #include "harness.h"
-#include "record/unwind-cfi.h"
+#include "unwind/unwind-cfi.h"
 #include "unwind-helpers.h"
 
 /* ---- the CFI interpreter on crafted sections ---- */

@@ -25,8 +25,8 @@
 #include <unistd.h>
 
 #include "ember.h"
-#include "record/jitdump.h"
-#include "record/unwind.h"
+#include "symbols/jitdump.h"
+#include "unwind/unwind.h"
 
 /* The first path matching pattern in the pyenv versions directory (or
  * NULL): the Python builds the live tests and the benchmark run. */

@@ -18,8 +18,8 @@
 
 #include <string.h>
 
-#include "collapse/perf-names.h"
-#include "record/inline.h"
+#include "symbols/inline.h"
+#include "symbols/names.h"
 #include "folded.h"
 
 /* Counters of one job (or one input when not split), merged in input
@@ -205,6 +205,16 @@ static inline int cl_digit(unsigned char c)
 static inline int cl_word(unsigned char c)
 {
 	return folded_word(c);
+}
+/* memmem/prefix tests against a C string. */
+static inline int cl_has(const char *s, size_t n, const char *lit)
+{
+	return memmem(s, n, lit, strlen(lit)) != NULL;
+}
+static inline int cl_starts(const char *s, size_t n, const char *lit)
+{
+	size_t m = strlen(lit);
+	return n >= m && !memcmp(s, lit, m);
 }
 static inline int cl_blank(const char *s, size_t n)
 {

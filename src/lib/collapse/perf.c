@@ -410,7 +410,7 @@ static void srcline(struct perf_state *st, const char *s, size_t n)
 static int skip_after(struct perf_state *st, const struct ember_perf_frame *f,
 		      size_t first)
 {
-	size_t sn = cl_strip_offset(f->sym, f->sym_len);
+	size_t sn = rec_strip_offset(f->sym, f->sym_len);
 
 	for (size_t i = 0; i < st->nskip_after; i++) {
 		const char *want = st->skip_after[i];
@@ -509,8 +509,8 @@ static int inlined_frames(struct perf_state *st,
 		struct ember_buf name_buf = EMBER_BUF_INIT;
 		if (!tab)
 			tab = rec_end;
-		cl_clean_part(r, (size_t)(tab - r), f, 0, &name_buf, &name,
-			      &len);
+		rec_clean_part(r, (size_t)(tab - r), f, 0, &name_buf, &name,
+			       &len);
 		ember_buf_reset(t);
 		ember_buf_add(t, name, len);
 		if (tab + 1 < rec_end) {
@@ -533,7 +533,7 @@ static void frame_line(struct perf_state *st, const struct ember_perf_frame *f)
 	if (st->skipping)
 		return;
 	if (!(st->inliner && inlined_frames(st, f)))
-		cl_perf_names(f, flags, &st->tmp, &st->tmp2, emit_frame, st);
+		rec_perf_names(f, flags, &st->tmp, &st->tmp2, emit_frame, st);
 	if (st->srcline &&
 	    !(f->sym_len == 9 && !memcmp(f->sym, "[unknown]", 9))) {
 		st->want_srcline = 1;

@@ -17,9 +17,9 @@
 #include <unistd.h>
 
 #include "collapse.h"
-#include "record/jitdump.h"
-#include "record/perfdata.h"
-#include "record/symbolize.h"
+#include "symbols/jitdump.h"
+#include "perf/perfdata.h"
+#include "perf/symbolize.h"
 
 /* /proc/kallsyms takes tens of milliseconds of the kernel's time to
  * read: on another core while the records are read, from the first one

@@ -57,46 +57,6 @@ int rec_java_asks_perfmap(char *const *argv)
 	return 0;
 }
 
-int rec_java_is_jvm(const struct rec_proc *p)
-{
-	for (size_t i = 0; i < p->nmaps; i++) {
-		const struct rec_dso *d = p->maps[i].dso;
-		if (d && d->base && !strcmp(d->base, "libjvm.so"))
-			return 1;
-	}
-	return 0;
-}
-
-/* "long com.x.Y.m(int, java.lang.String)": a return type, one space, the
- * class and method joined by the last dot, the parameters. */
-int rec_java_agent_name(struct ember_buf *out, const char *s, size_t n)
-{
-	const char *end = s + n, *sp, *paren, *dot = NULL;
-
-	if (n < 6 || end[-1] != ')')
-		return 0;
-	sp = memchr(s, ' ', n);
-	if (!sp || sp == s || memchr(s, '(', (size_t)(sp - s)))
-		return 0;
-	paren = memchr(sp + 1, '(', (size_t)(end - sp - 1));
-	if (!paren)
-		return 0;
-	for (const char *p = sp + 1; p < paren; p++) {
-		if (*p == ' ' || *p == ';')
-			return 0;
-		if (*p == '.')
-			dot = p;
-	}
-	if (!dot || dot == sp + 1 || dot + 1 == paren)
-		return 0;
-	ember_buf_addch(out, 'L');
-	for (const char *p = sp + 1; p < dot; p++)
-		ember_buf_addch(out, *p == '.' ? '/' : *p);
-	ember_buf_adds(out, ";::");
-	ember_buf_add(out, dot + 1, (size_t)(paren - dot - 1));
-	return 1;
-}
-
 /* The contents of a /proc file, NUL-terminated; NULL when unreadable. */
 static char *read_proc(int pid, const char *what, size_t *len)
 {

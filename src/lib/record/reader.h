@@ -5,7 +5,7 @@
 #ifndef EMBER_RECORD_READER_H
 #define EMBER_RECORD_READER_H
 
-#include "record/events.h"
+#include "perf/events.h"
 #include "record/ring.h"
 
 /* The records of one pass over the rings, one after another (each

@@ -3,9 +3,9 @@
  * CPU and target (a command held before exec, the threads of running
  * processes, or every CPU), maps one ring buffer per CPU (the other events
  * of that CPU write into it), which a thread of their own empties
- * (reader.c), and hands the records in time order (order.c) to the
- * consumer of records (events.c); names come once
- * recording stops (symbolize.c).  The session's state is private to this
+ * (reader.c), and hands the records in time order (perf/order.c) to the
+ * consumer of records (perf/events.c); names come once
+ * recording stops (perf/symbolize.c).  The session's state is private to this
  * file: the other modules get only what they use.
  */
 #include <errno.h>
@@ -22,15 +22,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "record/events.h"
+#include "perf/events.h"
 #include "record/java.h"
-#include "record/jitdump.h"
-#include "record/offcpu.h"
-#include "record/order.h"
+#include "symbols/jitdump.h"
+#include "perf/offcpu.h"
+#include "perf/order.h"
 #include "record/reader.h"
 #include "record/ring.h"
-#include "record/symbolize.h"
+#include "perf/symbolize.h"
 #include "record/target.h"
+#include "symbols/procfs.h"
 
 #define DEFAULT_PAGES 128  /* 512 KiB per CPU: frame-pointer samples */
 #define DWARF_PAGES   2048 /* 8 MiB per CPU: 250 ms of 32 KiB samples */
@@ -1078,7 +1079,7 @@ static size_t java_perfmaps(struct ember_record *r, struct asked_map **asked)
 		struct rec_proc *p = w->procs[i];
 		struct asked_map m;
 		struct stat st;
-		if (!hit[i] || !rec_java_is_jvm(p))
+		if (!hit[i] || !rec_proc_is_jvm(p))
 			continue;
 		r->stats.jvms++;
 		if (p->exited || !r->o.jit_env ||

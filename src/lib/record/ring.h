@@ -6,6 +6,7 @@
 #define EMBER_RECORD_RING_H
 
 #include "internal.h"
+#include "perf/order.h"
 
 struct rec_event_desc {
 	const char *name, *alias;
@@ -34,7 +35,6 @@ int rec_ring_map(struct rec_ring *r, int fd, int cpu, size_t pages) EMBER_WUR;
 void rec_ring_unmap(struct rec_ring *r);
 /* Calls fn for each record in the ring, then frees their space. Stops
  * and returns nonzero on a corrupt ring. */
-typedef void (*rec_record_fn)(void *ctx, const void *rec, size_t size);
 int rec_ring_drain(struct rec_ring *r, rec_record_fn fn, void *ctx);
 
 /* sysctl values; -1 if unreadable */

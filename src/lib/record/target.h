@@ -37,12 +37,6 @@ int rec_jit_env_is_ours(char *const *argv);
  * ours and were written since the realtime since; returns how many. */
 size_t rec_jit_files_remove(const char *dir, int pid, double since);
 
-/* The tids of a process (from /proc/PID/task); returns how many. */
-size_t rec_list_tasks(int pid, int **tids);
-/* The process (thread group) a thread id belongs to; pid if unknown. */
-int rec_tgid(int pid);
-/* Every pid in /proc. */
-size_t rec_list_pids(int **pids);
 /* A pidfd for pid, or -1. */
 int rec_pidfd_open(int pid);
 

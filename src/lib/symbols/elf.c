@@ -1,0 +1,410 @@
+/*
+ * ELF files for the symbolizer: loadable segments (file offset to symbol
+ * address), build-id, .gnu_debuglink, function symbols of .symtab or
+ * .dynsym, and the PLT slots perf names "func@plt".  Read with libelf;
+ * every size and index from the file is checked, since files can be
+ * truncated or hostile.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "symbols/elf.h"
+
+static int libelf_ready(void)
+{
+	static int ready = -1;
+
+	if (ready < 0)
+		ready = elf_version(EV_CURRENT) != EV_NONE;
+	return ready;
+}
+
+Elf_Scn *rec_elf_find_section(Elf *elf, const char *name, GElf_Shdr *sh)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, sh))
+			continue;
+		const char *n = elf_strptr(elf, shstrndx, sh->sh_name);
+		if (n && !strcmp(n, name))
+			return scn;
+	}
+	return NULL;
+}
+
+static void read_notes(struct rec_elf *e, const char *p, size_t n)
+{
+	size_t off = 0;
+
+	while (off + 12 <= n) {
+		uint32_t namesz, descsz, type;
+		memcpy(&namesz, p + off, 4);
+		memcpy(&descsz, p + off + 4, 4);
+		memcpy(&type, p + off + 8, 4);
+		off += 12;
+		size_t nsz = ((size_t)namesz + 3) & ~(size_t)3;
+		size_t dsz = ((size_t)descsz + 3) & ~(size_t)3;
+		if (nsz > n - off || dsz > n - off - nsz)
+			return;
+		if (type == NT_GNU_BUILD_ID && namesz == 4 &&
+		    !memcmp(p + off, "GNU", 4) && descsz > 0 &&
+		    descsz <= sizeof(e->build_id)) {
+			memcpy(e->build_id, p + off + nsz, descsz);
+			e->build_id_len = descsz;
+			return;
+		}
+		off += nsz + dsz;
+	}
+}
+
+static void read_build_id(struct rec_elf *e, Elf *elf)
+{
+	size_t phnum;
+	Elf_Scn *scn = NULL;
+
+	/* program headers first: a debug file has the same notes as
+	 * sections */
+	if (!elf_getphdrnum(elf, &phnum)) {
+		for (size_t i = 0; i < phnum && !e->build_id_len; i++) {
+			GElf_Phdr ph;
+			if (!gelf_getphdr(elf, (int)i, &ph) ||
+			    ph.p_type != PT_NOTE)
+				continue;
+			Elf_Data *d = elf_getdata_rawchunk(
+			    elf, ph.p_offset, ph.p_filesz, ELF_T_BYTE);
+			if (d && d->d_buf)
+				read_notes(e, d->d_buf, d->d_size);
+		}
+	}
+	while (!e->build_id_len && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		if (d && d->d_buf)
+			read_notes(e, d->d_buf, d->d_size);
+	}
+}
+
+static void read_debuglink(struct rec_elf *e, Elf *elf)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = rec_elf_find_section(elf, ".gnu_debuglink", &sh);
+	Elf_Data *d;
+
+	if (!scn || sh.sh_type == SHT_NOBITS || !(d = elf_getdata(scn, NULL)) ||
+	    !d->d_buf)
+		return;
+	const char *p = d->d_buf;
+	size_t len = strnlen(p, d->d_size);
+	size_t crc_off = (len + 4) & ~(size_t)3;
+	if (!len || crc_off + 4 > d->d_size || memchr(p, '/', len))
+		return;
+	e->debuglink = ember_xmemdup(p, len);
+	memcpy(&e->debuglink_crc, p + crc_off, 4);
+}
+
+static int setup(struct rec_elf *e)
+{
+	Elf *elf = e->elf;
+	GElf_Ehdr eh;
+	size_t phnum;
+
+	if (elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) ||
+	    gelf_getclass(elf) != ELFCLASS64)
+		return EMBER_EFORMAT;
+	e->type = eh.e_type;
+	if (!elf_getphdrnum(elf, &phnum)) {
+		for (size_t i = 0; i < phnum; i++) {
+			GElf_Phdr ph;
+			if (!gelf_getphdr(elf, (int)i, &ph) ||
+			    ph.p_type != PT_LOAD)
+				continue;
+			if (e->nloads == ARRAY_SIZE(e->loads))
+				break;
+			e->loads[e->nloads].off = ph.p_offset;
+			e->loads[e->nloads].filesz = ph.p_filesz;
+			e->loads[e->nloads].vaddr = ph.p_vaddr;
+			e->nloads++;
+		}
+	}
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB)
+			e->has_symtab = 1;
+		else if (sh.sh_type == SHT_DYNSYM)
+			e->has_dynsym = 1;
+	}
+	read_build_id(e, elf);
+	read_debuglink(e, elf);
+	return 0;
+}
+
+int rec_elf_open(struct rec_elf *e, const char *path)
+{
+	/* non-blocking: a FIFO named by a recording must not hang us */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0) {
+		memset(e, 0, sizeof(*e));
+		e->fd = -1;
+		return errno == ENOENT ? EMBER_ENOENT : EMBER_EIO;
+	}
+	return rec_elf_open_fd(e, fd);
+}
+
+int rec_elf_open_fd(struct rec_elf *e, int fd)
+{
+	struct stat st;
+
+	memset(e, 0, sizeof(*e));
+	e->fd = fd;
+	if (!libelf_ready()) {
+		close(fd);
+		e->fd = -1;
+		return EMBER_ENOTSUP;
+	}
+	/* only regular files: a FIFO or a device would block or mislead */
+	if (fstat(e->fd, &st) || !S_ISREG(st.st_mode) || st.st_size < 64) {
+		close(e->fd);
+		e->fd = -1;
+		return EMBER_EFORMAT;
+	}
+	e->elf = elf_begin(e->fd, ELF_C_READ_MMAP, NULL);
+	if (!e->elf) {
+		close(e->fd);
+		e->fd = -1;
+		return EMBER_EFORMAT;
+	}
+	int err = setup(e);
+	if (err)
+		rec_elf_close(e);
+	return err;
+}
+
+int rec_elf_open_mem(struct rec_elf *e, const void *p, size_t n)
+{
+	memset(e, 0, sizeof(*e));
+	e->fd = -1;
+	if (!libelf_ready())
+		return EMBER_ENOTSUP;
+	e->mem = ember_xmalloc(n);
+	memcpy(e->mem, p, n);
+	e->elf = elf_memory(e->mem, n);
+	if (!e->elf) {
+		free(e->mem);
+		e->mem = NULL;
+		return EMBER_EFORMAT;
+	}
+	int err = setup(e);
+	if (err)
+		rec_elf_close(e);
+	return err;
+}
+
+void rec_elf_close(struct rec_elf *e)
+{
+	if (e->elf)
+		elf_end(e->elf);
+	if (e->fd >= 0)
+		close(e->fd);
+	free(e->mem);
+	free(e->debuglink);
+	memset(e, 0, sizeof(*e));
+	e->fd = -1;
+}
+
+int rec_elf_off_to_vaddr(const struct rec_elf *e, uint64_t off, uint64_t *vaddr)
+{
+	for (size_t i = 0; i < e->nloads; i++) {
+		const struct rec_load *l = &e->loads[i];
+		if (off >= l->off && off - l->off < l->filesz) {
+			*vaddr = off - l->off + l->vaddr;
+			return 0;
+		}
+	}
+	/* past the file-backed part (or no program headers): assume the
+	 * first segment's bias */
+	if (e->nloads) {
+		*vaddr = off - e->loads[0].off + e->loads[0].vaddr;
+		return 0;
+	}
+	*vaddr = off;
+	return EMBER_ENOENT;
+}
+
+static int is_function(const GElf_Sym *s)
+{
+	int t = GELF_ST_TYPE(s->st_info);
+
+	return (t == STT_FUNC || t == STT_GNU_IFUNC) && s->st_name &&
+	       s->st_shndx != SHN_UNDEF && s->st_value;
+}
+
+/* A label (STT_NOTYPE, like ld.so's _dl_start_user) in a section named
+ * "*text*": perf names code by those too. */
+static int is_text_label(Elf *elf, const GElf_Sym *s, signed char *text_scn,
+			 size_t nscn)
+{
+	if (GELF_ST_TYPE(s->st_info) != STT_NOTYPE || !s->st_name ||
+	    !s->st_value || s->st_shndx == SHN_UNDEF ||
+	    s->st_shndx >= SHN_LORESERVE || s->st_shndx >= nscn)
+		return 0;
+	if (text_scn[s->st_shndx] < 0) {
+		size_t shstrndx;
+		GElf_Shdr sh;
+		Elf_Scn *scn = elf_getscn(elf, s->st_shndx);
+		const char *name = NULL;
+		if (scn && gelf_getshdr(scn, &sh) &&
+		    !elf_getshdrstrndx(elf, &shstrndx))
+			name = elf_strptr(elf, shstrndx, sh.sh_name);
+		text_scn[s->st_shndx] = name && strstr(name, "text") &&
+					(sh.sh_flags & SHF_EXECINSTR);
+	}
+	return text_scn[s->st_shndx];
+}
+
+size_t rec_elf_symbols(struct rec_elf *e, struct rec_symtab *st, int dynsym)
+{
+	Elf *elf = e->elf;
+	Elf_Scn *scn = NULL;
+	size_t added = 0, nscn = 0;
+	GElf_Word want = dynsym ? SHT_DYNSYM : SHT_SYMTAB;
+	signed char *text_scn;
+
+	if (!elf || elf_getshdrnum(elf, &nscn) || nscn > 65536)
+		return 0;
+	text_scn = ember_xmalloc(nscn + 1);
+	memset(text_scn, -1, nscn + 1);
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != want ||
+		    !sh.sh_entsize)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		if (!d)
+			continue;
+		size_t n = d->d_size / sh.sh_entsize;
+		for (size_t i = 0; i < n; i++) {
+			GElf_Sym s;
+			if (!gelf_getsym(d, (int)i, &s) ||
+			    (!is_function(&s) &&
+			     !is_text_label(elf, &s, text_scn, nscn)))
+				continue;
+			const char *name =
+			    elf_strptr(elf, sh.sh_link, s.st_name);
+			if (!name || !*name)
+				continue;
+			rec_symtab_add(st, s.st_value, s.st_size, name,
+				       strlen(name), GELF_ST_BIND(s.st_info),
+				       0);
+			added++;
+		}
+		break;
+	}
+	free(text_scn);
+	return added;
+}
+
+struct plt_rel {
+	uint64_t got; /* r_offset: slots are in GOT order */
+	uint32_t sym;
+};
+
+static int cmp_rel(const void *pa, const void *pb)
+{
+	const struct plt_rel *a = pa, *b = pb;
+
+	return a->got < b->got ? -1 : a->got > b->got;
+}
+
+size_t rec_elf_plt_symbols(struct rec_elf *e, struct rec_symtab *st)
+{
+	Elf *elf = e->elf;
+	GElf_Shdr plt, sec, rel, dyn;
+	Elf_Scn *rel_scn, *dyn_scn;
+	Elf_Data *rd, *dd;
+	size_t added = 0;
+	int has_sec;
+	const uint64_t entry = 16; /* x86-64 */
+
+	if (!elf || !rec_elf_find_section(elf, ".plt", &plt) ||
+	    plt.sh_type == SHT_NOBITS)
+		return 0;
+	has_sec = rec_elf_find_section(elf, ".plt.sec", &sec) != NULL;
+	rel_scn = rec_elf_find_section(elf, ".rela.plt", &rel);
+	if (!rel_scn || rel.sh_type != SHT_RELA || !rel.sh_entsize ||
+	    !(dyn_scn = elf_getscn(elf, rel.sh_link)) ||
+	    !gelf_getshdr(dyn_scn, &dyn) || !dyn.sh_entsize ||
+	    (dyn.sh_type != SHT_DYNSYM && dyn.sh_type != SHT_SYMTAB))
+		return 0;
+	rd = elf_getdata(rel_scn, NULL);
+	dd = elf_getdata(dyn_scn, NULL);
+	if (!rd || !dd)
+		return 0;
+	size_t n = rd->d_size / rel.sh_entsize;
+	if (!n || n > 1000000)
+		return 0;
+	struct plt_rel *rels = ember_xcalloc(n, sizeof(*rels));
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Rela r;
+		if (!gelf_getrela(rd, (int)i, &r))
+			continue;
+		rels[m].got = r.r_offset;
+		rels[m].sym = (uint32_t)GELF_R_SYM(r.r_info);
+		m++;
+	}
+	qsort(rels, m, sizeof(*rels), cmp_rel);
+
+	uint64_t addr;
+	if (has_sec) {
+		/* the lazy-binding stubs stay in .plt: one symbol for all */
+		rec_symtab_add(st, plt.sh_addr, plt.sh_size, ".plt", 4,
+			       STB_GLOBAL, 0);
+		addr = sec.sh_addr;
+	} else {
+		/* a lazy .plt has a header slot first, unless it holds
+		 * exactly one slot per relocation */
+		addr = plt.sh_addr;
+		if (m * entry != plt.sh_size) {
+			rec_symtab_add(st, addr, entry, ".plt", 4, STB_GLOBAL,
+				       0);
+			addr += entry;
+		}
+	}
+	struct ember_buf b = EMBER_BUF_INIT;
+	for (size_t i = 0; i < m; i++, addr += entry) {
+		GElf_Sym s;
+		const char *name = NULL;
+		if (gelf_getsym(dd, (int)rels[i].sym, &s))
+			name = elf_strptr(elf, dyn.sh_link, s.st_name);
+		ember_buf_reset(&b);
+		if (name && *name) {
+			char *dem = rec_demangle(name);
+			ember_buf_adds(&b, dem ? dem : name);
+			free(dem);
+		} else {
+			ember_buf_addf(&b, "offset_%#llx",
+				       (unsigned long long)addr);
+		}
+		ember_buf_adds(&b, "@plt");
+		rec_symtab_add(st, addr, entry, b.buf, b.len, STB_GLOBAL, 1);
+		added++;
+	}
+	ember_buf_release(&b);
+	free(rels);
+	return added;
+}

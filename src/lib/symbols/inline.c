@@ -1,0 +1,722 @@
+/*
+ * The calls inlined at an address, from the module's DWARF (libdw): for
+ * `collapse perf --inline` as stackcollapse-perf.pl gets them from
+ * `addr2line -i -f -C -s`, for `record` as perf script names them; in
+ * process and cached.
+ *
+ * Modules are opened once (a Dwfl each, reported at address 0 so that
+ * addresses are the ELF file's own); results are cached by (module,
+ * address).  A result is "name\tfile:line\n" records, the outermost
+ * function first.
+ *
+ * A compilation unit's DIE tree is walked once, on the first address in
+ * it: its functions (subprograms and inlined calls with code), each with
+ * the function around it, and their address ranges, sorted by start (the
+ * bigger first), each linked to the smallest range around it.  Ranges of
+ * one unit nest, so every range holding an address is around the last
+ * range starting at or before it: the innermost function at an address is
+ * a binary search and a short walk up, and its callers are the chain of
+ * functions around it.
+ */
+#include <dwarf.h>
+#include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <libiberty/demangle.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#undef ARRAY_SIZE /* libiberty's, the same */
+
+#include "intern.h"
+#include "symbols/elf.h"
+#include "symbols/inline.h"
+
+/* A function-like DIE with code: a subprogram or an inlined call. */
+struct fn {
+	Dwarf_Off die;
+	int32_t parent;	  /* the function-like DIE around it, or -1 */
+	uint32_t name;	  /* offset in the inliner's names + 1; 0: not yet */
+	uint16_t inlined; /* a DW_TAG_inlined_subroutine */
+	uint16_t depth;	  /* functions around it */
+};
+
+/* One address range of a function; the ranges of a unit nest, so the
+ * smallest one around a piece (up) is around every address the piece
+ * covers that a bigger one does. */
+struct piece {
+	uint64_t lo, hi;
+	uint32_t fn, depth;
+	int32_t up; /* or -1 */
+};
+
+/* A compilation unit's functions, read once, on its first address. */
+struct unit {
+	Dwarf_Off off;
+	struct fn *fns;
+	size_t nfns;
+	struct piece *pieces; /* sorted by lo, the bigger first */
+	size_t npieces;
+};
+
+struct module {
+	char *path;
+	Dwfl *dwfl;
+	Dwfl_Module *mod; /* NULL: no such file, or no DWARF */
+	struct rec_dwarfsec secs;
+	/* the binary's loadable segments, for file offsets (the DWARF can
+	 * be a separate debug file's) */
+	struct rec_load loads[16];
+	size_t nloads;
+	struct unit *units;
+	size_t nunits, aunits, last;
+	/* the units' address ranges, read from the units themselves where
+	 * libdw's lookup, which needs .debug_aranges, finds none (clang
+	 * writes no .debug_aranges) */
+	struct cu_range *cur;
+	size_t ncur;
+	int cur_read;
+};
+
+struct cu_range {
+	uint64_t lo, hi;
+	Dwarf_Off off;
+};
+
+struct result {
+	uint64_t addr;
+	uint32_t module, off, len;
+	uint16_t nrec; /* records */
+	uint16_t used;
+};
+
+struct ember_inliner {
+	int flags; /* EMBER_INLINE_* */
+	struct module *mods;
+	size_t nmods, amods;
+	struct ember_intern paths; /* path -> module index */
+	struct result *tab;	   /* open addressing on (module, addr) */
+	size_t mask, n;
+	struct ember_buf store; /* the results' text */
+	struct ember_buf names; /* functions' names, NUL-terminated */
+	struct ember_buf tmp;
+};
+
+/* The module reported is the file with the DWARF, the separate debug file
+ * found here (by build-id, .gnu_debuglink) or by the caller (debuginfod,
+ * with its progress lines); libdwfl only looks for a dwz file by build-id.
+ * Its standard search would also ask debuginfod servers itself, silently,
+ * and load libdebuginfod to find that it need not. */
+static const Dwfl_Callbacks callbacks = {
+    .find_debuginfo = dwfl_build_id_find_debuginfo,
+    .section_address = dwfl_offline_section_address,
+};
+
+struct ember_inliner *ember_inliner_new(int flags)
+{
+	struct ember_inliner *in = ember_xcalloc(1, sizeof(*in));
+
+	in->flags = flags;
+	ember_intern_init(&in->paths);
+	in->mask = 1023;
+	in->tab = ember_xcalloc(in->mask + 1, sizeof(*in->tab));
+	ember_buf_init(&in->store, 4096);
+	ember_buf_init(&in->names, 4096);
+	ember_buf_init(&in->tmp, 256);
+	return in;
+}
+
+void ember_inliner_free(struct ember_inliner *in)
+{
+	if (!in)
+		return;
+	for (size_t i = 0; i < in->nmods; i++) {
+		struct module *m = &in->mods[i];
+		for (size_t u = 0; u < m->nunits; u++) {
+			free(m->units[u].fns);
+			free(m->units[u].pieces);
+		}
+		free(m->units);
+		free(m->cur);
+		if (m->dwfl)
+			dwfl_end(m->dwfl);
+		rec_dwarfsec_release(&m->secs);
+		free(m->path);
+	}
+	free(in->mods);
+	free(in->tab);
+	ember_intern_release(&in->paths);
+	ember_buf_release(&in->store);
+	ember_buf_release(&in->names);
+	ember_buf_release(&in->tmp);
+	free(in);
+}
+
+/* Whether the file has DWARF of its own (not a stripped binary's). */
+static int has_dwarf(Elf *elf)
+{
+	GElf_Shdr sh;
+
+	if (!elf)
+		return 0;
+	return (rec_elf_find_section(elf, ".debug_info", &sh) &&
+		sh.sh_type != SHT_NOBITS) ||
+	       (rec_elf_find_section(elf, ".zdebug_info", &sh) &&
+		sh.sh_type != SHT_NOBITS);
+}
+
+/* The file to read DWARF from: the binary (fd) when it has its own,
+ * else debug_fd, else its separate debug file, found as perf and gdb
+ * find it; -1 when there is none.  The binary's segments go to m. */
+static int dwarf_file(struct module *m, int fd, int debug_fd)
+{
+	struct rec_elf e, dbg;
+	struct stat st;
+	int dup_fd, out = -1;
+
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode))
+		return -1;
+	dup_fd = dup(fd);
+	if (dup_fd < 0)
+		return -1;
+	if (rec_elf_open_fd(&e, dup_fd))
+		/* not an ELF file ember reads (32-bit): libdwfl's to try */
+		return dup(fd);
+	m->nloads = e.nloads < 16 ? e.nloads : 16;
+	memcpy(m->loads, e.loads, m->nloads * sizeof(*m->loads));
+	if (has_dwarf(e.elf))
+		out = dup(fd);
+	else if (debug_fd >= 0)
+		out = dup(debug_fd);
+	else if (!rec_debuginfo_open(&e, m->path, NULL, &dbg, NULL)) {
+		out = dup(dbg.fd);
+		rec_elf_close(&dbg);
+	}
+	rec_elf_close(&e);
+	return out;
+}
+
+int ember_inliner_module(struct ember_inliner *in, const char *key,
+			 size_t key_len, const char *path, int fd, int debug_fd,
+			 uint32_t *id)
+{
+	uint32_t i = ember_intern(&in->paths, key, key_len);
+
+	*id = i;
+	if (i < in->nmods)
+		return in->mods[i].mod ? 0 : -1;
+	EMBER_GROW(in->mods, in->nmods + 1, in->amods);
+	struct module *m = &in->mods[in->nmods++];
+	memset(m, 0, sizeof(*m));
+	m->path = ember_xstrdup(path);
+	/* non-blocking: a FIFO named in perf script's output must not hang */
+	int own = fd < 0 && *path
+		      ? open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+		      : -1;
+	int dfd = dwarf_file(m, fd >= 0 ? fd : own, debug_fd);
+	if (own >= 0)
+		close(own);
+	if (dfd < 0 || !(m->dwfl = dwfl_begin(&callbacks))) {
+		if (dfd >= 0)
+			close(dfd);
+		return -1;
+	}
+	dwfl_report_begin(m->dwfl);
+	const char *base = strrchr(m->path, '/');
+	/* the descriptor is the library's from here, used or not */
+	Dwfl_Module *mod = dwfl_report_elf(m->dwfl, base ? base + 1 : m->path,
+					   m->path, dfd, 0, false);
+	dwfl_report_end(m->dwfl, NULL, NULL);
+	Dwarf_Addr bias;
+	Elf *elf = mod ? dwfl_module_getelf(mod, &bias) : NULL;
+	if (elf)
+		rec_dwarfsec_prepare(&m->secs, elf,
+				     in->flags & EMBER_INLINE_CONTEXT);
+	if (elf && dwfl_module_getdwarf(mod, &bias))
+		m->mod = mod;
+	return m->mod ? 0 : -1;
+}
+
+/* The function's name as addr2line -C prints it (the demangled linkage
+ * name, else the plain name), or as perf script names inlined functions
+ * (the linkage name demangled as symbols are, without argument lists). */
+static const char *die_name(Dwarf_Die *die, int perf, char **freeme)
+{
+	Dwarf_Attribute attr;
+	const char *link = dwarf_formstring(
+	    dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
+
+	*freeme = NULL;
+	if (!link)
+		link = dwarf_formstring(
+		    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr));
+	if (link) {
+		*freeme = perf ? rec_demangle(link)
+			       : cplus_demangle(link, DMGL_PARAMS | DMGL_ANSI);
+		return *freeme ? *freeme : link;
+	}
+	const char *name = dwarf_diename(die);
+	return name ? name : "??";
+}
+
+static void add_loc(struct ember_buf *b, const char *file, int line)
+{
+	const char *base = file ? strrchr(file, '/') : NULL;
+
+	ember_buf_adds(b, file ? (base ? base + 1 : file) : "??");
+	ember_buf_addf(b, ":%d", line);
+}
+
+static int function_like(int tag)
+{
+	return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+	       tag == DW_TAG_entry_point;
+}
+
+/* ---- a unit's functions ---------------------------------------------- */
+
+/* DIEs whose children may hold code: the rest (types, variables ...)
+ * are stepped over whole. */
+static int may_hold_code(int tag)
+{
+	switch (tag) {
+	case DW_TAG_compile_unit:
+	case DW_TAG_partial_unit:
+	case DW_TAG_namespace:
+	case DW_TAG_module:
+	case DW_TAG_subprogram:
+	case DW_TAG_inlined_subroutine:
+	case DW_TAG_entry_point:
+	case DW_TAG_lexical_block:
+	case DW_TAG_try_block:
+	case DW_TAG_catch_block:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static int cmp_piece(const void *pa, const void *pb)
+{
+	const struct piece *a = pa, *b = pb;
+
+	if (a->lo != b->lo)
+		return a->lo < b->lo ? -1 : 1;
+	if (a->hi != b->hi)
+		return a->hi > b->hi ? -1 : 1;
+	/* the same range: the function inside after the one around it; of
+	 * two functions at one place (aliases), the first one's last, so
+	 * that it is found, as dwarf_getscopes finds it */
+	if (a->depth != b->depth)
+		return a->depth < b->depth ? -1 : 1;
+	return a->fn > b->fn ? -1 : a->fn < b->fn;
+}
+
+#define MAX_DEPTH 256
+
+/* Walks the unit's DIE tree once, depth first, for its functions and
+ * their ranges; then sorts the ranges and links each to the smallest one
+ * around it. */
+static void read_unit(struct unit *u, Dwarf_Die *cudie)
+{
+	Dwarf_Die stack[MAX_DEPTH];
+	int32_t fnof[MAX_DEPTH]; /* the function around stack[i]'s DIEs */
+	size_t afns = 0, apieces = 0;
+	int depth = 0;
+
+	if (dwarf_child(cudie, &stack[0]) != 0)
+		return;
+	fnof[0] = -1;
+	for (;;) {
+		Dwarf_Die *d = &stack[depth];
+		int tag = dwarf_tag(d), descend = may_hold_code(tag);
+		int32_t fn = fnof[depth];
+		if (function_like(tag)) {
+			Dwarf_Addr base, lo, hi;
+			ptrdiff_t off = 0;
+			uint32_t id = (uint32_t)u->nfns;
+			uint32_t fdepth = fn >= 0 ? u->fns[fn].depth + 1u : 0;
+			size_t before = u->npieces;
+			while ((off = dwarf_ranges(d, off, &base, &lo, &hi)) >
+			       0) {
+				if (hi <= lo)
+					continue;
+				EMBER_GROW(u->pieces, u->npieces + 1, apieces);
+				u->pieces[u->npieces++] =
+				    (struct piece){lo, hi, id, fdepth, -1};
+			}
+			if (u->npieces > before) {
+				EMBER_GROW(u->fns, u->nfns + 1, afns);
+				u->fns[u->nfns++] = (struct fn){
+				    dwarf_dieoffset(d), fn, 0,
+				    tag == DW_TAG_inlined_subroutine,
+				    (uint16_t)fdepth};
+				fn = (int32_t)id;
+			} else {
+				/* a declaration or abstract instance: no
+				 * code inside */
+				descend = 0;
+			}
+		}
+		if (descend && depth + 1 < MAX_DEPTH &&
+		    dwarf_child(d, &stack[depth + 1]) == 0) {
+			fnof[++depth] = fn;
+			continue;
+		}
+		/* the next sibling here, or of the nearest parent */
+		while (dwarf_siblingof(&stack[depth], &stack[depth]) != 0)
+			if (--depth < 0)
+				goto done;
+	}
+done:
+	qsort(u->pieces, u->npieces, sizeof(*u->pieces), cmp_piece);
+	int32_t *open = ember_xmalloc((u->npieces + 1) * sizeof(*open));
+	size_t nopen = 0;
+	for (size_t i = 0; i < u->npieces; i++) {
+		struct piece *p = &u->pieces[i];
+		while (nopen && u->pieces[open[nopen - 1]].hi <= p->lo)
+			nopen--;
+		p->up = nopen ? open[nopen - 1] : -1;
+		open[nopen++] = (int32_t)i;
+	}
+	free(open);
+}
+
+static struct unit *unit_of(struct module *m, Dwarf_Die *cudie)
+{
+	Dwarf_Off off = dwarf_dieoffset(cudie);
+
+	if (m->last < m->nunits && m->units[m->last].off == off)
+		return &m->units[m->last];
+	for (size_t i = 0; i < m->nunits; i++)
+		if (m->units[i].off == off) {
+			m->last = i;
+			return &m->units[i];
+		}
+	EMBER_GROW(m->units, m->nunits + 1, m->aunits);
+	struct unit *u = &m->units[m->nunits];
+	memset(u, 0, sizeof(*u));
+	u->off = off;
+	read_unit(u, cudie);
+	m->last = m->nunits++;
+	return u;
+}
+
+/* The innermost function at addr: the last range starting at or before
+ * it, or the nearest range around that one holding addr. */
+static int32_t innermost(const struct unit *u, uint64_t addr)
+{
+	size_t lo = 0, hi = u->npieces;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (u->pieces[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (int32_t i = (int32_t)lo - 1, k = 0; i >= 0 && k < MAX_DEPTH;
+	     i = u->pieces[i].up, k++)
+		if (addr < u->pieces[i].hi)
+			return (int32_t)u->pieces[i].fn;
+	return -1;
+}
+
+/* The function's name, read once. */
+static const char *fn_name(struct ember_inliner *in, Dwarf *dw, struct fn *f)
+{
+	if (!f->name) {
+		Dwarf_Die die;
+		char *freeme = NULL;
+		const char *name = "??";
+		if (dwarf_offdie(dw, f->die, &die))
+			name = die_name(&die, in->flags & EMBER_INLINE_PERF,
+					&freeme);
+		f->name = (uint32_t)in->names.len + 1;
+		ember_buf_add(&in->names, name, strlen(name) + 1);
+		free(freeme);
+	}
+	return in->names.buf + f->name - 1;
+}
+
+static int cu_range_cmp(const void *a, const void *b)
+{
+	const struct cu_range *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* The unit holding addr (in the DWARF's addresses) by the ranges of
+ * every unit, read once. */
+static Dwarf_Die *unit_by_ranges(struct module *m, Dwarf *dw, uint64_t addr,
+				 Dwarf_Die *out)
+{
+	if (!m->cur_read) {
+		Dwarf_CU *cu = NULL, *next;
+		Dwarf_Die cudie;
+		uint8_t type;
+		size_t alloc = 0;
+		m->cur_read = 1;
+		while (dwarf_get_units(dw, cu, &next, NULL, &type, &cudie,
+				       NULL) == 0) {
+			cu = next;
+			if (type != DW_UT_compile && type != DW_UT_partial &&
+			    type != DW_UT_skeleton)
+				continue;
+			Dwarf_Addr base, lo, hi;
+			ptrdiff_t o = 0;
+			while ((o = dwarf_ranges(&cudie, o, &base, &lo, &hi)) >
+			       0) {
+				if (lo >= hi)
+					continue;
+				EMBER_GROW(m->cur, m->ncur + 1, alloc);
+				m->cur[m->ncur++] = (struct cu_range){
+				    lo, hi, dwarf_dieoffset(&cudie)};
+			}
+		}
+		if (m->ncur)
+			qsort(m->cur, m->ncur, sizeof(*m->cur), cu_range_cmp);
+	}
+	size_t lo = 0, hi = m->ncur;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->cur[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* ranges of units do not nest: the last one starting at or before
+	 * addr, or one just before it where two overlap */
+	for (size_t i = lo; i-- > 0 && lo - i <= 4;)
+		if (addr < m->cur[i].hi)
+			return dwarf_offdie(dw, m->cur[i].off, out);
+	return NULL;
+}
+
+/* Records for the functions at addr, outermost first, into b; returns
+ * how many, or -1 when no function is there.  The innermost function's
+ * chain of functions around it holds the inlined calls, each with its
+ * call site in the function around it. */
+static int resolve(struct ember_inliner *in, struct module *m, uint64_t addr,
+		   struct ember_buf *b)
+{
+	Dwarf_Addr bias;
+	Dwarf_Die *cu = dwfl_module_addrdie(m->mod, addr, &bias), found;
+	Dwarf *dw = dwfl_module_getdwarf(m->mod, &bias);
+	int perf = in->flags & EMBER_INLINE_PERF;
+	int context = in->flags & EMBER_INLINE_CONTEXT;
+
+	if (!dw)
+		return -1;
+	if (!cu)
+		cu = unit_by_ranges(m, dw, addr - bias, &found);
+	if (!cu)
+		return -1;
+	struct unit *u = unit_of(m, cu);
+	int32_t f = innermost(u, addr - bias);
+	if (f < 0)
+		return -1;
+	Dwarf_Files *files = NULL;
+	size_t nfiles = 0, start = b->len;
+	int nfuncs = 0;
+	const char *file = NULL;
+	int line = 0;
+	if (context) {
+		dwarf_getsrcfiles(cu, &files, &nfiles);
+		Dwfl_Line *l = dwfl_module_getsrc(m->mod, addr);
+		if (l)
+			file = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL);
+	}
+	for (int k = 0; f >= 0 && k < MAX_DEPTH; f = u->fns[f].parent, k++) {
+		struct fn *fn = &u->fns[f];
+		/* perf: the function the calls are inlined into is the
+		 * symbol's frame */
+		if (perf && !fn->inlined)
+			break;
+		const char *name = fn_name(in, dw, fn);
+		/* prepend: the result is outermost first */
+		ember_buf_reset(&in->tmp);
+		ember_buf_adds(&in->tmp, name);
+		ember_buf_addch(&in->tmp, '\t');
+		if (context)
+			add_loc(&in->tmp, file, line);
+		ember_buf_addch(&in->tmp, '\n');
+		ember_buf_grow(b, in->tmp.len);
+		memmove(b->buf + start + in->tmp.len, b->buf + start,
+			b->len - start);
+		memcpy(b->buf + start, in->tmp.buf, in->tmp.len);
+		ember_buf_setlen(b, b->len + in->tmp.len);
+		nfuncs++;
+		if (!fn->inlined)
+			break;
+		if (!context)
+			continue;
+		/* the function around this inlined call runs at its site */
+		Dwarf_Die die;
+		Dwarf_Attribute attr;
+		Dwarf_Word cf = 0, cl = 0;
+		if (dwarf_offdie(dw, fn->die, &die)) {
+			dwarf_formudata(
+			    dwarf_attr(&die, DW_AT_call_file, &attr), &cf);
+			dwarf_formudata(
+			    dwarf_attr(&die, DW_AT_call_line, &attr), &cl);
+		}
+		file = files && cf < nfiles
+			   ? dwarf_filesrc(files, cf, NULL, NULL)
+			   : NULL;
+		line = (int)cl;
+	}
+	return nfuncs;
+}
+
+/* The script's fallback when addr2line knows nothing of the address (an
+ * absolute address from an old perf): the symbol's value from the symbol
+ * table plus the +0x offset perf printed. */
+static int symbol_address(Dwfl_Module *mod, const char *sym, size_t n,
+			  uint64_t *addr)
+{
+	const char *plus = sym ? memrchr(sym, '+', n) : NULL;
+	char *end, name[512];
+	GElf_Sym s;
+	GElf_Addr value;
+
+	if (!plus || plus + 3 > sym + n || plus[1] != '0' || plus[2] != 'x' ||
+	    (size_t)(plus - sym) >= sizeof(name))
+		return 0;
+	memcpy(name, sym, (size_t)(plus - sym));
+	name[plus - sym] = '\0';
+	char off[24];
+	size_t on = (size_t)(sym + n - (plus + 3));
+	if (!on || on >= sizeof(off))
+		return 0;
+	memcpy(off, plus + 3, on);
+	off[on] = '\0';
+	uint64_t o = strtoull(off, &end, 16);
+	if (*end)
+		return 0;
+	int nsyms = dwfl_module_getsymtab(mod);
+	for (int i = 1; i < nsyms; i++) {
+		const char *sn = dwfl_module_getsym_info(mod, i, &s, &value,
+							 NULL, NULL, NULL);
+		if (sn && !strcmp(sn, name)) {
+			*addr = value + o;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static uint64_t result_hash(uint64_t addr, uint32_t module)
+{
+	return ember_hash(&addr, sizeof(addr)) ^
+	       (module * 0x9e3779b97f4a7c15ull);
+}
+
+static void grow_results(struct ember_inliner *in)
+{
+	size_t mask = in->mask * 2 + 1;
+	struct result *tab = ember_xcalloc(mask + 1, sizeof(*tab));
+
+	for (size_t k = 0; k <= in->mask; k++) {
+		if (!in->tab[k].used)
+			continue;
+		size_t j =
+		    result_hash(in->tab[k].addr, in->tab[k].module) & mask;
+		while (tab[j].used)
+			j = (j + 1) & mask;
+		tab[j] = in->tab[k];
+	}
+	free(in->tab);
+	in->tab = tab;
+	in->mask = mask;
+}
+
+int ember_inliner_at(struct ember_inliner *in, uint32_t id, uint64_t addr,
+		     const char *sym, size_t sym_len, struct ember_buf *out)
+{
+	size_t i;
+
+	if (id >= in->nmods || !in->mods[id].mod)
+		return 0;
+	for (i = result_hash(addr, id) & in->mask; in->tab[i].used;
+	     i = (i + 1) & in->mask) {
+		struct result *r = &in->tab[i];
+		if (r->addr == addr && r->module == id) {
+			ember_buf_add(out, in->store.buf + r->off, r->len);
+			return (int)r->nrec;
+		}
+	}
+	struct module *m = &in->mods[id];
+	size_t start = in->store.len;
+	uint64_t a2;
+	int n = resolve(in, m, addr, &in->store);
+	if (n < 0 && !(in->flags & EMBER_INLINE_PERF) &&
+	    symbol_address(m->mod, sym, sym_len, &a2))
+		n = resolve(in, m, a2, &in->store);
+	if (n < 0)
+		n = 0;
+	struct result *r = &in->tab[i];
+	r->addr = addr;
+	r->module = id;
+	r->off = (uint32_t)start;
+	r->len = (uint32_t)(in->store.len - start);
+	r->nrec = (uint16_t)(n > UINT16_MAX ? UINT16_MAX : n);
+	r->used = 1;
+	if (++in->n * 2 > in->mask)
+		grow_results(in);
+	ember_buf_add(out, in->store.buf + start, in->store.len - start);
+	return n;
+}
+
+/* perf script prints an address of a file as its offset in the file:
+ * the address in the ELF file's terms is in the loadable segment holding
+ * that offset (the same where, as GNU ld lays files out, the executable
+ * segment's address is its offset; not so with lld).  Kept as it is
+ * outside every segment (an absolute address from an old perf). */
+static uint64_t file_address(struct module *m, uint64_t off)
+{
+	GElf_Addr bias;
+	Elf *elf;
+	size_t n;
+
+	for (size_t i = 0; i < m->nloads; i++) {
+		const struct rec_load *l = &m->loads[i];
+		if (off >= l->off && off - l->off < l->filesz)
+			return off - l->off + l->vaddr;
+	}
+	/* a file the segments were not read from (32-bit) is the module */
+	if (m->nloads || !m->mod ||
+	    !(elf = dwfl_module_getelf(m->mod, &bias)) ||
+	    elf_getphdrnum(elf, &n))
+		return off;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
+		    off >= ph.p_offset && off - ph.p_offset < ph.p_filesz)
+			return off - ph.p_offset + ph.p_vaddr;
+	}
+	return off;
+}
+
+int ember_inliner_lookup(struct ember_inliner *in, const char *path,
+			 size_t path_len, uint64_t addr, const char *sym,
+			 size_t sym_len, struct ember_buf *out)
+{
+	uint32_t id;
+
+	if (memchr(path, '\0', path_len)) {
+		/* no such file: a module none can open */
+		if (ember_inliner_module(in, path, path_len, "", -1, -1, &id))
+			return -1;
+	} else {
+		char *p = ember_xmemdup(path, path_len);
+		int err =
+		    ember_inliner_module(in, path, path_len, p, -1, -1, &id);
+		free(p);
+		if (err)
+			return -1;
+	}
+	ember_inliner_at(in, id, file_address(&in->mods[id], addr), sym,
+			 sym_len, out);
+	return 0;
+}

@@ -1,0 +1,230 @@
+/*
+ * Sorted symbol tables for address lookup, and demangling.
+ *
+ * Symbols are kept in one array sorted by start address (ties by order of
+ * addition).  rec_symtab_finish resolves aliases (several symbols at one
+ * address) the way perf does, so the names match `perf script`'s: prefer a
+ * sized symbol, then a non-weak one, then a global one, then the one with
+ * fewer leading underscores, then the longer name, then the first added
+ * (for kallsyms, where perf sizes symbols first, the last added).
+ * Symbols without a size end where the next one starts.  Perf maps instead
+ * keep every entry, and a lookup takes the last-added entry covering the
+ * address, since JIT code addresses are reused.
+ *
+ * symbols/ names addresses and knows nothing of perf records or of a
+ * recording: ELF files and their debug files (found by build-id, debug
+ * link or debuginfod), kallsyms, perf maps, jitdumps, inlined calls, and
+ * the frame-naming rules shared with `ember collapse perf` (names.c).
+ * Every file it reads may be cut short or hostile: sizes and offsets are
+ * checked before use, and a process's files are opened inside its own
+ * root (procfs.c).
+ */
+#include <elf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symbols/symtab.h"
+
+/* libiberty's header defines ARRAY_SIZE too */
+#undef ARRAY_SIZE
+#include <libiberty/demangle.h>
+
+void rec_symtab_init(struct rec_symtab *st, int kind)
+{
+	memset(st, 0, sizeof(*st));
+	ember_arena_init(&st->arena);
+	st->kind = kind;
+}
+
+void rec_symtab_release(struct rec_symtab *st)
+{
+	for (size_t i = 0; i < st->n; i++)
+		free(st->syms[i].demangled);
+	free(st->syms);
+	ember_arena_release(&st->arena);
+	memset(st, 0, sizeof(*st));
+}
+
+void rec_symtab_add(struct rec_symtab *st, uint64_t start, uint64_t size,
+		    const char *name, size_t len, int bind, int copy)
+{
+	struct rec_sym *s;
+
+	if (st->n >= UINT32_MAX)
+		return;
+	EMBER_GROW(st->syms, st->n + 1, st->alloc);
+	s = &st->syms[st->n];
+	memset(s, 0, sizeof(*s));
+	s->start = start;
+	s->end = size && start + size > start ? start + size : start;
+	s->sized = s->end > s->start;
+	s->name = copy ? ember_arena_strndup(&st->arena, name, len) : name;
+	s->seq = (uint32_t)st->n;
+	s->bind = (uint8_t)bind;
+	st->n++;
+}
+
+char *rec_demangle(const char *name)
+{
+	/* perf: Itanium C++ and Rust symbols, no parameters */
+	if (name[0] != '_' || (name[1] != 'Z' && name[1] != 'R'))
+		return NULL;
+	return cplus_demangle(name, DMGL_NO_OPTS);
+}
+
+static const char *display_name(struct rec_symtab *st, struct rec_sym *s)
+{
+	if (!st->demangle)
+		return s->name;
+	if (!s->demangle_done) {
+		s->demangled = rec_demangle(s->name);
+		s->demangle_done = 1;
+	}
+	return s->demangled ? s->demangled : s->name;
+}
+
+const char *rec_symtab_name(struct rec_symtab *st, const struct rec_sym *s)
+{
+	return display_name(st, (struct rec_sym *)s);
+}
+
+static int cmp_sym(const void *pa, const void *pb)
+{
+	const struct rec_sym *a = pa, *b = pb;
+
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static size_t leading_underscores(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+/* perf's choose_best_symbol: 1 when a should stay rather than b. */
+static int prefer_first(struct rec_symtab *st, struct rec_sym *a,
+			struct rec_sym *b)
+{
+	int sa = a->end > a->start, sb = b->end > b->start;
+	if (sa != sb)
+		return sa;
+	int wa = a->bind == STB_WEAK, wb = b->bind == STB_WEAK;
+	if (wa != wb)
+		return wb;
+	int ga = a->bind == STB_GLOBAL, gb = b->bind == STB_GLOBAL;
+	if (ga != gb)
+		return ga;
+	const char *na = display_name(st, a), *nb = display_name(st, b);
+	size_t ua = leading_underscores(na), ub = leading_underscores(nb);
+	if (ua != ub)
+		return ua < ub;
+	size_t la = strlen(na), lb = strlen(nb);
+	if (la != lb)
+		return la > lb;
+	return 1;
+}
+
+static void drop(struct rec_sym *s)
+{
+	free(s->demangled);
+	s->demangled = NULL;
+	s->name = NULL;
+}
+
+void rec_symtab_finish(struct rec_symtab *st)
+{
+	size_t i, j;
+
+	if (!st->n)
+		return;
+	/* kallsyms and most symbol tables come sorted already */
+	for (i = 1; i < st->n && st->syms[i - 1].start <= st->syms[i].start;
+	     i++)
+		;
+	if (i < st->n)
+		qsort(st->syms, st->n, sizeof(*st->syms), cmp_sym);
+	if (st->kind == REC_SYMTAB_PERFMAP) {
+		/* zero-sized entries cover nothing; keep the rest */
+		for (i = j = 0; i < st->n; i++)
+			if (st->syms[i].end > st->syms[i].start)
+				st->syms[j++] = st->syms[i];
+		st->n = j;
+		return;
+	}
+	/* aliases: keep one symbol per start address */
+	for (i = 0, j = 0; i < st->n; i++) {
+		struct rec_sym *s = &st->syms[i];
+		if (j && st->syms[j - 1].start == s->start) {
+			struct rec_sym *keep = &st->syms[j - 1];
+			/* kallsyms: perf sizes symbols before it resolves
+			 * aliases, so only the last alias has a size */
+			int first = st->kind == REC_SYMTAB_KALLSYMS
+					? 0
+					: prefer_first(st, keep, s);
+			if (first) {
+				drop(s);
+			} else {
+				drop(keep);
+				*keep = *s;
+			}
+			continue;
+		}
+		st->syms[j++] = *s;
+	}
+	st->n = j;
+	/* symbols without a size reach the next symbol */
+	for (i = 0; i < st->n; i++) {
+		struct rec_sym *s = &st->syms[i];
+		if (s->end != s->start)
+			continue;
+		if (i + 1 == st->n)
+			s->end = ((s->start + 4095) & ~4095ull) + 4096;
+		else if (st->kind == REC_SYMTAB_KALLSYMS &&
+			 s->module != st->syms[i + 1].module)
+			/* not across the gap between the kernel and modules */
+			s->end = (s->start + 4096 + 4095) & ~4095ull;
+		else
+			s->end = st->syms[i + 1].start;
+	}
+}
+
+const struct rec_sym *rec_symtab_find(const struct rec_symtab *st,
+				      uint64_t addr)
+{
+	size_t lo = 0, hi = st->n;
+
+	/* the last symbol starting at or below addr */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (st->syms[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	const struct rec_sym *best = NULL;
+	/* nested or overlapping symbols: look a little further back.  A
+	 * label inside a sized function (node's builtins have them) loses
+	 * to the function, as in perf; perf maps: the newest entry wins. */
+	for (size_t i = lo, k = 0; i-- > 0 && k < 16; k++) {
+		const struct rec_sym *s = &st->syms[i];
+		if (addr >= s->end)
+			continue;
+		if (st->kind == REC_SYMTAB_PERFMAP) {
+			if (!best || s->seq > best->seq)
+				best = s;
+			continue;
+		}
+		if (s->sized)
+			return s;
+		if (!best)
+			best = s;
+	}
+	return best;
+}

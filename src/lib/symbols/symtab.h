@@ -1,0 +1,107 @@
+/*
+ * Symbol tables (symtab.c) and where they come from besides ELF files:
+ * kernel symbols (kallsyms.c) and perf maps of JIT code (perfmap.c).
+ */
+#ifndef EMBER_SYMBOLS_SYMTAB_H
+#define EMBER_SYMBOLS_SYMTAB_H
+
+#include <sys/types.h>
+
+#include "internal.h"
+
+/*
+ * A sorted array of [start, end) symbols.  Names point into memory the
+ * owner keeps alive (an ELF string table, or the table's arena).  Symbols
+ * added with the same start are resolved as perf resolves aliases, so that
+ * frame names match `perf script`'s.
+ */
+struct rec_sym {
+	uint64_t start, end;
+	const char *name;
+	char *demangled; /* lazily, see rec_symtab_name */
+	uint32_t seq;	 /* order of addition */
+	uint8_t bind;	 /* STB_LOCAL, STB_GLOBAL, STB_WEAK */
+	uint8_t demangle_done;
+	uint8_t module; /* kallsyms: a module's symbol */
+	uint8_t sized;	/* its size came with it */
+};
+
+enum rec_symtab_kind {
+	REC_SYMTAB_ELF,	     /* aliases as perf: sized, global, fewer '_' */
+	REC_SYMTAB_KALLSYMS, /* the same, and sizes from the next symbol */
+	REC_SYMTAB_PERFMAP,  /* JIT code: the last entry covering wins */
+};
+
+struct rec_symtab {
+	struct rec_sym *syms;
+	size_t n, alloc;
+	struct ember_arena arena; /* names added with copy=1 */
+	int kind;
+	int demangle; /* names are C++/Rust symbols to demangle */
+};
+
+void rec_symtab_init(struct rec_symtab *st, int kind);
+void rec_symtab_release(struct rec_symtab *st);
+/* size 0: up to the next symbol.  The name is copied when copy is set. */
+void rec_symtab_add(struct rec_symtab *st, uint64_t start, uint64_t size,
+		    const char *name, size_t len, int bind, int copy);
+/* Sorts and resolves aliases; call once after the last add. */
+void rec_symtab_finish(struct rec_symtab *st);
+const struct rec_sym *rec_symtab_find(const struct rec_symtab *st,
+				      uint64_t addr);
+/* The symbol's name as perf prints it: demangled (once) when the table
+ * holds mangled names. */
+const char *rec_symtab_name(struct rec_symtab *st, const struct rec_sym *s);
+/* C++ or Rust name demangled as perf does (no parameters), or NULL. */
+char *rec_demangle(const char *name);
+
+/* ---- kernel symbols (kallsyms.c) -------------------------------------- */
+
+/* Loads kernel text symbols from a kallsyms file (NULL: /proc/kallsyms).
+ * EMBER_EPERM when the addresses are hidden (kernel.kptr_restrict). */
+int rec_kallsyms_load(struct rec_symtab *st, const char *path) EMBER_WUR;
+/* The same, given up (EMBER_EINTR) as soon as *stop is set (another
+ * thread sets it). */
+int rec_kallsyms_load_until(struct rec_symtab *st, const char *path,
+			    const int *stop) EMBER_WUR;
+/* Parses kallsyms text already in memory (for tests). */
+size_t rec_kallsyms_parse(struct rec_symtab *st, const char *p, size_t n);
+
+/* ---- perf maps (perfmap.c) -------------------------------------------- */
+
+/* What the profiler knows of the process that should have written a map. */
+struct rec_perfmap_owner {
+	int pid;
+	uid_t uid;
+	int uid_known;
+	double start, end; /* realtime seconds; end 0 = still running */
+	double before;	   /* start unknown: it started no later (replay) */
+};
+
+enum {
+	REC_PERFMAP_OK,
+	REC_PERFMAP_MISSING,
+	REC_PERFMAP_NOT_REGULAR, /* a symlink, a directory ... */
+	REC_PERFMAP_FOREIGN,	 /* owned by another user */
+	REC_PERFMAP_STALE,	 /* written before the process started */
+	REC_PERFMAP_NEWER,	 /* written after the process ended */
+};
+
+/* Loads /tmp/perf-PID.map (dir NULL: /tmp) if it can be trusted for the
+ * owner; returns a REC_PERFMAP_* verdict, and in why a message for the
+ * cases that deserve a warning. */
+int rec_perfmap_load(struct rec_symtab *st, const char *dir,
+		     const struct rec_perfmap_owner *owner,
+		     struct ember_buf *why);
+/* The same for dirfd/perf-NSPID.map, a process's /tmp seen through
+ * /proc/PID/root (dir names it in messages; nspid is the pid the process
+ * has in its own namespace). */
+int rec_perfmap_load_at(struct rec_symtab *st, int dirfd, const char *dir,
+			int nspid, const struct rec_perfmap_owner *owner,
+			struct ember_buf *why);
+/* Parses perf map text ("START SIZE NAME" lines); returns entries added,
+ * and the count of malformed lines in *bad. */
+size_t rec_perfmap_parse(struct rec_symtab *st, const char *p, size_t n,
+			 size_t *bad);
+
+#endif
