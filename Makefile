@@ -16,14 +16,30 @@ WARN    := -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes \
 ifeq ($(WERROR),1)
 WARN    += -Werror
 endif
+# Interpreter frames by BPF: the program is compiled with clang against
+# the running kernel's BTF (vmlinux.h, made in $(BUILD)/gen) and embedded
+# as a libbpf skeleton; without clang, bpftool, libbpf or BTF, ember is
+# built without it (and says so when recording an interpreter).
+BPF_CLANG ?= clang
+BPFTOOL   ?= $(firstword $(shell command -v bpftool 2>/dev/null) \
+                         $(wildcard /usr/sbin/bpftool /sbin/bpftool))
+VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
+ifeq ($(NO_BPF),)
+ifneq ($(and $(BPFTOOL),$(shell command -v $(BPF_CLANG) 2>/dev/null),$(wildcard $(VMLINUX_BTF)),$(shell pkg-config --exists libbpf && echo y)),)
+HAVE_BPF := 1
+PKGS     += libbpf
+endif
+endif
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lelf -ldw -lz -lyajl -lzstd)
 ALL_CFLAGS  = -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -Iinclude -Isrc/lib \
-              $(PKG_CFLAGS) -D_GNU_SOURCE -MMD -MP
+              $(PKG_CFLAGS) -D_GNU_SOURCE -MMD -MP \
+              $(if $(HAVE_BPF),-DEMBER_BPF -I$(BUILD)/gen)
 ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS)
 LDLIBS     := $(PKG_LIBS) -liberty -lpthread -lm
 
-LIB_SRC  := $(sort $(wildcard src/lib/*.c src/lib/*/*.c))
+LIB_SRC  := $(sort $(filter-out %.bpf.c,$(wildcard src/lib/*.c src/lib/*/*.c)))
+BPF_SRC  := $(wildcard src/lib/*/*.bpf.c)
 CLI_SRC  := $(sort $(wildcard src/cli/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/test-*.c))
 TOOL_SRC := $(sort $(wildcard tests/tools/*.c))
@@ -86,6 +102,24 @@ $(BUILD)/%.o: %.c
 	$(call msg,CC,$<)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+ifneq ($(HAVE_BPF),)
+$(BUILD)/gen/vmlinux.h:
+	$(call msg,GEN,$@)
+	@mkdir -p $(dir $@)
+	$(Q)$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@
+
+$(BUILD)/gen/interp.bpf.o: src/lib/record/interp.bpf.c src/lib/interp/interp-abi.h $(BUILD)/gen/vmlinux.h
+	$(call msg,BPF,$<)
+	$(Q)$(BPF_CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(BUILD)/gen \
+		-Isrc/lib -c -o $@ $<
+
+$(BUILD)/gen/interp.skel.h: $(BUILD)/gen/interp.bpf.o
+	$(call msg,GEN,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name interp_bpf > $@
+
+$(BUILD)/src/lib/record/interp.o: $(BUILD)/gen/interp.skel.h
+endif
 
 # JavaScript and CSS of the SVG, embedded as C strings.
 $(BUILD)/gen/assets.c: $(ASSETS) tools/embed.sh

@@ -547,6 +547,7 @@ struct ember_record_options {
 	int context_switches;  /* count switches with the context-switches
 				* event, as where the sched_switch
 				* tracepoint is missing: no S/D states */
+	int no_interp; /* --no-python: no interpreter frames read by BPF */
 };
 enum {
 	EMBER_RECORD_CPU,
@@ -603,6 +604,18 @@ struct ember_record_stats {
 	const char *offcpu_cs; /* why switches come from the context-switches
 				* event ("[off-cpu: blocked]": S and D not
 				* told apart), or NULL */
+	/* interpreter frames (Python) read by BPF at each sample */
+	size_t interp_procs;	     /* processes whose interpreter was read */
+	uint64_t interp_samples;     /* samples of those processes */
+	uint64_t interp_merged;	     /* ... with interpreter frames merged */
+	uint64_t interp_eval;	     /* ... with an eval loop frame */
+	uint64_t interp_eval_merged; /* ... and interpreter frames */
+	uint64_t interp_unmatched;   /* ... without the program's record */
+	uint64_t interp_mismatched;  /* ... runs and eval frames unpaired */
+	uint64_t interp_no_tstate;   /* ... without a thread state */
+	uint64_t interp_ring_full;   /* records lost to a full ring */
+	const char *interp_off;	     /* why no interpreter was read, or
+				      * NULL */
 };
 
 struct ember_record;

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Installs the Debian packages ember needs, when run as root, or prints the
-# exact command to run.  `deps.sh build` covers building; `deps.sh test`
+# exact command to run.  `deps.sh build` covers building (clang, bpftool
+# and libbpf-dev for the BPF program reading interpreters' frames); `deps.sh test`
 # adds what the tests use (Chromium for the browser tests, xz for inputs,
 # Go for reading pprof back with go tool pprof, GNU time for peak memory,
 # libc6-dbg for libc's static functions in profiles, a JDK for profiling
@@ -10,7 +11,7 @@
 # clang-format, the version .clang-format is for).
 set -u
 case "${1:-build}" in
-build) pkgs="gcc make pkg-config libelf-dev libdw-dev libiberty-dev zlib1g-dev libyajl-dev libzstd-dev" ;;
+build) pkgs="gcc make pkg-config libelf-dev libdw-dev libiberty-dev zlib1g-dev libyajl-dev libzstd-dev clang libbpf-dev bpftool" ;;
 test)  pkgs="xz-utils libxml2-utils chromium nodejs npm libc6-dbg golang-go openjdk-17-jdk-headless debuginfod time" ;;
 bench) pkgs="xz-utils bc time libdeflate0" ;;
 fmt)   pkgs="clang-format" ;;

@@ -161,6 +161,11 @@ static void help(FILE *f)
 	    "                       than USECS microseconds\n"
 	    "  --no-kernel          user stacks only\n"
 	    "  --idle               with -a: keep the idle task's samples\n"
+	    "  --no-python          do not read Python's frames at each sample "
+	    "(BPF);\n"
+	    "                       they name Python functions in any "
+	    "CPython 3.11-3.13\n"
+	    "                       process, started with no flag\n"
 	    "  --no-jit-env         do not set PYTHON_PERF_JIT_SUPPORT=1 "
 	    "(Python 3.13+),\n"
 	    "                       NODE_OPTIONS "
@@ -238,6 +243,7 @@ enum {
 	O_IDLE,
 	O_JIT_ENV,
 	O_NO_JIT_ENV,
+	O_NO_PYTHON,
 	O_KEEP_JIT_MAPS,
 	O_FORMAT,
 	O_ROOT_PID,
@@ -268,6 +274,7 @@ static const struct option longopts[] = {
     {"idle", no_argument, NULL, O_IDLE},
     {"jit-env", no_argument, NULL, O_JIT_ENV},
     {"no-jit-env", no_argument, NULL, O_NO_JIT_ENV},
+    {"no-python", no_argument, NULL, O_NO_PYTHON},
     {"keep-jit-maps", no_argument, NULL, O_KEEP_JIT_MAPS},
     {"format", required_argument, NULL, O_FORMAT},
     {"pid", no_argument, NULL, O_ROOT_PID},
@@ -499,6 +506,74 @@ static void print_unwind(const struct ember_record_stats *st)
 			(unsigned long long)st->unwind_cache_hits,
 			(unsigned long long)st->unwind_cache_misses,
 			(unsigned long long)st->jitdumps);
+}
+
+/* The Python functions with the most self time: the innermost py::
+ * frame of each stack that has one. */
+static void print_top_python(const struct ember_intern *names,
+			     const struct ember_stacks *s, double total)
+{
+	size_t nn = ember_intern_count(names), any = 0;
+	struct self_ent *e = ember_xcalloc(nn ? nn : 1, sizeof(*e));
+	unsigned char *py = ember_xcalloc(nn ? nn : 1, 1);
+	struct ember_buf b = EMBER_BUF_INIT;
+
+	for (size_t i = 0; i < nn; i++) {
+		size_t len;
+		const char *str = ember_intern_str(names, (uint32_t)i, &len);
+		e[i].id = (uint32_t)i;
+		py[i] = len > 4 && !memcmp(str, "py::", 4);
+		any |= py[i];
+	}
+	for (size_t i = 0; any && i < ember_stacks_count(s); i++) {
+		size_t n;
+		const uint32_t *f = ember_stacks_frames(s, i, &n);
+		while (n && !py[f[n - 1]])
+			n--;
+		if (n)
+			e[f[n - 1]].w += ember_stacks_weight(s, i, NULL);
+	}
+	qsort(e, nn, sizeof(*e), cmp_self);
+	if (any && e[0].w > 0)
+		fprintf(stderr, "ember: top Python functions by self time "
+				"(their own code and the C they call):\n");
+	for (size_t i = 0; any && i < nn && i < 8 && e[i].w > 0; i++) {
+		size_t len;
+		const char *name = ember_intern_str(names, e[i].id, &len);
+		short_name(&b, name, len);
+		fprintf(stderr, "  %5.1f%%  ", 100.0 * e[i].w / total);
+		cli_put_escaped(stderr, b.buf, b.len);
+		fputc('\n', stderr);
+	}
+	ember_buf_release(&b);
+	free(py);
+	free(e);
+}
+
+/* How Python's frames were read at the samples (BPF). */
+static void print_interp(const struct ember_record_stats *st)
+{
+	if (!st->interp_procs)
+		return;
+	double n = st->interp_eval ? (double)st->interp_eval : 1;
+	fprintf(stderr,
+		"ember: Python frames: %zu process%s read at each sample; "
+		"%llu of %llu samples in the interpreter (%.1f%%) have them\n",
+		st->interp_procs, st->interp_procs == 1 ? "" : "es",
+		(unsigned long long)st->interp_eval_merged,
+		(unsigned long long)st->interp_eval,
+		100.0 * (double)st->interp_eval_merged / n);
+	if (cli_verbose > 0)
+		fprintf(stderr,
+			"ember: Python samples %llu, merged %llu, without "
+			"the program's frames %llu, without a thread state "
+			"%llu, runs unpaired %llu, records lost %llu\n",
+			(unsigned long long)st->interp_samples,
+			(unsigned long long)st->interp_merged,
+			(unsigned long long)st->interp_unmatched,
+			(unsigned long long)st->interp_no_tstate,
+			(unsigned long long)st->interp_mismatched,
+			(unsigned long long)st->interp_ring_full);
 }
 
 /* CPython's interpreter loop sampled, but no py:: frame named: a Python
@@ -856,6 +931,9 @@ int cmd_record(int argc, char **argv, const char *preset)
 		case O_NO_JIT_ENV:
 			ro.jit_env = 0;
 			break;
+		case O_NO_PYTHON:
+			ro.no_interp = 1;
+			break;
 		case O_KEEP_JIT_MAPS:
 			ro.keep_jit_maps = 1;
 			break;
@@ -1088,6 +1166,7 @@ int cmd_record(int argc, char **argv, const char *preset)
 		if (st->weight_us)
 			print_offcpu(st);
 		print_unwind(st);
+		print_interp(st);
 		if (cli_verbose > 0)
 			fprintf(stderr,
 				"ember: %llu frames of inlined calls, from "
@@ -1100,8 +1179,10 @@ int cmd_record(int argc, char **argv, const char *preset)
 			cli_note("wrote %s", strcmp(out.path, "-")
 						 ? out.path
 						 : "standard output");
-		if (st->weight > 0 && ember_stacks_count(stacks))
+		if (st->weight > 0 && ember_stacks_count(stacks)) {
 			print_top(names, stacks, st->weight);
+			print_top_python(names, stacks, st->weight);
+		}
 		if (ro.jit_env && python_unnamed(names))
 			fprintf(stderr,
 				"ember: note: Python functions are not named "

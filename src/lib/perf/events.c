@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "perf/events.h"
+#include "perf/interp.h"
 #include "symbols/procfs.h"
 #include "symbols/jitdump.h"
 #include "perf/offcpu.h"
@@ -50,7 +51,8 @@ void rec_events_init(struct rec_events *r, struct ember_record_stats *stats)
 	ember_stacks_init(&r->stacks);
 	r->ubuf = ember_xcalloc(MAX_FRAMES, sizeof(*r->ubuf));
 	/* root, [truncated], user and kernel frames, an off-CPU state */
-	r->ibuf = ember_xcalloc(2 * MAX_FRAMES + 3, sizeof(*r->ibuf));
+	r->ibuf = ember_xcalloc(2 * MAX_FRAMES + 3 + EMBER_INTERP_MAX_FRAMES,
+				sizeof(*r->ibuf));
 }
 
 void rec_events_release(struct rec_events *r)
@@ -61,6 +63,7 @@ void rec_events_release(struct rec_events *r)
 	ember_stacks_release(&r->stacks);
 	free(r->ubuf);
 	free(r->ibuf);
+	rec_interp_merge_free(r->interp);
 	free(r->fcache);
 	chains_free(r->chains);
 	free(r->rcache);
@@ -994,8 +997,8 @@ static void on_sample(struct rec_events *r, const void *rec, size_t size)
 	}
 	uint64_t one[2];
 	/* a callchain to remember: frame pointers, and no off-CPU state */
-	int chain =
-	    !r->dwarf && !r->off && (r->sample_type & PERF_SAMPLE_CALLCHAIN);
+	int chain = !r->dwarf && !r->off && !r->interp &&
+		    (r->sample_type & PERF_SAMPLE_CALLCHAIN);
 	if (!(r->sample_type & PERF_SAMPLE_CALLCHAIN)) {
 		/* no callchain recorded: the sampled address alone */
 		const struct perf_event_header *h = rec;
@@ -1056,6 +1059,8 @@ static void on_sample(struct rec_events *r, const void *rec, size_t size)
 			r->frames.v[ids[n]].call = 1;
 		n++;
 	}
+	if (r->interp)
+		n = rec_interp_merge_stack(r, p, (int)s.tid, s.time, ids, 1, n);
 	size_t nk = kernel_frames(&s, ub, MAX_FRAMES);
 	for (size_t i = nk; i-- > 0;)
 		ids[n++] = kernel_frame(r, ub[i]);

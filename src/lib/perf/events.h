@@ -40,6 +40,9 @@ struct rec_events {
 	uint32_t map_gen;	   /* bumped by every new mapping */
 	struct rec_chains *chains; /* callchains seen (events.c) */
 	struct rec_rcache *rcache; /* threads' root frames */
+	/* interpreter frames read at each sample (perf/interp.h), merged
+	 * into the processes' stacks (owned) */
+	struct rec_interp_merge *interp;
 };
 
 void rec_events_init(struct rec_events *ev, struct ember_record_stats *stats);

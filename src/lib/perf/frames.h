@@ -14,6 +14,7 @@ enum rec_frame_kind {
 	REC_FRAME_JIT,	     /* obj: process instance id, addr */
 	REC_FRAME_UNKNOWN,   /* not in any executable mapping */
 	REC_FRAME_TRUNCATED, /* the unwinder stopped short of the root */
+	REC_FRAME_INTERP,    /* obj: name id in the interpreter merge */
 };
 
 struct rec_frame {

@@ -23,6 +23,7 @@
 #include "symbols/procfs.h"
 #include "symbols/names.h"
 #include "perf/symbolize.h"
+#include "perf/interp.h"
 
 /* ---- folding names as stackcollapse-perf does ------------------------- */
 
@@ -362,6 +363,12 @@ const char *rec_frame_symbol(struct rec_symctx *c, const struct rec_frame *f,
 	case REC_FRAME_TRUNCATED:
 		sym = "[truncated]";
 		break;
+	case REC_FRAME_INTERP: {
+		size_t len;
+		sym = rec_interp_merge_name(r->interp, f->obj, &len);
+		ember_buf_adds(dso, "[interpreter]");
+		break;
+	}
 	default:
 		ember_buf_adds(dso, "[unknown]");
 		break;

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "perf/events.h"
+#include "record/interp.h"
 #include "record/java.h"
 #include "symbols/jitdump.h"
 #include "perf/offcpu.h"
@@ -79,6 +80,9 @@ struct ember_record {
 	uint32_t *loc_map;
 	uint64_t *loc_addr;
 	char *ids; /* the build-ids in hex, 129 bytes each */
+	/* interpreter frames by BPF (record/interp.c), or why not */
+	struct rec_interp_bpf *interp;
+	char interp_off[256];
 };
 
 static double now_mono(void)
@@ -395,6 +399,7 @@ void ember_record_free(struct ember_record *r)
 	free(r->loc_map);
 	free(r->loc_addr);
 	free(r->ids);
+	rec_interp_bpf_free(r->interp);
 	rec_order_release(&r->order);
 	if (r->held)
 		rec_reader_done(r->reader, r->held);
@@ -656,6 +661,33 @@ static long open_first(struct ember_record *r, int pid, int cpu, int *err)
 	return fd;
 }
 
+/* ---- interpreter frames (record/interp.c) ----------------------------- */
+
+/* Loads the BPF program that reads interpreters' frames; where it cannot
+ * be, the reason is told at the end if an interpreter was sampled. */
+static void interp_start(struct ember_record *r)
+{
+	struct ember_buf why = EMBER_BUF_INIT;
+
+	if (r->o.no_interp || r->o.mode == EMBER_RECORD_OFFCPU)
+		return;
+	if (rec_interp_bpf_new(&r->interp, &why))
+		snprintf(r->interp_off, sizeof(r->interp_off), "%s", why.buf);
+	ember_buf_release(&why);
+}
+
+static void interp_attach(struct ember_record *r, int fd)
+{
+	struct ember_buf why = EMBER_BUF_INIT;
+
+	if (r->interp && rec_interp_bpf_attach(r->interp, fd, &why)) {
+		snprintf(r->interp_off, sizeof(r->interp_off), "%s", why.buf);
+		rec_interp_bpf_free(r->interp);
+		r->interp = NULL;
+	}
+	ember_buf_release(&why);
+}
+
 /* Opens the event of one target on every CPU; pid -1 is every task.
  * Returns 0, 1 if the target is gone (ESRCH), or an EMBER_E* code. */
 static int open_target(struct ember_record *r, int pid, int main_target)
@@ -677,6 +709,8 @@ static int open_target(struct ember_record *r, int pid, int main_target)
 		}
 		EMBER_GROW(r->fds, r->nfds + 1, r->afds);
 		r->fds[r->nfds++] = (int)fd;
+		if (kind == REC_EV_SAMPLE)
+			interp_attach(r, (int)fd);
 		uint64_t id;
 		if (kind == REC_EV_SWITCH &&
 		    !rec_offcpu_states(r->events.off) &&
@@ -791,6 +825,7 @@ int ember_record_start(struct ember_record *r)
 				    r->o.argv[0], strerror(e));
 		r->have_child = 1;
 	}
+	interp_start(r);
 	if (r->o.system_wide)
 		err = open_target(r, -1, 1);
 	else if (r->have_child)
@@ -831,6 +866,8 @@ int ember_record_start(struct ember_record *r)
 							  r->o.pids[i]);
 		}
 	}
+	if (r->interp)
+		rec_interp_bpf_update(r->interp, &r->events);
 	err = rec_reader_start(&r->reader, r->rings, r->ncpus, &r->events,
 			       BACKLOG);
 	if (err) {
@@ -881,6 +918,10 @@ static void process(struct ember_record *r)
 {
 	struct rec_batch *b = rec_reader_take(r->reader), *next;
 
+	/* the program's records of the samples just read are all written:
+	 * it runs before the kernel writes the sample */
+	if (r->interp)
+		rec_interp_bpf_update(r->interp, &r->events);
 	for (; b; b = next) {
 		next = b->next;
 		r->events.corrupt += b->corrupt;
@@ -954,7 +995,8 @@ int ember_record_run(struct ember_record *r)
 			if (r->pidfds[i] >= 0)
 				pf[k++] =
 				    (struct pollfd){r->pidfds[i], POLLIN, 0};
-		int timeout = POLL_MS;
+		/* interpreters found soon after they start */
+		int timeout = r->interp ? POLL_MS / 5 : POLL_MS;
 		if (deadline) {
 			double left = deadline - now_mono();
 			if (left <= 0)
@@ -977,6 +1019,7 @@ int ember_record_run(struct ember_record *r)
 	r->held = NULL;
 	if (r->events.off)
 		to_microseconds(r);
+	rec_interp_finish(r->interp, &r->events, &r->stats, r->interp_off);
 	free(pf);
 	if (r->have_child) {
 		/* stopped early: end the command, as perf does */
