@@ -11,8 +11,9 @@ allowed() {
 	case $1 in
 	symbols) echo "" ;;
 	unwind) echo "symbols" ;;
-	perf) echo "unwind symbols" ;;
-	record) echo "perf unwind symbols" ;;
+	interp) echo "symbols" ;;
+	perf) echo "interp unwind symbols" ;;
+	record) echo "perf interp unwind symbols" ;;
 	collapse) echo "perf unwind symbols" ;;
 	render | export) echo "" ;;
 	*) echo "?" ;;
@@ -25,7 +26,7 @@ uses() {
 }
 
 dirs=$(cd src/lib && ls -d */ | tr -d / | grep -v '^assets$')
-check "the folders are the documented ones" test "$(echo $dirs)" = "collapse export perf record render symbols unwind"
+check "the folders are the documented ones" test "$(echo $dirs)" = "collapse export interp perf record render symbols unwind"
 for dir in $dirs; do
 	ok_list=$(allowed "$dir")
 	check "$dir is a documented layer" test "$ok_list" != "?"

@@ -44,6 +44,8 @@ struct eval_state {
 struct rec_interp_merge {
 	struct rec_interp_proc **procs; /* by process instance id */
 	size_t nprocs;
+	struct rec_interp_proc **early; /* by pid, instance not yet seen */
+	size_t nearly;
 	struct pending *pend; /* open addressing by tid */
 	size_t pmask, pused;
 	struct eval_state *dsos; /* by dso id */
@@ -71,6 +73,9 @@ void rec_interp_merge_free(struct rec_interp_merge *m)
 	for (size_t i = 0; i < m->nprocs; i++)
 		rec_interp_proc_free(m->procs[i]);
 	free(m->procs);
+	for (size_t i = 0; i < m->nearly; i++)
+		rec_interp_proc_free(m->early[i]);
+	free(m->early);
 	for (size_t i = 0; i <= m->pmask; i++) {
 		struct pending *p = &m->pend[i];
 		for (uint32_t k = 0; k < p->n; k++)
@@ -97,6 +102,47 @@ void rec_interp_merge_add_proc(struct rec_interp_merge *m, uint32_t p_id,
 	m->procs[p_id] = ip;
 	/* a new file may be some process's eval loop */
 	memset(m->dsos, 0, m->ndsos * sizeof(*m->dsos));
+}
+
+void rec_interp_merge_add_pid(struct rec_interp_merge *m, int pid,
+			      struct rec_interp_proc *ip)
+{
+	for (size_t i = 0; i < m->nearly; i++)
+		if (m->early[i]->pid == pid) {
+			rec_interp_proc_free(m->early[i]);
+			m->early[i] = ip;
+			return;
+		}
+	m->early =
+	    ember_xrealloc(m->early, (m->nearly + 1) * sizeof(*m->early));
+	m->early[m->nearly++] = ip;
+}
+
+int rec_interp_merge_has_pid(const struct rec_interp_merge *m, int pid)
+{
+	for (size_t i = 0; i < m->nearly; i++)
+		if (m->early[i]->pid == pid)
+			return 1;
+	return 0;
+}
+
+/* The interpreter of instance p_id of pid, adopting one found early. */
+static struct rec_interp_proc *proc_of(struct rec_interp_merge *m,
+				       uint32_t p_id, int pid)
+{
+	struct rec_interp_proc *ip = rec_interp_merge_proc(m, p_id);
+
+	if (ip || !m->nearly)
+		return ip;
+	for (size_t i = 0; i < m->nearly; i++) {
+		if (m->early[i]->pid != pid)
+			continue;
+		ip = m->early[i];
+		m->early[i] = m->early[--m->nearly];
+		rec_interp_merge_add_proc(m, p_id, ip);
+		return ip;
+	}
+	return NULL;
 }
 
 struct rec_interp_proc *rec_interp_merge_proc(struct rec_interp_merge *m,
@@ -252,7 +298,7 @@ size_t rec_interp_merge_stack(struct rec_events *ev, struct rec_proc *p,
 			      size_t from, size_t n)
 {
 	struct rec_interp_merge *m = ev->interp;
-	struct rec_interp_proc *ip = rec_interp_merge_proc(m, p->id);
+	struct rec_interp_proc *ip = proc_of(m, p->id, p->pid);
 
 	if (!ip)
 		return n;

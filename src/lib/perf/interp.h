@@ -20,6 +20,11 @@ void rec_interp_merge_add_proc(struct rec_interp_merge *m, uint32_t p_id,
 			       struct rec_interp_proc *ip);
 struct rec_interp_proc *rec_interp_merge_proc(struct rec_interp_merge *m,
 					      uint32_t p_id);
+/* The interpreter of pid, found before the consumer knows the process
+ * instance: its instance then is the one of pid's next sample. */
+void rec_interp_merge_add_pid(struct rec_interp_merge *m, int pid,
+			      struct rec_interp_proc *ip);
+int rec_interp_merge_has_pid(const struct rec_interp_merge *m, int pid);
 /* The frames of one sample, as the BPF program sent them. */
 void rec_interp_merge_add(struct rec_interp_merge *m, const void *data,
 			  size_t size);

@@ -48,6 +48,7 @@ struct rec_interp_bpf {
 	int *pids;     /* configured in the program */
 	size_t npids, apids;
 	size_t procs;
+	int child_tries; /* the command looked at directly */
 	char why[256];
 };
 
@@ -72,7 +73,8 @@ int rec_interp_bpf_attach(struct rec_interp_bpf *b, int fd,
 	return EMBER_ENOTSUP;
 }
 
-void rec_interp_bpf_update(struct rec_interp_bpf *b, struct rec_events *ev)
+void rec_interp_bpf_update(struct rec_interp_bpf *b, struct rec_events *ev,
+			   int child)
 {
 }
 
@@ -163,18 +165,29 @@ int rec_interp_bpf_attach(struct rec_interp_bpf *b, int fd,
 	return 0;
 }
 
+/* Whether pid is configured with an interpreter the merge holds. */
+static int configured(struct rec_interp_bpf *b, struct rec_events *ev, int pid,
+		      const struct rec_proc *p)
+{
+	for (size_t i = 0; i < b->npids; i++)
+		if (b->pids[i] == pid)
+			return rec_interp_merge_has_pid(ev->interp, pid) ||
+			       (p && rec_interp_merge_proc(ev->interp, p->id));
+	return 0;
+}
+
 /* Looks at p: 0 configured, EMBER_ENOENT not (yet) an interpreter,
  * another error when it is one ember does not read. */
 static int configure(struct rec_interp_bpf *b, struct rec_events *ev,
-		     struct rec_proc *p)
+		     struct rec_proc *p, int pid)
 {
 	struct ember_buf why = EMBER_BUF_INIT;
 	struct rec_interp_proc *ip;
-	int procfd = rec_procfs_open(p->pid, 0);
+	int procfd = rec_procfs_open(pid, 0);
 
 	if (procfd < 0)
 		return EMBER_ENOENT;
-	int err = rec_interp_detect(p->pid, procfd, &ip, &why);
+	int err = rec_interp_detect(pid, procfd, &ip, &why);
 	close(procfd);
 	if (err) {
 		if (err != EMBER_ENOENT && !b->why[0])
@@ -183,25 +196,41 @@ static int configure(struct rec_interp_bpf *b, struct rec_events *ev,
 		return err;
 	}
 	ember_buf_release(&why);
-	__u32 key = (__u32)p->pid;
+	__u32 key = (__u32)pid;
 	if (bpf_map__update_elem(b->skel->maps.interp_cfg, &key, sizeof(key),
 				 &ip->cfg, sizeof(ip->cfg), BPF_ANY)) {
 		rec_interp_proc_free(ip);
 		return EMBER_EIO;
 	}
-	EMBER_GROW(b->pids, b->npids + 1, b->apids);
-	b->pids[b->npids++] = p->pid;
-	b->procs++;
-	rec_interp_merge_add_proc(ev->interp, p->id, ip);
+	size_t i = 0;
+	while (i < b->npids && b->pids[i] != pid)
+		i++;
+	if (i == b->npids) {
+		EMBER_GROW(b->pids, b->npids + 1, b->apids);
+		b->pids[b->npids++] = pid;
+		b->procs++;
+	}
+	if (p)
+		rec_interp_merge_add_proc(ev->interp, p->id, ip);
+	else
+		rec_interp_merge_add_pid(ev->interp, pid, ip);
 	return 0;
 }
 
-void rec_interp_bpf_update(struct rec_interp_bpf *b, struct rec_events *ev)
+void rec_interp_bpf_update(struct rec_interp_bpf *b, struct rec_events *ev,
+			   int child)
 {
 	struct rec_world *w = &ev->world;
 
 	if (!ev->interp)
 		ev->interp = rec_interp_merge_new();
+	/* the command, looked at directly for its first seconds, before its
+	 * records tell it mapped an interpreter: its first samples get
+	 * their frames too */
+	if (child > 0 && b->child_tries >= 0 && b->child_tries++ < 100 &&
+	    !configured(b, ev, child, rec_world_find_proc(w, child)) &&
+	    configure(b, ev, NULL, child) != EMBER_ENOENT)
+		b->child_tries = -1;
 	if (w->nprocs > b->nseen) {
 		b->seen = ember_xrealloc(b->seen, w->nprocs);
 		b->nmaps =
@@ -219,12 +248,14 @@ void rec_interp_bpf_update(struct rec_interp_bpf *b, struct rec_events *ev)
 		b->nmaps[i] = p->nmaps;
 		if (!maybe_interp(p))
 			continue;
-		b->seen[i] = configure(b, ev, p) != EMBER_ENOENT;
+		b->seen[i] = configured(b, ev, p->pid, p) ||
+			     configure(b, ev, p, p->pid) != EMBER_ENOENT;
 	}
 	/* a pid that exec'd something else keeps no configuration */
 	for (size_t i = 0; i < b->npids; i++) {
 		struct rec_proc *p = rec_world_find_proc(w, b->pids[i]);
-		if (p && rec_interp_merge_proc(ev->interp, p->id))
+		if ((p && rec_interp_merge_proc(ev->interp, p->id)) ||
+		    rec_interp_merge_has_pid(ev->interp, b->pids[i]))
 			continue;
 		__u32 key = (__u32)b->pids[i];
 		bpf_map__delete_elem(b->skel->maps.interp_cfg, &key,

@@ -20,10 +20,11 @@ void rec_interp_bpf_free(struct rec_interp_bpf *b);
 int rec_interp_bpf_attach(struct rec_interp_bpf *b, int fd,
 			  struct ember_buf *why);
 /* Finds the interpreters of the processes the consumer knows that are
- * not yet looked at, tells the program, and hands it the records the
- * program wrote so far (call before handling the perf records read
- * since the last call). */
-void rec_interp_bpf_update(struct rec_interp_bpf *b, struct rec_events *ev);
+ * not yet looked at (and of the command child, > 0, directly), tells the
+ * program, and hands the consumer the records the program wrote so far
+ * (call before handling the perf records read since the last call). */
+void rec_interp_bpf_update(struct rec_interp_bpf *b, struct rec_events *ev,
+			   int child);
 /* The session's counters of interpreter frames into st; where none was
  * read but a process ran an interpreter, tells why once (off: why the
  * program was not loaded, 256 bytes, or "").  b may be NULL. */

@@ -867,7 +867,8 @@ int ember_record_start(struct ember_record *r)
 		}
 	}
 	if (r->interp)
-		rec_interp_bpf_update(r->interp, &r->events);
+		rec_interp_bpf_update(r->interp, &r->events,
+				      r->have_child ? r->child.pid : 0);
 	err = rec_reader_start(&r->reader, r->rings, r->ncpus, &r->events,
 			       BACKLOG);
 	if (err) {
@@ -921,7 +922,8 @@ static void process(struct ember_record *r)
 	/* the program's records of the samples just read are all written:
 	 * it runs before the kernel writes the sample */
 	if (r->interp)
-		rec_interp_bpf_update(r->interp, &r->events);
+		rec_interp_bpf_update(r->interp, &r->events,
+				      r->have_child ? r->child.pid : 0);
 	for (; b; b = next) {
 		next = b->next;
 		r->events.corrupt += b->corrupt;
