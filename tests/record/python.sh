@@ -1,0 +1,118 @@
+#!/bin/sh
+# ember record reads CPython's frames at each sample (BPF) and merges
+# them into the native stacks, for Pythons started with no flag: pyenv's
+# 3.11, 3.12 and 3.13 (libpython shared) and Debian's python3 (3.11,
+# static, stripped).  Attached with -p and as a command (--no-jit-env):
+# >= 95% of the samples in the interpreter carry py:: frames, in the
+# order <module> -> main -> baz -> bar -> foo; Python called back from C
+# (sorted's key, functools.reduce) under its caller; two threads apart
+# under --tid; no file left in /tmp, the command's output and status
+# unchanged; --no-python reads none.
+# Skips, saying why, where BPF is not permitted or no such Python exists.
+. tests/cli/lib.sh
+suite=python
+
+skip_all() {
+	echo "python: skipped: $*"
+	echo "python: 0 passed, 0 failed"
+	exit 0
+}
+
+# weight of the lines of FILE matching the awk regex RE
+weight() { awk -v re="$2" '$0 ~ re { s += $NF } END { printf "%.0f\n", s }' "$1"; }
+# A >= P% of B
+atleast() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { exit !(b > 0 && 100 * a >= p * b) }'; }
+
+pythons=
+root=$(pyenv root 2> /dev/null || echo "$HOME/.pyenv")
+for v in 3.11 3.12 3.13; do
+	p=$(ls -d "$root"/versions/$v.*/bin/python3 2> /dev/null | tail -1)
+	[ -n "$p" ] && pythons="$pythons $p"
+done
+if [ -x /usr/bin/python3 ] &&
+	/usr/bin/python3 -c 'import sys; sys.exit(not (3, 11) <= sys.version_info[:2] <= (3, 13))'; then
+	pythons="$pythons /usr/bin/python3"
+fi
+[ -n "$pythons" ] || skip_all "no CPython 3.11-3.13 (pyenv or /usr/bin/python3)"
+set -- $pythons
+"$EMBER" record -v --no-jit-env -o "$T/probe.folded" -- "$1" -c 'pass' > /dev/null 2> "$T/probe.err" ||
+	skip_all "perf_event_open is not usable here: $(head -1 "$T/probe.err")"
+if grep -q "Python frames were not read" "$T/probe.err"; then
+	skip_all "$(grep "Python frames were not read" "$T/probe.err" | head -1)"
+fi
+
+NESTED=tests/unwind/nested.py
+CALLBACK=tests/record/pycallback.py
+THREADS=tests/record/pythreads.py
+CHAIN='py::<module>:[^;]*nested.py;py::main:[^;]*;py::baz:[^;]*;py::bar:[^;]*;py::foo:'
+
+# the samples of FILE in the interpreter (under PyEval_EvalCode) and how
+# many carry py:: frames in the order of nested.py
+check_nested() {
+	what=$1 f=$2
+	all=$(weight "$f" 'PyEval_EvalCode')
+	withpy=$(weight "$f" 'PyEval_EvalCode.*py::')
+	chain=$(weight "$f" "$CHAIN")
+	foo=$(weight "$f" 'py::foo:')
+	check "$what: >= 95% of interpreter samples have py:: frames ($withpy of $all)" atleast "$withpy" "$all" 95
+	check "$what: foo under bar, baz, main, <module> ($chain of $foo)" atleast "$chain" "$foo" 95
+	check "$what: foo is most of the samples ($foo of $all)" atleast "$foo" "$all" 50
+}
+
+for py in $pythons; do
+	v=$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+	name="$v ($py)"
+	# attached to a Python started with no flag
+	rm -f /tmp/perf-*.map.ember-test
+	"$py" $NESTED 4 > /dev/null &
+	pid=$!
+	sleep 0.5
+	"$EMBER" record -v -p $pid -d 2 -o "$T/p.folded" > "$T/p.out" 2> "$T/p.err"
+	check "$name -p: ember exits 0" test $? -eq 0
+	wait $pid
+	check_nested "$name -p" "$T/p.folded"
+	check "$name -p: the summary tells" has "Python frames: 1 process read" "$T/p.err"
+	check "$name -p: top Python functions listed" has "top Python functions" "$T/p.err"
+	check "$name -p: no perf map or jitdump left" test ! -e /tmp/perf-$pid.map -a ! -e /tmp/jit-$pid.dump
+
+	# as a command, nothing set in its environment
+	"$EMBER" record -q --no-jit-env -o "$T/c.folded" -- "$py" $NESTED 2 > /dev/null 2> "$T/c.err"
+	check "$name command: ember exits 0" test $? -eq 0
+	check_nested "$name command" "$T/c.folded"
+
+	# Python -> C -> Python, in that order
+	"$EMBER" record -q --no-jit-env -o "$T/cb.folded" -- "$py" $CALLBACK 2 > /dev/null 2> "$T/cb.err"
+	key=$(weight "$T/cb.folded" 'py::key:')
+	keyok=$(weight "$T/cb.folded" 'py::main:[^;]*;py::sorter:[^;]*;[^p][^;]*;.*py::key:')
+	add=$(weight "$T/cb.folded" 'py::add:')
+	addok=$(weight "$T/cb.folded" 'py::main:[^;]*;py::reducer:[^;]*;[^p][^;]*;.*py::add:')
+	check "$name: key() under sorter() and C ($keyok of $key)" atleast "$keyok" "$key" 90
+	check "$name: add() under reducer() and C ($addok of $add)" atleast "$addok" "$add" 90
+	check "$name: key() sampled" test "$key" -gt 0
+	check "$name: no C frame order reversed" test "$(weight "$T/cb.folded" 'py::key:.*py::sorter:')" -eq 0
+
+	# threads apart
+	"$EMBER" record -q --tid --no-jit-env -o "$T/t.folded" -- "$py" $THREADS 2 > /dev/null 2> "$T/t.err"
+	a=$(weight "$T/t.folded" 'py::alpha:')
+	b=$(weight "$T/t.folded" 'py::beta:')
+	check "$name --tid: both threads' functions ($a, $b)" test "$a" -gt 0 -a "$b" -gt 0
+	check "$name --tid: no thread has both" test -z "$(awk '/py::alpha:/ { sub(/;.*/, ""); a[$0] = 1 }
+		/py::beta:/ { sub(/;.*/, ""); b[$0] = 1 } END { for (k in a) if (k in b) print k }' "$T/t.folded")"
+
+	# the command's output and status unchanged
+	prog='import sys; print("out", sum(range(10))); sys.exit(3)'
+	"$py" -c "$prog" > "$T/alone.out" 2>&1
+	"$EMBER" record -q --no-jit-env -o "$T/s.folded" -- "$py" -c "$prog" > "$T/under.out" 2> /dev/null
+	check "$name: exit status kept" test $? -eq 3
+	check "$name: output kept" cmp -s "$T/alone.out" "$T/under.out"
+done
+
+# --no-python: the interpreter's C frames only (3.12 has no perf map
+# without -X perf)
+for py in $pythons; do
+	case $py in *3.12*) ;; *) continue ;; esac
+	"$EMBER" record -q --no-python --no-jit-env -o "$T/n.folded" -- "$py" $NESTED 1 > /dev/null 2>&1
+	check "--no-python: no py:: frames" test "$(weight "$T/n.folded" 'py::')" -eq 0
+	check "--no-python: samples still" test "$(weight "$T/n.folded" '_PyEval_EvalFrameDefault')" -gt 0
+done
+finish
