@@ -1,0 +1,60 @@
+# ember record -p on a running CPython (started with no flag): the
+# target's loop rate (bench/pyloop.py, calls per second) alone, under
+# ember record -p at 999 Hz with Python frames read by BPF at each sample,
+# and with --no-python (stack copies and unwinding only).  Best of N runs
+# each, alternating, as the machine's other load makes single runs noisy.
+. bench/lib.sh
+N=${BENCH_RUNS:-5}
+SECS=${BENCH_PY_SECONDS:-3}
+PY=${BENCH_PYTHON:-$(ls -d "$(pyenv root 2> /dev/null || echo "$HOME/.pyenv")"/versions/3.12.*/bin/python3 2> /dev/null | tail -1)}
+[ -n "$PY" ] || PY=$(command -v python3)
+[ -n "$PY" ] || { echo "  skipped: no python3"; exit 0; }
+"$EMBER" record -v --no-jit-env -o "$W/probe.folded" -- "$PY" -c pass > /dev/null 2> "$W/stderr" ||
+	{ echo "  skipped: $(head -1 "$W/stderr")"; exit 0; }
+if grep -q "Python frames were not read" "$W/stderr"; then
+	echo "  skipped: $(grep "Python frames were not read" "$W/stderr" | head -1)"
+	exit 0
+fi
+higher() { if [ -z "$1" ] || [ "$2" -gt "$1" ]; then echo "$2"; else echo "$1"; fi; }
+
+# one run: the rate of the target, attached to with OPTIONS (or "alone")
+run() {
+	"$PY" bench/pyloop.py "$SECS" > "$W/py.out" &
+	pid=$!
+	if [ "$1" != alone ]; then
+		sleep 0.2
+		"$EMBER" record -q -F 999 $1 -p $pid -o "$W/py.folded" 2> "$W/py.err" &
+		rec=$!
+		sleep 1
+		bpftool prog show 2> /dev/null | awk '/name ember_interp_sa/ {
+			for (i = 1; i < NF; i++) { if ($i == "run_time_ns") t = $(i + 1); if ($i == "run_cnt") c = $(i + 1) } }
+			END { if (c) print t, c }' > "$W/bpf.stats"
+		[ -s "$W/bpf.stats" ] && cp "$W/bpf.stats" "$W/bpf.last"
+		wait $rec
+	fi
+	wait $pid
+	cat "$W/py.out"
+}
+# the program's own time per sample, from the kernel's BPF statistics
+stats=/proc/sys/kernel/bpf_stats_enabled
+old_stats=$(cat $stats 2> /dev/null)
+[ -w $stats ] && echo 1 > $stats
+alone= bpf= nopy=
+for r in $(seq "$N"); do
+	alone=$(higher "$alone" "$(run alone)")
+	bpf=$(higher "$bpf" "$(run "--call-graph dwarf")")
+	nopy=$(higher "$nopy" "$(run "--no-python")")
+done
+echo "  $($PY -c 'import sys; print(sys.version.split()[0])'), best of $N runs of ${SECS} s, calls per second"
+printf '  %-44s %9d\n' "alone" "$alone"
+printf '  %-44s %9d  %+.1f%%\n' "ember record -p -F 999 (Python frames)" "$bpf" \
+	"$(echo "100 * ($bpf - $alone) / $alone" | bc -l)"
+printf '  %-44s %9d  %+.1f%%\n' "ember record -p -F 999 --no-python" "$nopy" \
+	"$(echo "100 * ($nopy - $alone) / $alone" | bc -l)"
+if [ -s "$W/bpf.last" ]; then
+	set -- $(cat "$W/bpf.last")
+	printf '  %-44s %9.0f ns per sample (%.2f%% of the target at 999 Hz)\n' \
+		"the BPF program, in the target" "$(echo "$1 / $2" | bc -l)" "$(echo "$1 / $2 * 999 / 10000000" | bc -l)"
+fi
+[ -n "$old_stats" ] && [ -w $stats ] && echo "$old_stats" > $stats
+rm -f "$W/bpf.last"
