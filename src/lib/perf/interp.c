@@ -101,7 +101,8 @@ void rec_interp_merge_add_proc(struct rec_interp_merge *m, uint32_t p_id,
 	rec_interp_proc_free(m->procs[p_id]);
 	m->procs[p_id] = ip;
 	/* a new file may be some process's eval loop */
-	memset(m->dsos, 0, m->ndsos * sizeof(*m->dsos));
+	if (m->dsos)
+		memset(m->dsos, 0, m->ndsos * sizeof(*m->dsos));
 }
 
 void rec_interp_merge_add_pid(struct rec_interp_merge *m, int pid,

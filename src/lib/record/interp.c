@@ -45,7 +45,9 @@ struct rec_interp_bpf {
 	uint8_t *seen; /* by process instance id: 1 looked at */
 	size_t nseen;
 	size_t *nmaps; /* the mappings it had when looked at */
-	int *pids;     /* configured in the program */
+	uint8_t *tries;
+	unsigned calls;
+	int *pids; /* configured in the program */
 	size_t npids, apids;
 	size_t procs;
 	int child_tries; /* the command looked at directly */
@@ -146,6 +148,7 @@ void rec_interp_bpf_free(struct rec_interp_bpf *b)
 	interp_bpf__destroy(b->skel);
 	free(b->seen);
 	free(b->nmaps);
+	free(b->tries);
 	free(b->pids);
 	free(b);
 }
@@ -224,6 +227,7 @@ void rec_interp_bpf_update(struct rec_interp_bpf *b, struct rec_events *ev,
 
 	if (!ev->interp)
 		ev->interp = rec_interp_merge_new();
+	b->calls++;
 	/* the command, looked at directly for its first seconds, before its
 	 * records tell it mapped an interpreter: its first samples get
 	 * their frames too */
@@ -236,14 +240,21 @@ void rec_interp_bpf_update(struct rec_interp_bpf *b, struct rec_events *ev,
 		b->nmaps =
 		    ember_xrealloc(b->nmaps, w->nprocs * sizeof(*b->nmaps));
 		memset(b->seen + b->nseen, 0, w->nprocs - b->nseen);
+		b->tries = ember_xrealloc(b->tries, w->nprocs);
+		memset(b->tries + b->nseen, 0, w->nprocs - b->nseen);
 		memset(b->nmaps + b->nseen, 0,
 		       (w->nprocs - b->nseen) * sizeof(*b->nmaps));
 		b->nseen = w->nprocs;
 	}
 	for (size_t i = 0; i < w->nprocs; i++) {
 		struct rec_proc *p = w->procs[i];
-		if (b->seen[i] || p->exited || p->nmaps == b->nmaps[i])
+		/* a process of the interpreter's files not read at first is
+		 * looked at again, now and then, a few times */
+		int again = !(b->calls % 25) && b->tries[i] < 8;
+		if (b->seen[i] || p->exited ||
+		    (p->nmaps == b->nmaps[i] && !again))
 			continue;
+		b->tries[i] += again;
 		/* looked at again when it maps more, until it is one */
 		b->nmaps[i] = p->nmaps;
 		if (!maybe_interp(p))
