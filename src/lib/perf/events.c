@@ -1064,10 +1064,11 @@ static void on_sample(struct rec_events *r, const void *rec, size_t size)
 			       n);
 		return;
 	}
-	size_t stack =
-	    ember_stacks_add(&r->stacks, ids, n, (double)s.period, 0);
+	double w = r->off ? rec_offcpu_ran(r, (int)s.tid, s.time, s.period)
+			  : (double)s.period;
+	size_t stack = ember_stacks_add(&r->stacks, ids, n, w, 0);
 	r->stats->samples++;
-	r->stats->weight += (double)s.period;
+	r->stats->weight += w;
 	if (chain && stable && (e || slot != SIZE_MAX)) {
 		s.ips = ips; /* the callchain as it came */
 		s.nr = nr;
