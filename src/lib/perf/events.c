@@ -722,7 +722,12 @@ static uint32_t root_frame(struct rec_events *r, struct rec_thread *t)
 				small[i] = ':';
 	}
 	size_t l = strlen(small);
-	if (r->root_tid)
+	if (!t->tid && (r->root_tid || r->root_pid))
+		/* the idle task (--idle): as stackcollapse-perf.pl names it
+		 * from perf script's "swapper 0/0" */
+		snprintf(small + l, sizeof(small) - l, "%s",
+			 r->root_tid ? "-?/0" : "-?");
+	else if (r->root_tid)
 		snprintf(small + l, sizeof(small) - l, "-%d/%d", t->proc->pid,
 			 t->tid);
 	else if (r->root_pid)
