@@ -102,7 +102,9 @@ static void help(FILE *f)
 	    "(/dev/stdout...):\n"
 	    "                       svg, html, folded, pprof or speedscope\n"
 	    "  -p PID[,PID...]      profile running processes and their "
-	    "threads\n"
+	    "threads (the ids\n"
+	    "                       separated by commas or spaces: -p "
+	    "\"$(pidof nginx)\")\n"
 	    "  -a, --all-cpus       profile the whole system (with a command: "
 	    "while\n"
 	    "                       it runs)\n"
@@ -317,29 +319,35 @@ static void catch_stop_signals(void)
 	sigaction(SIGHUP, &sa, NULL);
 }
 
-static int parse_pids(const char *s, int **pids, size_t *n)
+/* "PID[,PID...]", or separated by blanks as pidof prints them (and
+ * both); 0, or -1 with the first bad word in bad */
+static int parse_pids(const char *s, int **pids, size_t *n, char **bad)
 {
-	size_t alloc = *n;
+	size_t alloc = *n, k = *n;
+	static const char sep[] = ", \t\n";
 
-	for (;;) {
-		const char *comma = strchr(s, ',');
-		size_t len = comma ? (size_t)(comma - s) : strlen(s);
+	for (s += strspn(s, sep); *s; s += strspn(s, sep)) {
+		size_t len = strcspn(s, sep);
 		char *t = ember_xmemdup(s, len);
 		long v;
-		int bad = cli_long(t, 1, 0x7fffffff, &v);
-		free(t);
-		if (bad)
+		if (cli_long(t, 1, 0x7fffffff, &v)) {
+			*bad = t;
 			return -1;
+		}
+		free(t);
 		if (*n + 1 > alloc) {
 			alloc = alloc ? alloc * 2 : 4;
 			*pids =
 			    ember_xreallocarray(*pids, alloc, sizeof(**pids));
 		}
 		(*pids)[(*n)++] = (int)v;
-		if (!comma)
-			return 0;
-		s = comma + 1;
+		s += len;
 	}
+	if (*n == k) {
+		*bad = ember_xmemdup("", 0);
+		return -1;
+	}
+	return 0;
 }
 
 /* "dwarf", "dwarf,SIZE" or "fp" */
@@ -756,6 +764,7 @@ int cmd_record(int argc, char **argv, const char *preset)
 	struct rec_out out = {NULL, FMT_NONE, 0, {NULL, NULL, NULL, NULL}};
 	int *pids = NULL, quiet = 0, c, rc = 1, colors_given = 0;
 	size_t npids = 0;
+	char *badpid = NULL;
 	char *title = NULL;
 	double dv;
 	long lv;
@@ -784,13 +793,18 @@ int cmd_record(int argc, char **argv, const char *preset)
 			output = optarg;
 			break;
 		case 'p':
-			if (parse_pids(optarg, &pids, &npids)) {
+			if (parse_pids(optarg, &pids, &npids, &badpid)) {
 				free(pids);
-				return cli_usage(cmd,
-						 "-p takes process ids "
-						 "separated by commas, "
-						 "not '%s'",
-						 optarg);
+				int urc = cli_usage(
+				    cmd,
+				    *badpid ? "-p: '%s' is not a process id "
+					      "(-p takes process ids "
+					      "separated by commas or spaces)"
+					    : "-p takes process ids separated "
+					      "by commas or spaces%s",
+				    badpid);
+				free(badpid);
+				return urc;
 			}
 			break;
 		case 'a':
