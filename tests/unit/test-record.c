@@ -1461,6 +1461,76 @@ static void jd_perf_records(struct ember_buf *b, uint32_t pid, const char *path)
  * control byte a '?' (and ';' in a name a ':', as perf names go). */
 #define JD_FOLDED "node;js:caller?at?line;js:hot?[31m?node:fake_root 999 1\n"
 
+/* Folds input (len bytes) as collapse perf with --pid (tid: --tid). */
+static void collapse_idle(const void *input, size_t len, int tid,
+			  struct ember_buf *out)
+{
+	struct ember_collapse_options o;
+	struct ember_collapse *c;
+
+	ember_collapse_options_init(&o);
+	o.format = "perf";
+	o.pid = !tid;
+	o.tid = tid;
+	ember_buf_reset(out);
+	CHECK(ember_collapse_new(&c, &o) == 0);
+	CHECK(ember_collapse_mem(c, "in", input, len) == 0);
+	CHECK(ember_collapse_write(c, buf_write, out) == 0);
+	ember_collapse_free(c);
+}
+
+/*
+ * The idle task's samples, in a perf.data stream and as perf script
+ * -F+pid prints them ("swapper 0/0"): both readers name the root as
+ * stackcollapse-perf.pl does, for which the tid 0 is false: swapper-?
+ * (--pid), swapper-?/0 (--tid).
+ */
+static void test_idle_root(void)
+{
+	struct ember_buf pd = EMBER_BUF_INIT, b = EMBER_BUF_INIT;
+	uint64_t head[2] = {0x32454c4946524550ull /* PERFILE2 */, 16};
+	struct {
+		struct perf_event_header h;
+		struct perf_event_attr a;
+	} attr;
+	uint64_t rec[16];
+	size_t n = 1;
+	static const char text[] =
+	    "swapper     0/0     [000]     1.000001:    1 cpu-clock: \n"
+	    "\t            1234 [unknown] ([unknown])\n\n";
+
+	ember_buf_add(&pd, head, sizeof(head));
+	memset(&attr, 0, sizeof(attr));
+	attr.h =
+	    (struct perf_event_header){64 /* HEADER_ATTR */, 0, sizeof(attr)};
+	attr.a.type = PERF_TYPE_SOFTWARE;
+	attr.a.size = sizeof(attr.a);
+	attr.a.config = PERF_COUNT_SW_CPU_CLOCK;
+	attr.a.sample_period = 1;
+	attr.a.sample_type = JD_SAMPLE_TYPE;
+	attr.a.sample_id_all = 1;
+	ember_buf_add(&pd, &attr, sizeof(attr));
+	rec[n++] = 0x1234; /* ip */
+	rec[n++] = 0;	   /* pid 0, tid 0 */
+	rec[n++] = 1000001000;
+	rec[n++] = 0; /* cpu */
+	rec[n++] = 1; /* period */
+	rec[n++] = 2; /* callchain */
+	rec[n++] = (uint64_t)PERF_CONTEXT_USER;
+	rec[n++] = 0x1234;
+	jd_perf_rec(&pd, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, rec, n);
+	for (int tid = 0; tid < 2; tid++) {
+		const char *want = tid ? "swapper-?/0;[unknown] 1\n"
+				       : "swapper-?;[unknown] 1\n";
+		collapse_idle(text, sizeof(text) - 1, tid, &b);
+		CHECK_STR(b.buf, want);
+		collapse_idle(pd.buf, pd.len, tid, &b);
+		CHECK_STR(b.buf, want);
+	}
+	ember_buf_release(&b);
+	ember_buf_release(&pd);
+}
+
 /*
  * A JIT's function names come from its jitdump as they come from perf
  * maps, and are cleaned the same way: a newline in a name must not split
@@ -1811,6 +1881,7 @@ int main(void)
 	test_maps();
 	test_elf_self();
 	test_elf_versions();
+	test_idle_root();
 	test_elf_hostile();
 	test_debuginfo();
 	test_events();
