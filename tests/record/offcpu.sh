@@ -73,6 +73,11 @@ check "--off-cpu: the pipe read reaches pipe_reader through libc" grep -Eq "$PIP
 check "--off-cpu: every stack ends in an [off-cpu: STATE] frame" \
 	sh -c "! grep -Ev ';\[off-cpu: [RSDTtXZPI]\] [0-9]+\$' '$T/off.folded' | grep -q ."
 has "off-CPU: " "$T/err" && ok || bad "--off-cpu: no off-CPU line in the summary: $(cat "$T/err")"
+# the summary's top functions: the frames that blocked, with the state
+sed -n '/top functions/,$p' "$T/err" > "$T/top"
+for f in nap pipe_reader lock_waiter; do
+	check "--off-cpu: $f among the summary's top functions, with its state" grep -q "%  $f \[off-cpu: S\]\$" "$T/top"
+done
 sw=$(sed -n 's/.*off-CPU: \([0-9]*\) switches recorded.*/\1/p' "$T/err")
 check "--off-cpu: switches counted in the summary (${sw:-none})" test "${sw:-0}" -ge 10
 # the main thread joins for about 3U: microseconds of what it measured
@@ -249,6 +254,8 @@ EOF
 	rm -f "/tmp/perf-$(sed -n 's/^[^;]*-\([0-9]*\);.*/\1/p' "$T/py.folded" | head -1).map"
 	w=$(weight "$T/py.folded" ';py::main:[^;]*;(.*;)?py::waiter:[^;]*;.*\[off-cpu: S\] ')
 	check "--off-cpu Python: the sleep under py::main and py::waiter ($w us)" near "$w" 300000 60000
+	sed -n '/top functions/,$p' "$T/err" | grep -q "%  py::waiter:$T/wait.py \[off-cpu: S\]\$" && ok ||
+		bad "--off-cpu Python: py::waiter among the summary's top functions: $(sed -n '/top functions/,$p' "$T/err" | head -4)"
 else
 	echo "offcpu: Python 3.12 not found: its JIT frames not tested"
 fi

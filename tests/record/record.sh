@@ -509,6 +509,9 @@ leaf(2000000)'
 	pp=$(sed -n 's/^[^;]*-\([0-9]*\);.*/\1/p' "$T/py.folded" | head -1)
 	if "$py" -c 'import sys; sys.exit(sys.version_info < (3, 13))'; then
 		grep -q ';py::leaf:<string>' "$T/py.folded" && ok || bad "python: py:: frames named"
+		# the function the user wrote, not the interpreter's C ones
+		sed -n '/top functions/,$p' "$T/err" | grep -q '^ *[0-9.]*%  py::leaf:<string>$' && ok ||
+			bad "python: py::leaf first among the summary's top functions: $(sed -n '/top functions/,$p' "$T/err" | head -4)"
 	else
 		has "Python functions are not named" "$T/err" && ok || bad "python 3.12: the summary says how to name py:: frames"
 	fi
