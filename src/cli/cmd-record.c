@@ -102,7 +102,9 @@ static void help(FILE *f)
 	    "(/dev/stdout...):\n"
 	    "                       svg, html, folded, pprof or speedscope\n"
 	    "  -p PID[,PID...]      profile running processes and their "
-	    "threads\n"
+	    "threads (the ids\n"
+	    "                       separated by commas or spaces: -p "
+	    "\"$(pidof nginx)\")\n"
 	    "  -a, --all-cpus       profile the whole system (with a command: "
 	    "while\n"
 	    "                       it runs)\n"
@@ -324,29 +326,35 @@ static void catch_stop_signals(void)
 	sigaction(SIGHUP, &sa, NULL);
 }
 
-static int parse_pids(const char *s, int **pids, size_t *n)
+/* "PID[,PID...]", or separated by blanks as pidof prints them (and
+ * both); 0, or -1 with the first bad word in bad */
+static int parse_pids(const char *s, int **pids, size_t *n, char **bad)
 {
-	size_t alloc = *n;
+	size_t alloc = *n, k = *n;
+	static const char sep[] = ", \t\n";
 
-	for (;;) {
-		const char *comma = strchr(s, ',');
-		size_t len = comma ? (size_t)(comma - s) : strlen(s);
+	for (s += strspn(s, sep); *s; s += strspn(s, sep)) {
+		size_t len = strcspn(s, sep);
 		char *t = ember_xmemdup(s, len);
 		long v;
-		int bad = cli_long(t, 1, 0x7fffffff, &v);
-		free(t);
-		if (bad)
+		if (cli_long(t, 1, 0x7fffffff, &v)) {
+			*bad = t;
 			return -1;
+		}
+		free(t);
 		if (*n + 1 > alloc) {
 			alloc = alloc ? alloc * 2 : 4;
 			*pids =
 			    ember_xreallocarray(*pids, alloc, sizeof(**pids));
 		}
 		(*pids)[(*n)++] = (int)v;
-		if (!comma)
-			return 0;
-		s = comma + 1;
+		s += len;
 	}
+	if (*n == k) {
+		*bad = ember_xmemdup("", 0);
+		return -1;
+	}
+	return 0;
 }
 
 /* "dwarf", "dwarf,SIZE" or "fp" */
@@ -380,20 +388,6 @@ static int buf_write(void *ctx, const void *p, size_t n)
 {
 	ember_buf_add(ctx, p, n);
 	return 0;
-}
-
-struct self_ent {
-	uint32_t id;
-	double w;
-};
-
-static int cmp_self(const void *pa, const void *pb)
-{
-	const struct self_ent *a = pa, *b = pb;
-
-	return a->w < b->w   ? 1
-	       : a->w > b->w ? -1
-			     : (a->id > b->id) - (a->id < b->id);
 }
 
 #define TOP_NAME_MAX 100
@@ -437,28 +431,147 @@ static void short_name(struct ember_buf *b, const char *s, size_t n)
 	}
 }
 
-/* The functions with the most self time: the leaf of each stack. */
-static void print_top(const struct ember_intern *names,
+/*
+ * The functions with the most self time, as a user reads them: the leaf
+ * of each stack, except where it says little.  In a stack with py::
+ * frames, the innermost py:: frame stands for the interpreter's C
+ * functions under it.  A wait (--off-cpu, --wall: a last frame
+ * "[off-cpu: S]") is the frame that blocked, with the state: the
+ * innermost py:: frame, else the innermost frame under the kernel's that
+ * is not in libc, ld.so or the vdso (their system call wrappers), named
+ * or in a module; the marker alone where there is none.
+ */
+struct top_ent {
+	uint32_t id, marker; /* marker: its frame id + 1, 0: on CPU */
+	double w;
+};
+
+static int cmp_top_key(const void *pa, const void *pb)
+{
+	const struct top_ent *a = pa, *b = pb;
+
+	if (a->id != b->id)
+		return a->id < b->id ? -1 : 1;
+	return (a->marker > b->marker) - (a->marker < b->marker);
+}
+
+static int cmp_top_weight(const void *pa, const void *pb)
+{
+	const struct top_ent *a = pa, *b = pb;
+
+	if (a->w != b->w)
+		return a->w < b->w ? 1 : -1;
+	return cmp_top_key(pa, pb);
+}
+
+static int starts(const char *s, size_t n, const char *prefix)
+{
+	size_t k = strlen(prefix);
+
+	return n >= k && !memcmp(s, prefix, k);
+}
+
+/* Whether frame id is in libc, ld.so or the vdso (by p's mappings); -1
+ * when it is in no module (kernel, JIT or unknown). */
+static int in_system_lib(const struct ember_profile *p, uint32_t id)
+{
+	if (id >= p->nlocs || !p->loc_mapping[id])
+		return -1;
+	const char *f = p->mappings[p->loc_mapping[id] - 1].file;
+	if (!f)
+		return -1;
+	const char *b = strrchr(f, '/');
+	b = b ? b + 1 : f;
+	size_t n = strlen(b);
+	return starts(b, n, "libc.so") || starts(b, n, "libc-") ||
+	       starts(b, n, "ld-linux") || starts(b, n, "ld-") ||
+	       starts(b, n, "libpthread") || starts(b, n, "[vdso]") ||
+	       starts(b, n, "linux-vdso");
+}
+
+/* The frame of stack f[0..n) a user reads as where its time went. */
+static uint32_t top_frame(const struct ember_intern *names,
+			  const struct ember_profile *p, const uint32_t *f,
+			  size_t n, uint32_t *marker)
+{
+	size_t len;
+	const char *s = ember_intern_str(names, f[n - 1], &len);
+
+	*marker = 0;
+	if (n > 1 && starts(s, len, "[off-cpu")) {
+		*marker = f[n - 1] + 1;
+		n--;
+	}
+	for (size_t i = n; i-- > 1;) {
+		s = ember_intern_str(names, f[i], &len);
+		if (starts(s, len, "py::"))
+			return f[i];
+	}
+	if (!*marker)
+		return f[n - 1];
+	/* the kernel's frames: from its entry (a system call, a fault, an
+	 * interrupt) on, else those in no module next to the marker (a
+	 * name can be both the kernel's and libc's: futex_wait) */
+	size_t i = n;
+	while (i > 1 && in_system_lib(p, f[i - 1]) < 0)
+		i--;
+	for (size_t j = 1; j < n; j++) {
+		s = ember_intern_str(names, f[j], &len);
+		if (starts(s, len, "entry_SYSCALL") ||
+		    starts(s, len, "asm_exc_") ||
+		    starts(s, len, "asm_sysvec_") ||
+		    starts(s, len, "asm_common_interrupt")) {
+			i = j;
+			break;
+		}
+	}
+	for (; i > 1; i--) {
+		s = ember_intern_str(names, f[i - 1], &len);
+		if (in_system_lib(p, f[i - 1]) > 0 ||
+		    (len && s[0] == '[' && s[len - 1] == ']'))
+			continue;
+		return f[i - 1];
+	}
+	*marker = 0;
+	return f[n];
+}
+
+static void print_top(struct ember_record *r, const struct ember_intern *names,
 		      const struct ember_stacks *s, double total)
 {
-	size_t nn = ember_intern_count(names);
-	struct self_ent *e = ember_xcalloc(nn ? nn : 1, sizeof(*e));
+	size_t ns = ember_stacks_count(s), k = 0;
+	struct top_ent *e = ember_xcalloc(ns ? ns : 1, sizeof(*e));
 	struct ember_buf b = EMBER_BUF_INIT;
+	struct ember_profile p = {.names = names, .stacks = s};
 
-	for (size_t i = 0; i < nn; i++)
-		e[i].id = (uint32_t)i;
-	for (size_t i = 0; i < ember_stacks_count(s); i++) {
+	ember_record_mappings(r, &p);
+	for (size_t i = 0; i < ns; i++) {
 		size_t n;
 		const uint32_t *f = ember_stacks_frames(s, i, &n);
-		if (n)
-			e[f[n - 1]].w += ember_stacks_weight(s, i, NULL);
+		if (!n)
+			continue;
+		e[k].id = top_frame(names, &p, f, n, &e[k].marker);
+		e[k++].w = ember_stacks_weight(s, i, NULL);
 	}
-	qsort(e, nn, sizeof(*e), cmp_self);
+	qsort(e, k, sizeof(*e), cmp_top_key);
+	size_t m = 0;
+	for (size_t i = 0; i < k; i++) {
+		if (m && !cmp_top_key(&e[m - 1], &e[i]))
+			e[m - 1].w += e[i].w;
+		else
+			e[m++] = e[i];
+	}
+	qsort(e, m, sizeof(*e), cmp_top_weight);
 	fprintf(stderr, "ember: top functions by self time:\n");
-	for (size_t i = 0; i < nn && i < 8 && e[i].w > 0; i++) {
+	for (size_t i = 0; i < m && i < 8 && e[i].w > 0; i++) {
 		size_t len;
 		const char *name = ember_intern_str(names, e[i].id, &len);
 		short_name(&b, name, len);
+		if (e[i].marker && e[i].marker - 1 != e[i].id) {
+			name = ember_intern_str(names, e[i].marker - 1, &len);
+			ember_buf_addch(&b, ' ');
+			ember_buf_add(&b, name, len);
+		}
 		fprintf(stderr, "  %5.1f%%  ", 100.0 * e[i].w / total);
 		cli_put_escaped(stderr, b.buf, b.len);
 		fputc('\n', stderr);
@@ -506,6 +619,20 @@ static void print_unwind(const struct ember_record_stats *st)
 			(unsigned long long)st->unwind_cache_hits,
 			(unsigned long long)st->unwind_cache_misses,
 			(unsigned long long)st->jitdumps);
+}
+
+struct self_ent {
+	uint32_t id;
+	double w;
+};
+
+static int cmp_self(const void *pa, const void *pb)
+{
+	const struct self_ent *a = pa, *b = pb;
+
+	return a->w < b->w   ? 1
+	       : a->w > b->w ? -1
+			     : (a->id > b->id) - (a->id < b->id);
 }
 
 /* The Python functions with the most self time: the innermost py::
@@ -831,6 +958,7 @@ int cmd_record(int argc, char **argv, const char *preset)
 	struct rec_out out = {NULL, FMT_NONE, 0, {NULL, NULL, NULL, NULL}};
 	int *pids = NULL, quiet = 0, c, rc = 1, colors_given = 0;
 	size_t npids = 0;
+	char *badpid = NULL;
 	char *title = NULL;
 	double dv;
 	long lv;
@@ -859,13 +987,18 @@ int cmd_record(int argc, char **argv, const char *preset)
 			output = optarg;
 			break;
 		case 'p':
-			if (parse_pids(optarg, &pids, &npids)) {
+			if (parse_pids(optarg, &pids, &npids, &badpid)) {
 				free(pids);
-				return cli_usage(cmd,
-						 "-p takes process ids "
-						 "separated by commas, "
-						 "not '%s'",
-						 optarg);
+				int urc = cli_usage(
+				    cmd,
+				    *badpid ? "-p: '%s' is not a process id "
+					      "(-p takes process ids "
+					      "separated by commas or spaces)"
+					    : "-p takes process ids separated "
+					      "by commas or spaces%s",
+				    badpid);
+				free(badpid);
+				return urc;
 			}
 			break;
 		case 'a':
@@ -1180,7 +1313,7 @@ int cmd_record(int argc, char **argv, const char *preset)
 						 ? out.path
 						 : "standard output");
 		if (st->weight > 0 && ember_stacks_count(stacks)) {
-			print_top(names, stacks, st->weight);
+			print_top(r, names, stacks, st->weight);
 			print_top_python(names, stacks, st->weight);
 		}
 		if (ro.jit_env && python_unnamed(names))

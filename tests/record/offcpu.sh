@@ -5,8 +5,9 @@
 # wait against the truth, the stacks through libc into the program's own
 # functions (DWARF, no frame pointers), the states, --min-block, -p, -a,
 # the context-switches event where tracefs is missing (forced with
-# EMBER_OFF_CPU_EVENT), Python's JIT frames, and the blue off-CPU frames
-# of a wall graph.
+# EMBER_OFF_CPU_EVENT), Python's JIT frames, the blue off-CPU frames of a
+# wall graph, and each thread's wall time against its life at a high switch
+# rate (tests/record/switches.c).
 # Skips, saying why, where the switch tracepoint cannot be recorded.
 . tests/cli/lib.sh
 suite=offcpu
@@ -72,6 +73,11 @@ check "--off-cpu: the pipe read reaches pipe_reader through libc" grep -Eq "$PIP
 check "--off-cpu: every stack ends in an [off-cpu: STATE] frame" \
 	sh -c "! grep -Ev ';\[off-cpu: [RSDTtXZPI]\] [0-9]+\$' '$T/off.folded' | grep -q ."
 has "off-CPU: " "$T/err" && ok || bad "--off-cpu: no off-CPU line in the summary: $(cat "$T/err")"
+# the summary's top functions: the frames that blocked, with the state
+sed -n '/top functions/,$p' "$T/err" > "$T/top"
+for f in nap pipe_reader lock_waiter; do
+	check "--off-cpu: $f among the summary's top functions, with its state" grep -q "%  $f \[off-cpu: S\]\$" "$T/top"
+done
 sw=$(sed -n 's/.*off-CPU: \([0-9]*\) switches recorded.*/\1/p' "$T/err")
 check "--off-cpu: switches counted in the summary (${sw:-none})" test "${sw:-0}" -ge 10
 # the main thread joins for about 3U: microseconds of what it measured
@@ -109,6 +115,31 @@ check_lives() {
 }
 val() { awk -v k="$1" '$1 == k { print $2 }' "$T/wall.out"; }
 check_lives "$T/wall.folded" "--wall" "$T/out"
+
+# --- --wall at a high switch rate: per thread, the CPU samples and the
+# waits add up to the thread's life (tests/record/switches.c: two threads
+# passing a byte over pipes, tens of thousands of switches a second, a few
+# microseconds on CPU each time).  Records lost on a busy machine leave
+# time out: compared only without that (one try more).
+$CC -O2 -g -pthread -o "$R/switches" tests/record/switches.c
+for try in 1 2; do
+	status 0 "--wall, many switches" "$EMBER" record --wall --tid -o "$T/sw.folded" -- "$R/switches" 1
+	has " 0 lost," "$T/err" && ! has "waits were left out" "$T/err" && break
+done
+if has " 0 lost," "$T/err" && ! has "waits were left out" "$T/err"; then
+	rate=$(awk '$1 == "switches" { print $2 }' "$T/out")
+	awk '$1 == "life" { print $2, $3 }' "$T/out" > "$T/lives"
+	check "--wall, many switches: two threads' lives" test "$(wc -l < "$T/lives")" = 2
+	while read -r tid life; do
+		# the weight of the stacks under root COMM-PID/TID, in seconds
+		got=$(awk -v t="/$tid;" 'index($0, t) { s += $NF } END { printf "%.4f\n", s / 1e6 }' "$T/sw.folded")
+		p=$(pct "$got" "$life")
+		echo "offcpu: --wall, $rate switches/s: thread $tid lived $life s, its stacks weigh $got s ($p%)"
+		check "--wall, many switches: thread $tid's stacks weigh $p% of its life, within 3 points of 100%" near "$p" 100 3
+	done < "$T/lives"
+else
+	echo "offcpu: --wall, many switches: lives not compared: records were lost (a busy machine)"
+fi
 
 # --- --min-block: short waits left out -----------------------------------
 status 0 "--min-block" "$EMBER" record --off-cpu --min-block 50000 -o "$T/min.folded" -- "$R/offcpu" $U
@@ -223,6 +254,8 @@ EOF
 	rm -f "/tmp/perf-$(sed -n 's/^[^;]*-\([0-9]*\);.*/\1/p' "$T/py.folded" | head -1).map"
 	w=$(weight "$T/py.folded" ';py::main:[^;]*;(.*;)?py::waiter:[^;]*;.*\[off-cpu: S\] ')
 	check "--off-cpu Python: the sleep under py::main and py::waiter ($w us)" near "$w" 300000 60000
+	sed -n '/top functions/,$p' "$T/err" | grep -q "%  py::waiter:$T/wait.py \[off-cpu: S\]\$" && ok ||
+		bad "--off-cpu Python: py::waiter among the summary's top functions: $(sed -n '/top functions/,$p' "$T/err" | head -4)"
 else
 	echo "offcpu: Python 3.12 not found: its JIT frames not tested"
 fi

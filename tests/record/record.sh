@@ -224,6 +224,21 @@ sleep 0.2
 status 0 "-p PID" "$EMBER" record -q --pid -d 0.6 -o "$T/p.folded" -p "$bg,$bg2"
 grep -q "^calltree-$bg;$START;main;work_a;leaf_hot;spin" "$T/p.folded" && ok || bad "-p stacks of the first process"
 grep -q "^calltree-$bg2;$START;main;work_a" "$T/p.folded" && ok || bad "-p stacks of the second process"
+# as pidof prints them: separated by spaces (and commas and spaces mixed)
+for ps in "$bg $bg2" " $bg, $bg2 "; do
+	status 0 "-p '$ps'" "$EMBER" record -q --pid -d 0.4 -o "$T/ps.folded" -p "$ps"
+	grep -q "^calltree-$bg;$START;main;work_a" "$T/ps.folded" && ok || bad "-p '$ps': stacks of the first process"
+	grep -q "^calltree-$bg2;$START;main;work_a" "$T/ps.folded" && ok || bad "-p '$ps': stacks of the second process"
+done
+for ps in "$bg x" "$bg,-3" "" " , " "$bg 12a"; do
+	status 2 "-p '$ps': a usage error" "$EMBER" record -q -d 0.2 -o "$T/ps.folded" -p "$ps"
+	w=$(echo "$ps" | tr ', ' '\n\n' | grep -v "^$bg\$" | grep . | head -1)
+	if [ -n "$w" ]; then
+		has "-p: '$w' is not a process id" "$T/err" && ok || bad "-p '$ps': the bad word named: $(cat "$T/err")"
+	else
+		has "-p takes process ids separated by commas or spaces" "$T/err" && ok || bad "-p '$ps': said: $(cat "$T/err")"
+	fi
+done
 status 0 "-a" "$EMBER" record -q -a -d 0.6 -o "$T/a.folded"
 grep -q "^calltree;$START;main;work_a;leaf_hot;spin" "$T/a.folded" && ok || bad "-a shows the busy process"
 check "-a leaves idle out" sh -c "! grep -q '^swapper' '$T/a.folded'"
@@ -504,6 +519,17 @@ leaf(2000000)'
 		check "python --keep-jit-maps: its map kept" test -e "/tmp/jit-$pp.dump" -o -e "/tmp/perf-$pp.map"
 	fi
 	rm -f "/tmp/perf-$pp.map" "/tmp/jit-$pp.dump"
+	# the summary's top functions: the one the user wrote, not the
+	# interpreter's C functions under it
+	status 0 "python -X perf: top functions" "$EMBER" record --pid -o "$T/py.folded" -- "$py" -X perf -c '
+def leaf(n):
+    s = 0
+    for i in range(n): s += i
+    return s
+leaf(3000000)'
+	sed -n '/top functions/,$p' "$T/err" | grep -q '^ *[0-9.]*%  py::leaf:<string>$' && ok ||
+		bad "python: py::leaf among the summary's top functions: $(sed -n '/top functions/,$p' "$T/err" | head -4)"
+	rm -f "/tmp/perf-$(sed -n 's/^[^;]*-\([0-9]*\);.*/\1/p' "$T/py.folded" | head -1).map"
 	status 0 "python -X perf: the user's own map" "$EMBER" record -q --pid -o "$T/py.folded" -- "$py" -X perf -c 'sum(range(3000000))'
 	pp=$(sed -n 's/^[^;]*-\([0-9]*\);.*/\1/p' "$T/py.folded" | head -1)
 	check "python -X perf: the map asked for stays" test -e "/tmp/perf-$pp.map"

@@ -662,6 +662,87 @@ static void test_elf_self(void)
 	CHECK(rec_elf_open(&e, "/proc/self") != 0);
 }
 
+/* The symbols of path (.dynsym when dynsym): 1 when named has one and
+ * no name has a symbol version. */
+static int elf_names(const char *path, int dynsym, const char *named,
+		     const char *not_named)
+{
+	struct rec_elf e;
+	struct rec_symtab st;
+	int has = 0, bad = 0;
+
+	if (rec_elf_open(&e, path))
+		return 0;
+	rec_symtab_init(&st, REC_SYMTAB_ELF);
+	rec_elf_symbols(&e, &st, dynsym);
+	rec_symtab_finish(&st);
+	for (size_t i = 0; i < st.n; i++) {
+		has |= !strcmp(st.syms[i].name, named);
+		bad |= strchr(st.syms[i].name, '@') != NULL ||
+		       !strcmp(st.syms[i].name, not_named);
+	}
+	rec_symtab_release(&st);
+	rec_elf_close(&e);
+	return has && !bad;
+}
+
+/*
+ * Symbol versions, as glibc has them: a shared library built here with a
+ * version script, whose vs_func has an old version (vs_func@VERS_1) and
+ * the default one (vs_func@@VERS_2) at one address, and whose free_like
+ * has an alias for old binaries only (cfree_like@VERS_1), as free has
+ * cfree.  Its .symtab names carry the versions; its .dynsym has them in
+ * .gnu.version.  Names come without versions, and free_like rather than
+ * its old alias (perf 6.1 names it "cfree_like@VERS_1").
+ */
+static void test_elf_versions(void)
+{
+	char dir[] = "/tmp/ember-ver-XXXXXX", cmd[1024];
+	const char *cc = getenv("CC");
+	FILE *f;
+
+	if (!mkdtemp(dir))
+		return;
+	snprintf(cmd, sizeof(cmd), "%s/v.c", dir);
+	f = fopen(cmd, "w");
+	fputs("__attribute__((visibility(\"hidden\"))) int vs_impl(int x)\n"
+	      "{ return x + 1; }\n"
+	      "extern int vs_old(int) __attribute__((alias(\"vs_impl\")));\n"
+	      "extern int vs_new(int) __attribute__((alias(\"vs_impl\")));\n"
+	      "__asm__(\".symver vs_old, vs_func@VERS_1\");\n"
+	      "__asm__(\".symver vs_new, vs_func@@VERS_2\");\n"
+	      "int free_like(int x) { return x * 2; }\n"
+	      "extern int cfree_like(int) "
+	      "__attribute__((alias(\"free_like\")));\n"
+	      "__asm__(\".symver cfree_like, cfree_like@VERS_1\");\n",
+	      f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "%s/v.map", dir);
+	f = fopen(cmd, "w");
+	fputs("VERS_1 { global: vs_func; cfree_like; local: *; };\n"
+	      "VERS_2 { global: vs_func; free_like; } VERS_1;\n",
+	      f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd),
+		 "cd %s && %s -shared -fPIC -O2 -Wl,--version-script=v.map "
+		 "-o libv.so v.c && %s -shared -fPIC -O2 -s "
+		 "-Wl,--version-script=v.map -o libvs.so v.c 2> /dev/null",
+		 dir, cc ? cc : "cc", cc ? cc : "cc");
+	if (system(cmd)) {
+		printf("test_elf_versions: skipped: cannot build a shared "
+		       "library with a version script\n");
+	} else {
+		snprintf(cmd, sizeof(cmd), "%s/libv.so", dir);
+		CHECK(elf_names(cmd, 0, "free_like", "cfree_like"));
+		CHECK(elf_names(cmd, 0, "vs_func", ""));
+		snprintf(cmd, sizeof(cmd), "%s/libvs.so", dir);
+		CHECK(elf_names(cmd, 1, "free_like", "cfree_like"));
+		CHECK(elf_names(cmd, 1, "vs_func", ""));
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	CHECK(system(cmd) == 0);
+}
+
 /* Truncated and scrambled copies of a real ELF file must not crash. */
 static void test_elf_hostile(void)
 {
@@ -1236,14 +1317,23 @@ static void test_offcpu(void)
 	/* another tracepoint's raw data, and a CPU sample's: not switches */
 	switch_out(&ev, t + 8, 1, 6000000, 373);
 	switch_out(&ev, t + 8, 1, 6000000, 0);
+	/* --wall: a CPU sample weighs what its thread ran since the one
+	 * before (its period, 1 ns, where that is not known): 400 ns, then
+	 * 100 before a wait of 2000 and 300 after; t + 8's second sample,
+	 * at the time of its first, nothing */
+	switch_rec(&ev, t + 9, 8100000, 0);
+	switch_out(&ev, t + 9, 1, 8100400, 0);
+	switch_out(&ev, t + 9, 1, 8100500, 372);
+	switch_rec(&ev, t + 9, 8102500, 0);
+	switch_out(&ev, t + 9, 1, 8102800, 0);
 	rec_offcpu_finish(&ev, 9000000);
 
-	CHECK(stats.switches == 6);
-	CHECK(stats.waits == 4);
+	CHECK(stats.switches == 7);
+	CHECK(stats.waits == 5);
 	CHECK(stats.short_waits == 1);
 	CHECK(stats.lost_waits == 1);
-	CHECK(stats.offcpu_ns == 6500000);
-	CHECK(stats.samples == 2);
+	CHECK(stats.offcpu_ns == 6502000);
+	CHECK(stats.samples == 4);
 
 	struct ember_intern names;
 	struct ember_stacks stacks;
@@ -1257,7 +1347,9 @@ static void test_offcpu(void)
 	CHECK_STR(b.buf, ":2000000001;[off-cpu: S] 3000000\n"
 			 ":2000000002;[off-cpu: D] 500000\n"
 			 ":2000000006;[off-cpu: S] 3000000\n"
-			 ":2000000008 2\n");
+			 ":2000000008 1\n"
+			 ":2000000009 800\n"
+			 ":2000000009;[off-cpu: S] 2000\n");
 	ember_buf_release(&b);
 	ember_stacks_release(&stacks);
 	ember_intern_release(&names);
@@ -1368,6 +1460,76 @@ static void jd_perf_records(struct ember_buf *b, uint32_t pid, const char *path)
 /* The names as they must come out: one line, the names whole, every
  * control byte a '?' (and ';' in a name a ':', as perf names go). */
 #define JD_FOLDED "node;js:caller?at?line;js:hot?[31m?node:fake_root 999 1\n"
+
+/* Folds input (len bytes) as collapse perf with --pid (tid: --tid). */
+static void collapse_idle(const void *input, size_t len, int tid,
+			  struct ember_buf *out)
+{
+	struct ember_collapse_options o;
+	struct ember_collapse *c;
+
+	ember_collapse_options_init(&o);
+	o.format = "perf";
+	o.pid = !tid;
+	o.tid = tid;
+	ember_buf_reset(out);
+	CHECK(ember_collapse_new(&c, &o) == 0);
+	CHECK(ember_collapse_mem(c, "in", input, len) == 0);
+	CHECK(ember_collapse_write(c, buf_write, out) == 0);
+	ember_collapse_free(c);
+}
+
+/*
+ * The idle task's samples, in a perf.data stream and as perf script
+ * -F+pid prints them ("swapper 0/0"): both readers name the root as
+ * stackcollapse-perf.pl does, for which the tid 0 is false: swapper-?
+ * (--pid), swapper-?/0 (--tid).
+ */
+static void test_idle_root(void)
+{
+	struct ember_buf pd = EMBER_BUF_INIT, b = EMBER_BUF_INIT;
+	uint64_t head[2] = {0x32454c4946524550ull /* PERFILE2 */, 16};
+	struct {
+		struct perf_event_header h;
+		struct perf_event_attr a;
+	} attr;
+	uint64_t rec[16];
+	size_t n = 1;
+	static const char text[] =
+	    "swapper     0/0     [000]     1.000001:    1 cpu-clock: \n"
+	    "\t            1234 [unknown] ([unknown])\n\n";
+
+	ember_buf_add(&pd, head, sizeof(head));
+	memset(&attr, 0, sizeof(attr));
+	attr.h =
+	    (struct perf_event_header){64 /* HEADER_ATTR */, 0, sizeof(attr)};
+	attr.a.type = PERF_TYPE_SOFTWARE;
+	attr.a.size = sizeof(attr.a);
+	attr.a.config = PERF_COUNT_SW_CPU_CLOCK;
+	attr.a.sample_period = 1;
+	attr.a.sample_type = JD_SAMPLE_TYPE;
+	attr.a.sample_id_all = 1;
+	ember_buf_add(&pd, &attr, sizeof(attr));
+	rec[n++] = 0x1234; /* ip */
+	rec[n++] = 0;	   /* pid 0, tid 0 */
+	rec[n++] = 1000001000;
+	rec[n++] = 0; /* cpu */
+	rec[n++] = 1; /* period */
+	rec[n++] = 2; /* callchain */
+	rec[n++] = (uint64_t)PERF_CONTEXT_USER;
+	rec[n++] = 0x1234;
+	jd_perf_rec(&pd, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, rec, n);
+	for (int tid = 0; tid < 2; tid++) {
+		const char *want = tid ? "swapper-?/0;[unknown] 1\n"
+				       : "swapper-?;[unknown] 1\n";
+		collapse_idle(text, sizeof(text) - 1, tid, &b);
+		CHECK_STR(b.buf, want);
+		collapse_idle(pd.buf, pd.len, tid, &b);
+		CHECK_STR(b.buf, want);
+	}
+	ember_buf_release(&b);
+	ember_buf_release(&pd);
+}
 
 /*
  * A JIT's function names come from its jitdump as they come from perf
@@ -1718,6 +1880,8 @@ int main(void)
 	test_kallsyms_file();
 	test_maps();
 	test_elf_self();
+	test_elf_versions();
+	test_idle_root();
 	test_elf_hostile();
 	test_debuginfo();
 	test_events();

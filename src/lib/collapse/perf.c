@@ -829,6 +829,14 @@ size_t cl_perf_root(void *arg, const char *comm, size_t n, int pid, int tid,
 
 	e.pid_len = (size_t)snprintf(p, sizeof(p), "%d", pid);
 	e.tid_len = (size_t)snprintf(t, sizeof(t), "%d", tid);
+	if (!tid) {
+		/* the idle task, as the text of the same samples reads:
+		 * perf script's "swapper 0/0" has the tid 0, false to Perl,
+		 * so the pid is unknown ("swapper-?", "swapper-?/0") */
+		e.tid_len = (size_t)snprintf(t, sizeof(t), "%d", pid);
+		e.pid = "?";
+		e.pid_len = 1;
+	}
 	set_root(st, &e);
 	st->open = 0; /* no sample of the text is open */
 	*ids = st->root;

@@ -725,7 +725,12 @@ static uint32_t root_frame(struct rec_events *r, struct rec_thread *t)
 				small[i] = ':';
 	}
 	size_t l = strlen(small);
-	if (r->root_tid)
+	if (!t->tid && (r->root_tid || r->root_pid))
+		/* the idle task (--idle): as stackcollapse-perf.pl names it
+		 * from perf script's "swapper 0/0" */
+		snprintf(small + l, sizeof(small) - l, "%s",
+			 r->root_tid ? "-?/0" : "-?");
+	else if (r->root_tid)
 		snprintf(small + l, sizeof(small) - l, "-%d/%d", t->proc->pid,
 			 t->tid);
 	else if (r->root_pid)
@@ -1069,10 +1074,11 @@ static void on_sample(struct rec_events *r, const void *rec, size_t size)
 			       n);
 		return;
 	}
-	size_t stack =
-	    ember_stacks_add(&r->stacks, ids, n, (double)s.period, 0);
+	double w = r->off ? rec_offcpu_ran(r, (int)s.tid, s.time, s.period)
+			  : (double)s.period;
+	size_t stack = ember_stacks_add(&r->stacks, ids, n, w, 0);
 	r->stats->samples++;
-	r->stats->weight += (double)s.period;
+	r->stats->weight += w;
 	if (chain && stable && (e || slot != SIZE_MAX)) {
 		s.ips = ips; /* the callchain as it came */
 		s.nr = nr;

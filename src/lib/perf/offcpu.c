@@ -25,6 +25,16 @@
  * count 0; `pending` maps the tid to that entry and the switch-out time.
  * The table is open addressing by tid; entries are kept when a wait ends
  * (active = 0), as a thread blocks again and again.
+ *
+ * With --wall, a thread's CPU samples weigh the time it ran since its
+ * previous one, as its switches tell (`ran`, the runs ended since, and
+ * the one going on since `in`), not their period: the timer of a thread
+ * that switches often fires more often than once per period of its CPU
+ * time (twice as often at 40,000 switches a second), and the periods then
+ * overlap its waits.  Run and wait split each thread's life at the same
+ * moments, the switch-outs and switch-ins.  Where no switch-in was seen
+ * (a thread running when the recording starts, records lost), a sample
+ * weighs its period.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -42,7 +52,10 @@ struct pending {
 	int tid; /* 0: empty slot */
 	int active;
 	int exited;    /* context switches: no more waits */
+	int on;	       /* on CPU since `in`, as the switches tell */
 	uint64_t time; /* switch-out, ns */
+	uint64_t in;   /* switch-in, or the last CPU sample since */
+	uint64_t ran;  /* ns on CPU since the last CPU sample, before `in` */
 	size_t stack;  /* entry in the session's stacks */
 };
 
@@ -370,8 +383,22 @@ void rec_offcpu_fork(struct rec_events *r, int tid)
 	/* a thread id used again */
 	while (o->slots[i].tid && o->slots[i].tid != tid)
 		i = (i + 1) & o->mask;
-	if (o->slots[i].tid == tid)
+	if (o->slots[i].tid == tid) {
 		o->slots[i].exited = 0;
+		o->slots[i].on = 0;
+		o->slots[i].ran = 0;
+	}
+}
+
+/* A thread leaves the CPU at time: what it ran since it came on counts
+ * towards its next CPU sample. */
+static void leaves(struct rec_offcpu *o, int tid, uint64_t time)
+{
+	struct pending *p = slot(o, tid);
+
+	if (p->on && time > p->in)
+		p->ran += time - p->in;
+	p->on = 0;
 }
 
 void rec_offcpu_out(struct rec_events *r, int tid, uint64_t time,
@@ -382,6 +409,8 @@ void rec_offcpu_out(struct rec_events *r, int tid, uint64_t time,
 	int32_t prev;
 
 	(void)rawlen;
+	if (tid)
+		leaves(o, tid, time);
 	if (o->cs) {
 		/* the switch-out record of the one before is missing */
 		unhold(r, 0);
@@ -426,15 +455,31 @@ static void charge(struct rec_events *r, struct pending *p, uint64_t time)
 
 void rec_offcpu_in(struct rec_events *r, int tid, uint64_t time)
 {
-	struct rec_offcpu *o = r->off;
-	size_t i = ((uint32_t)tid * 0x9e3779b1u) & o->mask;
-
 	if (!tid)
 		return;
-	while (o->slots[i].tid && o->slots[i].tid != tid)
-		i = (i + 1) & o->mask;
-	if (o->slots[i].tid == tid && o->slots[i].active)
-		charge(r, &o->slots[i], time);
+	struct pending *p = slot(r->off, tid);
+	if (p->active)
+		charge(r, p, time);
+	p->on = 1;
+	p->in = time;
+}
+
+double rec_offcpu_ran(struct rec_events *r, int tid, uint64_t time,
+		      uint64_t period)
+{
+	double w = (double)period;
+
+	if (!tid)
+		return w;
+	struct pending *p = slot(r->off, tid);
+	if (p->on) {
+		w = (double)(p->ran + (time > p->in ? time - p->in : 0));
+		p->ran = 0;
+	}
+	/* running now, whatever the records said */
+	p->on = 1;
+	p->in = time;
+	return w;
 }
 
 void rec_offcpu_lost(struct rec_events *r)
@@ -445,9 +490,12 @@ void rec_offcpu_lost(struct rec_events *r)
 	/* a wait may have ended, and the thread run and blocked again,
 	 * in what was lost: never charge what cannot be known */
 	for (size_t i = 0; i <= o->mask; i++)
-		if (o->slots[i].tid && o->slots[i].active) {
+		if (o->slots[i].tid) {
+			if (o->slots[i].active)
+				r->stats->lost_waits++;
 			o->slots[i].active = 0;
-			r->stats->lost_waits++;
+			o->slots[i].on = 0;
+			o->slots[i].ran = 0;
 		}
 }
 

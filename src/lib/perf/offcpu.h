@@ -49,6 +49,10 @@ void rec_offcpu_exit(struct rec_events *r, int tid);
 void rec_offcpu_fork(struct rec_events *r, int tid);
 /* A thread runs again at time: its wait is charged. */
 void rec_offcpu_in(struct rec_events *r, int tid, uint64_t time);
+/* A CPU sample of tid at time, of period ns: its weight, the time the
+ * thread ran since its previous one (the period where not known). */
+double rec_offcpu_ran(struct rec_events *r, int tid, uint64_t time,
+		      uint64_t period);
 /* Records were lost: the waits going on are left out. */
 void rec_offcpu_lost(struct rec_events *r);
 /* Charges the waits still going on at end. */

@@ -276,6 +276,21 @@ static int is_text_label(Elf *elf, const GElf_Sym *s, signed char *text_scn,
 	return text_scn[s->st_shndx];
 }
 
+/* The .gnu.version section of the symbol table sym: a version index per
+ * symbol, bit 15 set when hidden (not the default version). */
+static Elf_Data *versym_data(Elf *elf, const GElf_Shdr *sym)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_GNU_versym &&
+		    sh.sh_entsize == 2 &&
+		    sh.sh_size / 2 == sym->sh_size / sym->sh_entsize)
+			return elf_getdata(scn, NULL);
+	return NULL;
+}
+
 size_t rec_elf_symbols(struct rec_elf *e, struct rec_symtab *st, int dynsym)
 {
 	Elf *elf = e->elf;
@@ -297,6 +312,8 @@ size_t rec_elf_symbols(struct rec_elf *e, struct rec_symtab *st, int dynsym)
 		if (!d)
 			continue;
 		size_t n = d->d_size / sh.sh_entsize;
+		/* .dynsym: versions hidden (compat) in .gnu.version */
+		Elf_Data *vd = dynsym ? versym_data(elf, &sh) : NULL;
 		for (size_t i = 0; i < n; i++) {
 			GElf_Sym s;
 			if (!gelf_getsym(d, (int)i, &s) ||
@@ -307,9 +324,14 @@ size_t rec_elf_symbols(struct rec_elf *e, struct rec_symtab *st, int dynsym)
 			    elf_strptr(elf, sh.sh_link, s.st_name);
 			if (!name || !*name)
 				continue;
-			rec_symtab_add(st, s.st_value, s.st_size, name,
-				       strlen(name), GELF_ST_BIND(s.st_info),
-				       0);
+			uint16_t ver = 0;
+			if (vd && (i + 1) * 2 <= vd->d_size)
+				memcpy(&ver, (const char *)vd->d_buf + i * 2,
+				       2);
+			rec_symtab_add_elf(st, s.st_value, s.st_size, name,
+					   GELF_ST_BIND(s.st_info),
+					   (ver & 0x8000) &&
+					       (ver & 0x7fff) > 1);
 			added++;
 		}
 		break;

@@ -6,7 +6,10 @@
  * address) the way perf does, so the names match `perf script`'s: prefer a
  * sized symbol, then a non-weak one, then a global one, then the one with
  * fewer leading underscores, then the longer name, then the first added
- * (for kallsyms, where perf sizes symbols first, the last added).
+ * (for kallsyms, where perf sizes symbols first, the last added).  ELF
+ * names lose their symbol version ("free@@GLIBC_2.2.5" is "free"), and an
+ * alias kept for old binaries only (a version not the default) loses to
+ * any other: perf 6.1 keeps versions and names free "cfree@GLIBC_2.2.5".
  * Symbols without a size end where the next one starts.  Perf maps instead
  * keep every entry, and a lookup takes the last-added entry covering the
  * address, since JIT code addresses are reused.
@@ -64,6 +67,20 @@ void rec_symtab_add(struct rec_symtab *st, uint64_t start, uint64_t size,
 	st->n++;
 }
 
+void rec_symtab_add_elf(struct rec_symtab *st, uint64_t start, uint64_t size,
+			const char *name, int bind, int compat)
+{
+	const char *at = strchr(name, '@');
+	size_t len = at && at > name ? (size_t)(at - name) : strlen(name);
+
+	if (len < strlen(name) && at[1] != '@')
+		compat = 1; /* "name@VERSION": not the default version */
+	size_t n = st->n;
+	rec_symtab_add(st, start, size, name, len, bind, len < strlen(name));
+	if (st->n > n)
+		st->syms[n].compat = (uint8_t) !!compat;
+}
+
 char *rec_demangle(const char *name)
 {
 	/* perf: Itanium C++ and Rust symbols, no parameters */
@@ -113,6 +130,9 @@ static int prefer_first(struct rec_symtab *st, struct rec_sym *a,
 	int sa = a->end > a->start, sb = b->end > b->start;
 	if (sa != sb)
 		return sa;
+	/* not perf's: free rather than cfree, its old alias */
+	if (a->compat != b->compat)
+		return b->compat;
 	int wa = a->bind == STB_WEAK, wb = b->bind == STB_WEAK;
 	if (wa != wb)
 		return wb;

@@ -24,6 +24,7 @@ struct rec_sym {
 	uint8_t demangle_done;
 	uint8_t module; /* kallsyms: a module's symbol */
 	uint8_t sized;	/* its size came with it */
+	uint8_t compat; /* a symbol version kept for old binaries only */
 };
 
 enum rec_symtab_kind {
@@ -45,6 +46,12 @@ void rec_symtab_release(struct rec_symtab *st);
 /* size 0: up to the next symbol.  The name is copied when copy is set. */
 void rec_symtab_add(struct rec_symtab *st, uint64_t start, uint64_t size,
 		    const char *name, size_t len, int bind, int copy);
+/* An ELF symbol, named without its version: "free@@GLIBC_2.2.5" (a
+ * .symtab name) is "free"; "cfree@GLIBC_2.2.5", or a .dynsym symbol whose
+ * version is hidden (compat), is an alias for old binaries only, which
+ * any other alias at its address is preferred to. */
+void rec_symtab_add_elf(struct rec_symtab *st, uint64_t start, uint64_t size,
+			const char *name, int bind, int compat);
 /* Sorts and resolves aliases; call once after the last add. */
 void rec_symtab_finish(struct rec_symtab *st);
 const struct rec_sym *rec_symtab_find(const struct rec_symtab *st,
