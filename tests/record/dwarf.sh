@@ -190,6 +190,36 @@ if [ -n "$py12" ]; then
 	c=$(pychain "$T/py12p.folded")
 	check "Python 3.12 -p: full py:: chains ($c%)" test "$c" -ge 80
 
+	# a short run whose samples are handled after it exited, as when
+	# ember is held up (here stopped while the command runs and ends):
+	# the trampolines' code is gone with the process, rebuilt from its
+	# perf map
+	"$EMBER" record --pid -m 4096 -o "$T/py12late.folded" -- "$py12" -X perf tests/unwind/nested.py 0.3 > /dev/null 2> "$T/err" & ep=$!
+	i=0 c=
+	while [ $i -lt 500 ]; do
+		c=$(awk '{ print $1 }' "/proc/$ep/task/$ep/children" 2> /dev/null)
+		[ -n "$c" ] && [ "$(cat "/proc/$c/comm" 2> /dev/null)" != ember ] && break
+		sleep 0.01
+		i=$((i + 1))
+	done
+	kill -STOP "$ep"
+	i=0
+	while [ $i -lt 500 ] && [ "$(awk '{ print $3 }' "/proc/$c/stat" 2> /dev/null)" != Z ]; do
+		sleep 0.02
+		i=$((i + 1))
+	done
+	check "Python 3.12, handled late: the command had exited" test "$(awk '{ print $3 }' "/proc/$c/stat" 2> /dev/null)" = Z
+	kill -CONT "$ep"
+	wait "$ep"
+	check "Python 3.12, handled late: recorded" test $? -eq 0
+	rm -f "/tmp/perf-$(rootpid "$T/py12late.folded").map"
+	all=$(weight "$T/py12late.folded" '.')
+	tr=$(pct "$(weight "$T/py12late.folded" '\[truncated\]')" "$all")
+	c=$(pychain "$T/py12late.folded")
+	echo "dwarf: Python 3.12, short run handled after it exited: $tr% [truncated], $c% of the samples in foo with the whole py:: chain"
+	check "Python 3.12, handled late: [truncated] below 5% ($tr%)" test "$tr" -ge 0 -a "$tr" -lt 5
+	check "Python 3.12, handled late: full py:: chains ($c%)" test "$c" -ge 80
+
 	# deep recursion: all 50 levels with 64 KiB copies; cut, said and
 	# never guessed with 16 KiB ones
 	status 0 "deep recursion, 64 KiB" "$EMBER" record --pid --call-graph dwarf,65528 -o "$T/deep.folded" -- "$py12" -X perf tests/record/deep.py 1 50

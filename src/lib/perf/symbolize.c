@@ -138,24 +138,6 @@ static int open_by_build_id(struct rec_dso *d)
 	return EMBER_ENOENT;
 }
 
-/* /proc/PID of p if p still runs (not another process under its pid), or
- * -1. */
-static int open_live(const struct rec_proc *p)
-{
-	if (p->exited)
-		return -1;
-	if (p->owner.start > 0)
-		return rec_procfs_open(p->pid, p->owner.start);
-	if (p->owner.before <= 0)
-		return -1;
-	int fd = rec_procfs_open(p->pid, 0);
-	if (fd >= 0 && !(rec_procfs_start(fd) <= p->owner.before)) {
-		close(fd);
-		fd = -1;
-	}
-	return fd;
-}
-
 /* The file of d as the process that mapped it sees it, while it runs:
  * in a container, its own /usr/lib (procfs.c). */
 static int open_dso(struct rec_dso *d)
@@ -164,7 +146,7 @@ static int open_dso(struct rec_dso *d)
 	uint64_t start = 0, end = 0;
 	int procfd = -1;
 
-	if (p && (procfd = open_live(p)) >= 0) {
+	if (p && (procfd = rec_proc_open_live(p)) >= 0) {
 		for (size_t i = 0; i < p->nmaps; i++)
 			if (p->maps[i].dso == d) {
 				start = p->maps[i].m.start;
@@ -254,42 +236,13 @@ static const char *dso_sym(struct rec_symctx *c, struct rec_dso *d,
 	return s ? rec_symtab_name(&d->syms, s) : NULL;
 }
 
-/* The perf map of a process in a container: in its own /tmp, named by
- * its pid there.  REC_PERFMAP_MISSING when the process is gone, or sees
- * ember's /tmp under the same pid. */
-static int load_perfmap_in_root(struct rec_proc *p, struct ember_buf *why)
-{
-	int v = REC_PERFMAP_MISSING;
-
-	int procfd = open_live(p);
-	if (procfd < 0)
-		return v;
-	int nspid = rec_procfs_nspid(procfd, p->pid);
-	if (nspid != p->pid || rec_procfs_other_root(procfd) == 1) {
-		int dirfd = rec_procfs_open_in_root(procfd, "/tmp",
-						    O_PATH | O_DIRECTORY);
-		char shown[64];
-		snprintf(shown, sizeof(shown), "/proc/%d/root/tmp", p->pid);
-		if (dirfd >= 0) {
-			v = rec_perfmap_load_at(&p->perfmap, dirfd, shown,
-						nspid, &p->owner, why);
-			close(dirfd);
-		}
-	}
-	close(procfd);
-	return v;
-}
-
 static void load_perfmap(const char *dir, struct rec_proc *p)
 {
 	struct ember_buf why = EMBER_BUF_INIT;
 	int v = REC_PERFMAP_MISSING;
 
 	rec_symtab_init(&p->perfmap, REC_SYMTAB_PERFMAP);
-	if (!dir)
-		v = load_perfmap_in_root(p, &why);
-	if (v == REC_PERFMAP_MISSING)
-		v = rec_perfmap_load(&p->perfmap, dir, &p->owner, &why);
+	v = rec_proc_load_perfmap(p, dir, &p->perfmap, &why);
 	p->perfmap_state = v + 1;
 	if (why.len)
 		ember_log(EMBER_LOG_WARN, "%s", why.buf);
