@@ -84,6 +84,7 @@ struct rec_sample {
 	const uint64_t *regs;
 	uint64_t stack_size, dyn_size;
 	const uint8_t *stack;
+	uint64_t room; /* the largest copy this sample could hold */
 };
 
 struct cursor {
@@ -202,6 +203,11 @@ static int parse_sample(const struct rec_events *r, const void *rec,
 			s->dyn_size = take64(&c);
 			if (s->dyn_size > s->stack_size)
 				s->dyn_size = s->stack_size;
+			/* the record's other bytes and the copy's two sizes */
+			uint64_t other = size - s->stack_size - 16;
+			s->room = other + 24 < 0xffff
+				      ? (0xffff - other - 24 + 7) & ~7ull
+				      : 0;
 		}
 	}
 	return c.bad ? -1 : 0;
@@ -720,8 +726,12 @@ static size_t user_frames(struct rec_events *r, struct rec_proc *p,
 		    (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 		r->stats->user_stacks++;
 		r->stats->truncated += *truncated != 0;
-		/* cut because the stack goes on past a full copy */
-		if (*truncated == EMBER_UNWIND_PAST_COPY && s->dyn_size >= copy)
+		/* cut because the stack goes on past a full copy: the size
+		 * asked for, or what the kernel could fit in the sample's 64
+		 * KiB with its other fields (perf_sample_ustack_size) */
+		uint64_t room = s->room < copy ? s->room : copy;
+		if (*truncated == EMBER_UNWIND_PAST_COPY &&
+		    s->dyn_size + 8 >= room)
 			r->stats->truncated_copy++;
 		for (size_t i = 1; i < n; i++)
 			out[i]--;
@@ -742,7 +752,11 @@ static size_t user_frames(struct rec_events *r, struct rec_proc *p,
 	 * (kernel and user together), silently: the stack is cut */
 	if (n && r->max_stack && depth >= r->max_stack) {
 		*truncated = 1;
-		r->stats->fp_truncated++;
+		/* a deep stack, or a chain read from garbage (code without
+		 * frame pointers), which the summary tells apart */
+		const struct rec_map *m = rec_proc_find_map(p, out[n - 1]);
+		if (m && m->m.exec)
+			r->stats->fp_truncated++;
 	}
 	return n;
 }

@@ -603,6 +603,68 @@ static void preload(struct rec_symctx *c, struct kpre *kp)
 	}
 }
 
+/* Where a thread's stack begins: a frame-pointer chain that ends in one
+ * of these is whole. */
+static int is_root_name(const char *s, size_t n)
+{
+	static const char *const names[] = {
+	    "_start",
+	    "__libc_start_call_main",
+	    "__libc_start_main",
+	    "start_thread",
+	    "clone",
+	    "clone3",
+	    "__clone",
+	    "__clone3",
+	    "thread_start",
+	    "runtime.goexit",
+	    "runtime.mstart",
+	    "runtime.rt0_go",
+	    "_dl_start_user",
+	    "__GI___clone3",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		size_t k = strlen(names[i]);
+		/* versioned (@@GLIBC_2.34) or suffixed (.abi0) too */
+		if (n >= k && !memcmp(s, names[i], k) &&
+		    (n == k || s[k] == '@' || s[k] == '.'))
+			return 1;
+	}
+	return 0;
+}
+
+/* Frame pointers: whether the user frames of stack f (root first) are a
+ * chain that broke off in code without them. */
+static int fp_broken(const struct rec_events *r, const uint32_t *f, size_t n,
+		     const struct ember_intern *names, const uint32_t *ids,
+		     const size_t *off, int *user)
+{
+	size_t nu = 0;
+
+	while (1 + nu < n) {
+		int k = r->frames.v[f[1 + nu]].kind;
+		if (k != REC_FRAME_DSO && k != REC_FRAME_JIT &&
+		    k != REC_FRAME_UNKNOWN && k != REC_FRAME_TRUNCATED)
+			break;
+		nu++;
+	}
+	*user = nu > 0;
+	if (!nu)
+		return 0;
+	size_t o = 1; /* the outermost frame, below a [truncated] */
+	if (r->frames.v[f[o]].kind == REC_FRAME_TRUNCATED && nu > 1)
+		o++;
+	const struct rec_frame *out = &r->frames.v[f[o]];
+	if (out->kind == REC_FRAME_UNKNOWN)
+		return 1;
+	if (nu > 3 || out->kind == REC_FRAME_TRUNCATED ||
+	    off[f[o]] == off[f[o] + 1])
+		return 0;
+	size_t len;
+	const char *s = ember_intern_str(names, ids[off[f[o]]], &len);
+	return !is_root_name(s, len);
+}
+
 int rec_symbolize(struct rec_events *r, int flags, const char *perfmap_dir,
 		  struct ember_intern *names, struct ember_stacks *stacks,
 		  struct rec_nameloc **locs, size_t *nlocs, uint64_t *inlined)
@@ -633,6 +695,12 @@ int rec_symbolize(struct rec_events *r, int flags, const char *perfmap_dir,
 		const uint32_t *f = ember_stacks_frames(&r->stacks, i, &n);
 		if (r->stacks.ents[i].count <= 0)
 			continue; /* waits all shorter than --min-block */
+		int user = 0;
+		if (!r->dwarf && !r->replay && r->stats &&
+		    fp_broken(r, f, n, names, ids, off, &user))
+			r->stats->fp_broken_weight += r->stacks.ents[i].count;
+		if (user && !r->dwarf && r->stats)
+			r->stats->fp_user_weight += r->stacks.ents[i].count;
 		for (size_t j = 0; j < n; j++) {
 			size_t a = off[f[j]], b = off[f[j] + 1];
 			EMBER_GROW(tmp, m + (b - a), atmp);
