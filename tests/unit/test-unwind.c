@@ -507,7 +507,7 @@ static void test_debug_frame(void)
 	for (size_t i = 0; i < ARRAY_SIZE(hows); i++) {
 		elf_debug_frame(&d, hows[i], &off, &root);
 		CHECK(off == 544);
-		CHECK(root == 1);
+		CHECK(root == 2);
 	}
 	elf_debug_frame(&d, "not go", &off, &root);
 	CHECK(off == 544 && root == 0);

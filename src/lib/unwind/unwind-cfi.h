@@ -223,7 +223,8 @@ struct ember_uw_elf {
 	 * mcall): [lo, hi) in the file's addresses */
 	struct {
 		uint64_t lo, hi;
-	} roots[8];
+		int start; /* a stack's first function, not a switch */
+	} roots[10];
 	int nroots;
 };
 
@@ -240,7 +241,9 @@ void ember_uw_elf_release(struct ember_uw_elf *e);
  * two differ in general).  Returns 0 or -1 if no segment holds it. */
 int ember_uw_elf_svma(const struct ember_uw_elf *e, uint64_t file_off,
 		      uint64_t *svma);
-/* Whether svma lies in a function where a Go stack ends. */
+/* Whether svma lies in a function where a Go stack ends: 2 a stack's
+ * first function (also where a sample's ip is), 1 a stack switch (only
+ * as a caller), 0 none. */
 int ember_uw_elf_is_root(const struct ember_uw_elf *e, uint64_t svma);
 /* The rule for svma from the .eh_frame, else the .debug_frame (as
  * ember_cfi_rule; EMBER_ENOENT when neither covers it, or has none). */

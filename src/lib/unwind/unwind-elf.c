@@ -205,13 +205,23 @@ static const uint8_t *debug_frame(struct ember_uw_elf *e,
  * callers are on the goroutine's stack, out of the copy's reach. */
 static void go_roots(struct ember_uw_elf *e, const struct sects *ss)
 {
+	/* the first NSTART begin stacks, the others switch stacks */
+	enum { NSTART = 8 };
 	static const char *const names[] = {
-	    "runtime.goexit.abi0",	"runtime.goexit",
-	    "runtime.mstart.abi0",	"runtime.mstart",
-	    "runtime.rt0_go.abi0",	"runtime.rt0_go",
-	    "runtime.morestack.abi0",	"runtime.morestack",
-	    "runtime.systemstack.abi0", "runtime.systemstack",
-	    "runtime.mcall.abi0",	"runtime.mcall",
+	    "runtime.goexit.abi0",
+	    "runtime.goexit",
+	    "runtime.mstart.abi0",
+	    "runtime.mstart",
+	    "runtime.rt0_go.abi0",
+	    "runtime.rt0_go",
+	    "_rt0_amd64",
+	    "_rt0_amd64_linux",
+	    "runtime.morestack.abi0",
+	    "runtime.morestack",
+	    "runtime.systemstack.abi0",
+	    "runtime.systemstack",
+	    "runtime.mcall.abi0",
+	    "runtime.mcall",
 	};
 	const struct sect *st = &ss->symtab, *str = &ss->strtab;
 
@@ -226,7 +236,8 @@ static void go_roots(struct ember_uw_elf *e, const struct sects *ss)
 			continue;
 		const char *nm = strs + sym.st_name;
 		size_t left = str->size - sym.st_name;
-		if (left < 8 || memcmp(nm, "runtime.", 8) ||
+		if (left < 8 ||
+		    (memcmp(nm, "runtime.", 8) && memcmp(nm, "_rt0_", 5)) ||
 		    strnlen(nm, left) == left)
 			continue;
 		for (size_t k = 0; k < ARRAY_SIZE(names); k++) {
@@ -235,6 +246,7 @@ static void go_roots(struct ember_uw_elf *e, const struct sects *ss)
 				continue;
 			e->roots[e->nroots].lo = sym.st_value;
 			e->roots[e->nroots].hi = sym.st_value + sym.st_size;
+			e->roots[e->nroots].start = k < NSTART;
 			e->nroots++;
 		}
 	}
@@ -244,7 +256,7 @@ int ember_uw_elf_is_root(const struct ember_uw_elf *e, uint64_t svma)
 {
 	for (int i = 0; i < e->nroots; i++)
 		if (svma >= e->roots[i].lo && svma < e->roots[i].hi)
-			return 1;
+			return e->roots[i].start ? 2 : 1;
 	return 0;
 }
 

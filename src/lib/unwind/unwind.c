@@ -553,9 +553,9 @@ static int compute(struct ember_unwinder *u, struct proc *p, uint64_t pc,
 			r->src = EMBER_SRC_FP;
 			return 0;
 		}
-		/* a Go stack's first function, or one that switched stacks:
-		 * the walk is complete there */
-		if (!first && ember_uw_elf_is_root(&f->elf, svma)) {
+		/* a Go stack's first function, or (as a caller) one that
+		 * switched stacks: the walk is complete there */
+		if (ember_uw_elf_is_root(&f->elf, svma) > first) {
 			r->kind = EMBER_RULE_END;
 			r->src = EMBER_SRC_CFI;
 			return 0;
@@ -564,7 +564,7 @@ static int compute(struct ember_unwinder *u, struct proc *p, uint64_t pc,
 		    ember_uw_elf_rule(&f->elf, svma, svma + (rip - pc), r);
 		struct ember_uw_elf *dbg;
 		if (err == EMBER_ENOENT && (dbg = debug_cfi(p->pid, f, m))) {
-			if (!first && ember_uw_elf_is_root(dbg, svma)) {
+			if (ember_uw_elf_is_root(dbg, svma) > first) {
 				memset(r, 0, sizeof(*r));
 				r->kind = EMBER_RULE_END;
 				r->src = EMBER_SRC_CFI;
