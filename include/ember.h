@@ -575,17 +575,21 @@ struct ember_record_stats {
 	int clock_event;     /* periods are nanoseconds */
 	int exit_status;     /* the command's: code, 128 + signal; -1 none */
 	/* user stacks */
-	int dwarf;		   /* unwound from stack copies; 0: FP */
-	size_t stack_size;	   /* bytes copied per sample */
-	size_t switch_stack_size;  /* ... per context switch (off-CPU) */
-	const char *fp_fallback;   /* why AUTO fell back to FP, or NULL */
-	uint64_t user_stacks;	   /* samples with a user stack unwound */
-	uint64_t truncated;	   /* of them, cut short ("[truncated]") */
-	uint64_t bad_callchains;   /* perf.data: corrupt callchains dropped */
-	uint64_t truncated_copy;   /* ... because they go on past the copy */
-	uint64_t fp_truncated;	   /* frame pointers: stacks cut at the
-				    * kernel's limit ("[truncated]") */
-	long max_stack;		   /* ... kernel.perf_event_max_stack */
+	int dwarf;		  /* unwound from stack copies; 0: FP */
+	size_t stack_size;	  /* bytes copied per sample */
+	size_t switch_stack_size; /* ... per context switch (off-CPU) */
+	const char *fp_fallback;  /* why AUTO fell back to FP, or NULL */
+	uint64_t user_stacks;	  /* samples with a user stack unwound */
+	uint64_t truncated;	  /* of them, cut short ("[truncated]") */
+	uint64_t bad_callchains;  /* perf.data: corrupt callchains dropped */
+	uint64_t truncated_copy;  /* ... because they go on past the copy */
+	uint64_t fp_truncated;	  /* frame pointers: stacks cut at the
+				   * kernel's limit ("[truncated]") */
+	long max_stack;		  /* ... kernel.perf_event_max_stack */
+	/* frame pointers: weight of the stacks with user frames, and of
+	 * those whose chain broke off (1-3 frames not reaching a thread's
+	 * first function, or an outermost frame in no mapping) */
+	double fp_user_weight, fp_broken_weight;
 	double unwind_seconds;	   /* time spent unwinding them */
 	uint64_t jitdumps;	   /* jitdump files read */
 	uint64_t inlined;	   /* frames of inlined calls, per address */

@@ -1221,7 +1221,16 @@ int cmd_record(int argc, char **argv, const char *preset)
 		cli_warn("user stacks were walked by frame pointers, which "
 			 "break in code built without them: %s",
 			 st->fp_fallback);
-	if (st->fp_truncated)
+	/* most frame-pointer chains broke off: code without them */
+	int fp_broken = st->fp_user_weight > 0 &&
+			st->fp_broken_weight * 2 > st->fp_user_weight;
+	if (fp_broken)
+		cli_warn("%.0f%% of user stacks are frame-pointer chains that "
+			 "broke off after a few frames: the code has no frame "
+			 "pointers; record with DWARF unwinding (the default, "
+			 "--call-graph dwarf) instead",
+			 100.0 * st->fp_broken_weight / st->fp_user_weight);
+	if (st->fp_truncated && !fp_broken)
 		cli_warn("%llu stacks reached the kernel's limit of %ld "
 			 "frames and are cut ([truncated]): raise it with "
 			 "'sysctl kernel.perf_event_max_stack=1024', or use "
@@ -1234,13 +1243,20 @@ int cmd_record(int argc, char **argv, const char *preset)
 						    : st->stack_size;
 		uint64_t other = st->truncated - st->truncated_copy;
 		struct ember_buf why = EMBER_BUF_INIT;
-		if (st->truncated_copy)
+		if (st->truncated_copy && copy < EMBER_RECORD_STACK_MAX)
 			ember_buf_addf(
-			    &why, "%llu deeper than the %zu-byte stack copy%s",
-			    (unsigned long long)st->truncated_copy, copy,
-			    copy < EMBER_RECORD_STACK_MAX
-				? " (copy more with --call-graph dwarf,65528)"
-				: "");
+			    &why,
+			    "%llu deeper than the %zu-byte stack copy "
+			    "(copy more with --call-graph "
+			    "dwarf,65528)",
+			    (unsigned long long)st->truncated_copy, copy);
+		else if (st->truncated_copy)
+			ember_buf_addf(
+			    &why,
+			    "%llu deeper than the largest stack copy "
+			    "the kernel gives (64 KiB less the "
+			    "sample's other fields)",
+			    (unsigned long long)st->truncated_copy);
 		if (other)
 			ember_buf_addf(&why,
 				       "%s%llu in code whose unwinding "

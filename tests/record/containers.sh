@@ -99,6 +99,16 @@ for m in stale foreign symlink writable; do
 	ns_stop
 done
 
+# --- a JIT in a container that exits while ember records: its /tmp and the
+# perf map in it go with its mount namespace before ember names the frames
+# (the program, in that /tmp too, is named [jitmap] then)
+status 0 "JIT in other namespaces, exited early: recorded" "$EMBER" record -o "$T/je.folded" -- sh -c \
+	"unshare --mount --pid --fork --kill-child --mount-proc sh -c \"exec 3< '$R/jitmap'; mount -t tmpfs ember-ns /tmp && cat <&3 > /tmp/jitmap && chmod 755 /tmp/jitmap && exec /tmp/jitmap good 0.8\" > /dev/null; sleep 0.5"
+grep -q ';jit_trampoline;' "$T/je.folded" && ok ||
+	bad "JIT exited early in other namespaces: JIT frame named from its perf map ($(grep -o '[^;]*perf-[^;]*' "$T/je.folded" | sort -u | head -3 | tr '\n' ' '))"
+grep -q ';jit_spin_loop [0-9]' "$T/je.folded" && ok || bad "JIT exited early in other namespaces: JIT leaf named"
+check "JIT exited early in other namespaces: no [perf-PID.map] frame" sh -c "! grep -q 'perf-[0-9]*\.map' '$T/je.folded'"
+
 # --- Python -X perf (a perf map) and -X perf_jit (a jitdump) ---------------
 pyroot=${PYENV_ROOT:-$HOME/.pyenv}
 pyprog='

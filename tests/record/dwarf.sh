@@ -52,6 +52,7 @@ shares() { # FILE: work_a, work_b and recurse shares (%) under main
 }
 status 0 "fp build, fp mode" "$EMBER" record --call-graph fp -o "$T/fp.folded" -- "$R/ct-fp" 1.5
 has "user stacks: frame pointers" "$T/err" && ok || bad "fp mode said in the summary"
+check "fp build, fp mode: no warning of broken frame-pointer chains" sh -c "! grep -q 'broke off' '$T/err'"
 status 0 "no-fp build, DWARF (default)" "$EMBER" record -o "$T/dw.folded" -- "$R/ct-nofp" 1.5
 check "no-fp build, DWARF: folded" folded_ok "$T/dw.folded"
 has "user stacks: DWARF, 32768-byte copies" "$T/err" && ok || bad "DWARF mode said in the summary: $(cat "$T/err")"
@@ -78,6 +79,9 @@ set -- $(shares "$T/fpbroken.folded")
 broken=$(pct "$(weight "$T/fpbroken.folded" ';main;work_a;leaf_hot;spin')" "$(weight "$T/fpbroken.folded" '.')")
 echo "dwarf: negative control: no-fp build in fp mode, $broken% of samples in main;work_a;leaf_hot;spin"
 check "negative control: fp mode breaks without frame pointers ($broken%)" test "$broken" -lt 20
+has "frame-pointer chains that broke off" "$T/err" && has "record with DWARF unwinding (the default, --call-graph dwarf) instead" "$T/err" && ok ||
+	bad "no-fp build, fp mode: the summary says the chains broke and suggests DWARF: $(cat "$T/err")"
+check "no-fp build, fp mode: no advice on kernel.perf_event_max_stack" sh -c "! grep -q 'perf_event_max_stack' '$T/err'"
 
 # --- through libc's qsort: main;qsort...;msort_with_tmp...;cmp ----------
 status 0 "qsort" "$EMBER" record -o "$T/qs.folded" -- "$R/qsortcmp" 1
@@ -190,6 +194,36 @@ if [ -n "$py12" ]; then
 	c=$(pychain "$T/py12p.folded")
 	check "Python 3.12 -p: full py:: chains ($c%)" test "$c" -ge 80
 
+	# a short run whose samples are handled after it exited, as when
+	# ember is held up (here stopped while the command runs and ends):
+	# the trampolines' code is gone with the process, rebuilt from its
+	# perf map
+	"$EMBER" record --pid -m 4096 -o "$T/py12late.folded" -- "$py12" -X perf tests/unwind/nested.py 0.3 > /dev/null 2> "$T/err" & ep=$!
+	i=0 c=
+	while [ $i -lt 500 ]; do
+		c=$(awk '{ print $1 }' "/proc/$ep/task/$ep/children" 2> /dev/null)
+		[ -n "$c" ] && [ "$(cat "/proc/$c/comm" 2> /dev/null)" != ember ] && break
+		sleep 0.01
+		i=$((i + 1))
+	done
+	kill -STOP "$ep"
+	i=0
+	while [ $i -lt 500 ] && [ "$(awk '{ print $3 }' "/proc/$c/stat" 2> /dev/null)" != Z ]; do
+		sleep 0.02
+		i=$((i + 1))
+	done
+	check "Python 3.12, handled late: the command had exited" test "$(awk '{ print $3 }' "/proc/$c/stat" 2> /dev/null)" = Z
+	kill -CONT "$ep"
+	wait "$ep"
+	check "Python 3.12, handled late: recorded" test $? -eq 0
+	rm -f "/tmp/perf-$(rootpid "$T/py12late.folded").map"
+	all=$(weight "$T/py12late.folded" '.')
+	tr=$(pct "$(weight "$T/py12late.folded" '\[truncated\]')" "$all")
+	c=$(pychain "$T/py12late.folded")
+	echo "dwarf: Python 3.12, short run handled after it exited: $tr% [truncated], $c% of the samples in foo with the whole py:: chain"
+	check "Python 3.12, handled late: [truncated] below 5% ($tr%)" test "$tr" -ge 0 -a "$tr" -lt 5
+	check "Python 3.12, handled late: full py:: chains ($c%)" test "$c" -ge 80
+
 	# deep recursion: all 50 levels with 64 KiB copies; cut, said and
 	# never guessed with 16 KiB ones
 	status 0 "deep recursion, 64 KiB" "$EMBER" record --pid --call-graph dwarf,65528 -o "$T/deep.folded" -- "$py12" -X perf tests/record/deep.py 1 50
@@ -198,6 +232,16 @@ if [ -n "$py12" ]; then
 		END { printf "%.0f\n", t ? 100 * s / t : -1 }' "$T/deep.folded")
 	echo "dwarf: deep recursion, 64 KiB copies: $all50% of the samples in leaf with all 50 levels; $(truncated) stacks truncated"
 	check "deep recursion, 64 KiB: all 50 py::rec frames ($all50%)" test "$all50" -ge 80
+	# deeper than the largest copy: said so, not blamed on unwinding
+	# information
+	status 0 "deep recursion past 64 KiB" "$EMBER" record --pid --call-graph dwarf,65528 -o "$T/deep200.folded" -- "$py12" -X perf tests/record/deep.py 1 200
+	rm -f "/tmp/perf-$(rootpid "$T/deep200.folded").map"
+	has "deeper than the largest stack copy the kernel gives" "$T/err" && ok ||
+		bad "deep recursion past 64 KiB: the summary says the stacks are deeper than the largest copy: $(cat "$T/err")"
+	deeper=$(sed -n 's/.* \([0-9]*\) deeper than the largest.*/\1/p' "$T/err")
+	other=$(sed -n 's/.* \([0-9]*\) in code whose unwinding information.*/\1/p' "$T/err")
+	check "deep recursion past 64 KiB: not blamed on unwinding information (${deeper:-0} deeper, ${other:-0} other)" \
+		test "${deeper:-0}" -gt $((10 * ${other:-0}))
 	status 0 "deep recursion, 16 KiB" "$EMBER" record --pid --call-graph dwarf,16384 -o "$T/deep16.folded" -- "$py12" -X perf tests/record/deep.py 1 50
 	rm -f "/tmp/perf-$(rootpid "$T/deep16.folded").map"
 	t=$(truncated)

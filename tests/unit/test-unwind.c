@@ -3,6 +3,7 @@
  * validation), and walks of this process's own stack through functions
  * without frame pointers and through libc's qsort. */
 #include <stdint.h>
+#include <zlib.h>
 
 #include "harness.h"
 #include "unwind/unwind-cfi.h"
@@ -246,6 +247,271 @@ static void test_cfi_real(void)
 		CHECK(r.n > 10 && r.bad == 0);
 		ember_uw_elf_release(&e);
 	}
+}
+
+/* ---- .debug_frame ---- */
+
+/* Appends a .debug_frame CIE as Go writes it (version 3, no
+ * augmentation, code alignment 1, data alignment -4, CFA = rsp + 8, ra at
+ * CFA - 8), in 64-bit DWARF if dw64; returns its offset. */
+static size_t dbg_cie(struct bytes *o, int dw64)
+{
+	static const uint8_t init[] = {0x0c, 0x07, 0x08, 0x90, 0x02};
+	size_t at = o->n;
+
+	if (dw64) {
+		put32(o, 0xffffffffu);
+		put64(o, 0);
+		put64(o, UINT64_MAX);
+	} else {
+		put32(o, 0);
+		put32(o, 0xffffffffu);
+	}
+	put8(o, 3);
+	put8(o, 0);    /* augmentation "" */
+	put8(o, 1);    /* code alignment */
+	put8(o, 0x7c); /* data alignment -4 */
+	put8(o, 16);   /* return address column (uleb in version 3) */
+	put(o, init, sizeof(init));
+	while ((o->n - at) % 8)
+		put8(o, 0);
+	if (dw64)
+		memcpy(o->b + at + 4, &(uint64_t){o->n - at - 12}, 8);
+	else
+		set32(o, at, (uint32_t)(o->n - at - 4));
+	return at;
+}
+
+/* An FDE for [start, start + size) of the CIE at offset cie, its
+ * addresses absolute, as .debug_frame has them. */
+static void dbg_fde(struct bytes *o, size_t cie, int dw64, uint64_t start,
+		    uint64_t size, const uint8_t *ins, size_t nins)
+{
+	size_t at = o->n;
+
+	if (dw64) {
+		put32(o, 0xffffffffu);
+		put64(o, 0);
+		put64(o, cie);
+	} else {
+		put32(o, 0);
+		put32(o, (uint32_t)cie);
+	}
+	put64(o, start);
+	put64(o, size);
+	put(o, ins, nins);
+	while ((o->n - at) % 8)
+		put8(o, 0);
+	if (dw64)
+		memcpy(o->b + at + 4, &(uint64_t){o->n - at - 12}, 8);
+	else
+		set32(o, at, (uint32_t)(o->n - at - 4));
+}
+
+/* Go's sha256 block: a 544-byte frame from +4 to +0x30 */
+static const uint8_t go_ins[] = {
+    0x44,	      /* advance 4 */
+    0x13, 0xf8, 0x7e, /* def_cfa_offset_sf -136: CFA = rsp + 544 */
+    0x6c,	      /* advance 0x2c */
+    0x13, 0x7e,	      /* def_cfa_offset_sf -2: CFA = rsp + 8 */
+};
+
+/* The .debug_frame of test_debug_frame: a 32-bit and a 64-bit CIE, and
+ * FDEs at 0x401000 (go_ins), 0x402000 (64-bit) and 0x403000 (its CIE
+ * pointer leads past the section). */
+static void debug_frame_bytes(struct bytes *d)
+{
+	static const uint8_t leaf[] = {0};
+	size_t c32 = dbg_cie(d, 0);
+	dbg_fde(d, c32, 0, 0x401000, 0x40, go_ins, sizeof(go_ins));
+	size_t c64 = dbg_cie(d, 1);
+	dbg_fde(d, c64, 1, 0x402000, 0x10, go_ins, sizeof(go_ins));
+	dbg_fde(d, 0x7fff0, 0, 0x403000, 0x10, leaf, sizeof(leaf));
+}
+
+static int dbg_rule_at(const struct bytes *d, uint64_t pc,
+		       struct ember_cfi_rule *r)
+{
+	struct ember_cfi c;
+	ember_cfi_init(&c, d->b, d->n, 0, NULL, 0, 0, EMBER_CFI_DEBUG_FRAME);
+	int err = ember_cfi_rule(&c, pc, pc, r, NULL, NULL);
+	ember_cfi_release(&c);
+	return err;
+}
+
+/* A minimal x86-64 ELF image holding a .debug_frame section (name sec,
+ * flags; data d as is), a .symtab naming runtime.goexit.abi0 at
+ * [0x401000, 0x401040) and, if go, an empty .gopclntab. */
+static void elf_with(struct bytes *img, const char *sec, uint64_t flags,
+		     const struct bytes *d, int go)
+{
+	static const char strtab[] = "\0runtime.goexit.abi0";
+	struct bytes names = {0};
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	Elf64_Sym syms[2];
+	Elf64_Shdr sh[6];
+	size_t off[6] = {0}, nm[6] = {0};
+	const char *secnames[6] = {"",	      sec,	   ".symtab",
+				   ".strtab", ".shstrtab", ".gopclntab"};
+	int nsec = go ? 6 : 5;
+
+	put8(&names, 0);
+	for (int i = 1; i < nsec; i++) {
+		nm[i] = names.n;
+		put(&names, secnames[i], strlen(secnames[i]) + 1);
+	}
+	memset(syms, 0, sizeof(syms));
+	syms[1].st_name = 1;
+	syms[1].st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC);
+	syms[1].st_value = 0x401000;
+	syms[1].st_size = 0x40;
+	img->n = 0;
+	put(img, &(Elf64_Ehdr){0}, sizeof(eh));
+	put(img, &(Elf64_Phdr){0}, sizeof(ph));
+	off[1] = img->n;
+	put(img, d->b, d->n);
+	off[2] = img->n;
+	put(img, syms, sizeof(syms));
+	off[3] = img->n;
+	put(img, strtab, sizeof(strtab));
+	off[4] = img->n;
+	put(img, names.b, names.n);
+	off[5] = img->n;
+	while (img->n % 8)
+		put8(img, 0);
+	memset(sh, 0, sizeof(sh));
+	for (int i = 1; i < nsec; i++) {
+		sh[i].sh_name = (uint32_t)nm[i];
+		sh[i].sh_offset = off[i];
+		sh[i].sh_type = SHT_PROGBITS;
+	}
+	sh[1].sh_size = d->n;
+	sh[1].sh_flags = flags;
+	sh[2].sh_type = SHT_SYMTAB;
+	sh[2].sh_size = sizeof(syms);
+	sh[2].sh_link = 3;
+	sh[2].sh_entsize = sizeof(Elf64_Sym);
+	sh[3].sh_type = SHT_STRTAB;
+	sh[3].sh_size = sizeof(strtab);
+	sh[4].sh_type = SHT_STRTAB;
+	sh[4].sh_size = names.n;
+	size_t shoff = img->n;
+	put(img, sh, (size_t)nsec * sizeof(*sh));
+	memset(&eh, 0, sizeof(eh));
+	memcpy(eh.e_ident, ELFMAG, SELFMAG);
+	eh.e_ident[EI_CLASS] = ELFCLASS64;
+	eh.e_ident[EI_DATA] = ELFDATA2LSB;
+	eh.e_ident[EI_VERSION] = EV_CURRENT;
+	eh.e_type = ET_EXEC;
+	eh.e_machine = EM_X86_64;
+	eh.e_version = EV_CURRENT;
+	eh.e_phoff = sizeof(eh);
+	eh.e_shoff = shoff;
+	eh.e_ehsize = sizeof(eh);
+	eh.e_phentsize = sizeof(ph);
+	eh.e_phnum = 1;
+	eh.e_shentsize = sizeof(Elf64_Shdr);
+	eh.e_shnum = (uint16_t)nsec;
+	eh.e_shstrndx = 4;
+	memcpy(img->b, &eh, sizeof(eh));
+	memset(&ph, 0, sizeof(ph));
+	ph.p_type = PT_LOAD;
+	ph.p_flags = PF_R | PF_X;
+	ph.p_vaddr = 0x400000;
+	ph.p_filesz = ph.p_memsz = 0x10000;
+	memcpy(img->b + sizeof(eh), &ph, sizeof(ph));
+	free(names.b);
+}
+
+/* .debug_frame as Go writes it, compressed both ways. */
+static void elf_debug_frame(const struct bytes *d, const char *how,
+			    uint64_t *rule_off, int *is_root)
+{
+	struct bytes sec = {0}, img = {0};
+	struct ember_uw_elf e;
+	struct ember_cfi_rule r;
+	uLongf zn = compressBound(d->n);
+	uint8_t *z = malloc(zn);
+
+	*rule_off = 0;
+	*is_root = -1;
+	CHECK(compress(z, &zn, d->b, d->n) == Z_OK);
+	if (!strcmp(how, "plain")) {
+		put(&sec, d->b, d->n);
+		elf_with(&img, ".debug_frame", 0, &sec, 1);
+	} else if (!strcmp(how, "SHF_COMPRESSED")) {
+		Elf64_Chdr ch = {ELFCOMPRESS_ZLIB, 0, d->n, 1};
+		put(&sec, &ch, sizeof(ch));
+		put(&sec, z, zn);
+		elf_with(&img, ".debug_frame", SHF_COMPRESSED, &sec, 1);
+	} else if (!strcmp(how, "zdebug")) {
+		put(&sec, "ZLIB", 4);
+		for (int i = 7; i >= 0; i--)
+			put8(&sec, (uint8_t)(d->n >> (8 * i)));
+		put(&sec, z, zn);
+		elf_with(&img, ".zdebug_frame", 0, &sec, 1);
+	} else { /* not a Go program: no roots */
+		put(&sec, d->b, d->n);
+		elf_with(&img, ".debug_frame", 0, &sec, 0);
+	}
+	if (ember_uw_elf_mem(&e, img.b, img.n) == 0) {
+		CHECK(e.has_dcfi && !e.has_cfi);
+		if (!ember_uw_elf_rule(&e, 0x401010, 0x401010, &r))
+			*rule_off = (uint64_t)r.cfa_off;
+		*is_root = ember_uw_elf_is_root(&e, 0x401010);
+		CHECK(!ember_uw_elf_is_root(&e, 0x401040));
+		ember_uw_elf_release(&e);
+	} else {
+		CHECK(!"ember_uw_elf_mem failed");
+	}
+	free(z);
+	free(sec.b);
+	free(img.b);
+}
+
+static void test_debug_frame(void)
+{
+	struct bytes d = {0};
+	struct ember_cfi_rule r;
+	uint64_t off;
+	int root, n = 0;
+
+	debug_frame_bytes(&d);
+	CHECK(dbg_rule_at(&d, 0x401000, &r) == 0);
+	CHECK(r.kind == EMBER_RULE_CFA && r.cfa == EMBER_CFA_SP &&
+	      r.cfa_off == 8 && r.ra == EMBER_LOC_CFA && r.ra_off == -8);
+	CHECK(dbg_rule_at(&d, 0x401004, &r) == 0 && r.cfa_off == 544);
+	CHECK(dbg_rule_at(&d, 0x40102f, &r) == 0 && r.cfa_off == 544);
+	CHECK(dbg_rule_at(&d, 0x401030, &r) == 0 && r.cfa_off == 8);
+	CHECK(dbg_rule_at(&d, 0x401040, &r) == EMBER_ENOENT);
+	/* 64-bit DWARF */
+	CHECK(dbg_rule_at(&d, 0x402008, &r) == 0 && r.cfa_off == 544);
+	/* a CIE pointer past the section: no FDE */
+	CHECK(dbg_rule_at(&d, 0x403004, &r) == EMBER_ENOENT);
+	/* read as .eh_frame, the same bytes are not CFI */
+	CHECK(rule_at(&d, 0, 0x401004, 0x401004, &r) != 0);
+	struct ember_cfi c;
+	ember_cfi_init(&c, d.b, d.n, 0, NULL, 0, 0, EMBER_CFI_DEBUG_FRAME);
+	CHECK(ember_cfi_each_fde(&c, count_fde, &n) == 2 && n == 2);
+	ember_cfi_release(&c);
+	/* every cut of it is only ever less CFI */
+	for (size_t cut = 0; cut < d.n; cut++) {
+		ember_cfi_init(&c, d.b, cut, 0, NULL, 0, 0,
+			       EMBER_CFI_DEBUG_FRAME);
+		ember_cfi_rule(&c, 0x401004, 0x401004, &r, NULL, NULL);
+		ember_cfi_release(&c);
+	}
+	/* in an ELF file: as it is, compressed, the older .zdebug_frame */
+	static const char *const hows[] = {"plain", "SHF_COMPRESSED", "zdebug"};
+	for (size_t i = 0; i < ARRAY_SIZE(hows); i++) {
+		elf_debug_frame(&d, hows[i], &off, &root);
+		CHECK(off == 544);
+		CHECK(root == 2);
+	}
+	elf_debug_frame(&d, "not go", &off, &root);
+	CHECK(off == 544 && root == 0);
+	free(d.b);
 }
 
 /* ---- walks over a synthetic process ---- */
@@ -865,6 +1131,7 @@ int main(void)
 	test_cfi_index();
 	test_cfi_corrupt();
 	test_cfi_real();
+	test_debug_frame();
 	test_walk_synthetic();
 	test_walk_callee_saved();
 	test_walk_fallbacks();

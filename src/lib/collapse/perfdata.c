@@ -66,9 +66,6 @@ struct pdc {
 	uint8_t *root_java;
 	uint32_t *out; /* a folded stack */
 	size_t aout;
-	/* perf maps for the unwinder, by process instance */
-	struct rec_symtab **maps;
-	size_t nmaps;
 	struct rec_symtab *kallsyms; /* loaded on another thread */
 	int kallsyms_err;
 	struct kpre kp;
@@ -145,60 +142,6 @@ static int wanted(struct pdc *c, uint32_t i)
 	return c->want[i];
 }
 
-/*
- * The unwinder's view of process memory when the process is gone: the
- * code of CPython's trampolines (the "py::" entries of its perf map, each
- * a copy of the same few instructions) rebuilt from the map, int3 around
- * them; nothing else.  The map is taken by its owner alone here (the
- * times are checked when naming frames).
- */
-static size_t replay_code(void *ctx, int pid, uint64_t addr, void *buf,
-			  size_t n)
-{
-	struct pdc *c = ctx;
-	struct rec_proc *p = rec_world_find_proc(&c->r->world, pid);
-	uint8_t *out = buf;
-	size_t known = 0;
-
-	for (int depth = 0; p && depth < 16; p = p->parent, depth++) {
-		if (p->id >= c->nmaps) {
-			size_t a = p->id + 16;
-			c->maps =
-			    ember_xreallocarray(c->maps, a, sizeof(*c->maps));
-			memset(c->maps + c->nmaps, 0,
-			       (a - c->nmaps) * sizeof(*c->maps));
-			c->nmaps = a;
-		}
-		struct rec_symtab **st = &c->maps[p->id];
-		if (!*st) {
-			struct rec_perfmap_owner o = {p->pid, geteuid(), 1, 0,
-						      0};
-			const char *dir = NULL; /* /tmp, as perf reads them */
-			struct ember_buf why = EMBER_BUF_INIT;
-			*st = ember_xcalloc(1, sizeof(**st));
-			rec_symtab_init(*st, REC_SYMTAB_PERFMAP);
-			rec_perfmap_load(*st, dir, &o, &why);
-			rec_symtab_finish(*st);
-			ember_buf_release(&why);
-		}
-		memset(out, 0xcc, n);
-		for (size_t i = 0; i < n; i++) {
-			const struct rec_sym *s =
-			    rec_symtab_find(*st, addr + i);
-			if (!s || strncmp(s->name, "py::", 4))
-				continue;
-			uint64_t k = addr + i - s->start;
-			if (k < sizeof(ember_py_trampoline)) {
-				out[i] = ember_py_trampoline[k];
-				known++;
-			}
-		}
-		if (known)
-			return n;
-	}
-	return 0;
-}
-
 /* Each record, in time order, as the recording session handles one from
  * its ring buffers. */
 static void on_record(void *ctx, const void *rec, size_t size, uint32_t attr)
@@ -230,10 +173,10 @@ static void on_record(void *ctx, const void *rec, size_t size, uint32_t attr)
 		}
 		r->dwarf = (a->sample_type & PERF_SAMPLE_REGS_USER) &&
 			   (a->sample_type & PERF_SAMPLE_STACK_USER);
-		if (r->dwarf && !r->unwinder) {
+		/* the consumer gives the unwinder CPython's trampolines
+		 * rebuilt from the perf map: the process is gone */
+		if (r->dwarf && !r->unwinder)
 			r->unwinder = ember_unwinder_new();
-			ember_unwinder_set_reader(r->unwinder, replay_code, c);
-		}
 	}
 	uint64_t t = rec_events_time(r, rec, size);
 	if (t > c->last_time)
@@ -561,11 +504,5 @@ out:
 	free(c.root_len);
 	free(c.root_java);
 	free(c.out);
-	for (size_t i = 0; i < c.nmaps; i++)
-		if (c.maps[i]) {
-			rec_symtab_release(c.maps[i]);
-			free(c.maps[i]);
-		}
-	free(c.maps);
 	return rc;
 }

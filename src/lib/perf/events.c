@@ -28,6 +28,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -86,6 +87,7 @@ struct rec_sample {
 	const uint64_t *regs;
 	uint64_t stack_size, dyn_size;
 	const uint8_t *stack;
+	uint64_t room; /* the largest copy this sample could hold */
 };
 
 struct cursor {
@@ -204,6 +206,11 @@ static int parse_sample(const struct rec_events *r, const void *rec,
 			s->dyn_size = take64(&c);
 			if (s->dyn_size > s->stack_size)
 				s->dyn_size = s->stack_size;
+			/* the record's other bytes and the copy's two sizes */
+			uint64_t other = size - s->stack_size - 16;
+			s->room = other + 24 < 0xffff
+				      ? (0xffff - other - 24 + 7) & ~7ull
+				      : 0;
 		}
 	}
 	return c.bad ? -1 : 0;
@@ -419,6 +426,7 @@ void rec_events_synthesize_pid(struct rec_events *r, int pid)
 	if (!p)
 		p = rec_world_new_proc(w, pid, NULL, 0);
 	rec_world_read_owner(w, p);
+	rec_world_hold_root(w, p);
 	if (rec_world_read_maps(w, p, NULL))
 		return;
 	find_jitdumps(r, p);
@@ -459,8 +467,10 @@ static void on_comm(struct rec_events *r, const struct perf_event_header *h,
 			p->owner.uid = old->owner.uid;
 			p->owner.uid_known = old->owner.uid_known;
 		}
-		if (!r->replay)
+		if (!r->replay) {
 			rec_world_read_owner(w, p);
+			rec_world_hold_root(w, p);
+		}
 	}
 	struct rec_thread *t = rec_world_thread(w, (int)pid, (int)tid);
 	rec_world_set_comm(w, t, body + 8, n - 8);
@@ -483,6 +493,8 @@ static void on_fork(struct rec_events *r, const char *body, size_t n,
 		struct rec_proc *p =
 		    rec_world_new_proc(w, (int)v[0], pp, pp != NULL);
 		p->owner.start = realtime_of(r, time);
+		if (!r->replay)
+			rec_world_hold_root(w, p);
 		if (r->unwinder) {
 			/* a pid seen before is another process now */
 			ember_unwinder_forget(r->unwinder, (int)v[0]);
@@ -550,6 +562,8 @@ static void on_mmap(struct rec_events *r, const struct perf_event_header *h,
 		return; /* the kernel's own maps come from kallsyms */
 	size_t namelen = strnlen(name, (size_t)((body + n) - name));
 	struct rec_proc *p = rec_world_proc(&r->world, (int)pid);
+	if (!r->replay && !p->root_seen)
+		rec_world_hold_root(&r->world, p);
 	r->map_gen++; /* the frame cache is stale */
 	if (rec_world_mmap(&r->world, p, addr, len, pgoff, makedev(maj, min),
 			   ino, name, namelen, (int)pid) &&
@@ -564,6 +578,88 @@ static void on_mmap(struct rec_events *r, const struct perf_event_header *h,
 		path[namelen] = '\0';
 		open_jitdump(r, p, path, addr, addr + len);
 	}
+}
+
+/* ---- code bytes for the unwinder -------------------------------------- */
+
+/* a perf map read again for code bytes at most this often (seconds) */
+#define CODE_MAP_REREAD 0.05
+
+static double mono_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* p's perf map for code bytes: read once the process is gone (it is
+ * complete then), again on a miss while it runs. */
+static struct rec_symtab *code_map(struct rec_events *r, struct rec_proc *p,
+				   int miss)
+{
+	int live = !r->replay && !p->exited;
+
+	if (p->code_map &&
+	    !(miss && live &&
+	      mono_seconds() - p->code_map_read >= CODE_MAP_REREAD))
+		return p->code_map;
+	if (p->code_map)
+		rec_symtab_release(p->code_map);
+	else
+		p->code_map = ember_xcalloc(1, sizeof(*p->code_map));
+	struct ember_buf why = EMBER_BUF_INIT; /* said when naming frames */
+	rec_symtab_init(p->code_map, REC_SYMTAB_PERFMAP);
+	rec_proc_load_perfmap(p, r->perfmap_dir, p->code_map, &why);
+	rec_symtab_finish(p->code_map);
+	ember_buf_release(&why);
+	p->code_map_read = mono_seconds();
+	return p->code_map;
+}
+
+/* CPython's trampolines ("py::" entries of the size of its template)
+ * rebuilt from p's perf map, int3 around them; how many bytes it knew. */
+static size_t rebuild_code(struct rec_events *r, struct rec_proc *p,
+			   uint64_t addr, uint8_t *out, size_t n)
+{
+	size_t known = 0;
+
+	for (int pass = 0; pass < 2 && !known; pass++) {
+		struct rec_symtab *st = code_map(r, p, pass);
+		memset(out, 0xcc, n);
+		for (size_t i = 0; i < n; i++) {
+			const struct rec_sym *s = rec_symtab_find(st, addr + i);
+			if (!s || strncmp(s->name, "py::", 4) ||
+			    s->end - s->start != sizeof(ember_py_trampoline))
+				continue;
+			out[i] = ember_py_trampoline[addr + i - s->start];
+			known++;
+		}
+		if (p->exited || r->replay)
+			break; /* the map is complete */
+	}
+	return known;
+}
+
+size_t rec_events_read_code(void *ctx, int pid, uint64_t addr, void *buf,
+			    size_t n)
+{
+	struct rec_events *r = ctx;
+
+	if (!r->replay && pid > 0) {
+		struct iovec local = {buf, n};
+		struct iovec remote = {(void *)(uintptr_t)addr, n};
+		ssize_t got = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+		if (got > 0)
+			return (size_t)got;
+	}
+	/* gone (its samples handled after it exited) or read back: what
+	 * its perf map tells of its code, or its forked parent's */
+	struct rec_proc *p = rec_world_find_proc(&r->world, pid);
+	for (int depth = 0; p && depth < 16; p = p->parent, depth++)
+		if (rebuild_code(r, p, addr, buf, n))
+			return n;
+	return 0;
 }
 
 /* ---- samples ---------------------------------------------------------- */
@@ -617,6 +713,11 @@ static size_t user_frames(struct rec_events *r, struct rec_proc *p,
 		regs.r14 = REG(22);
 		regs.r15 = REG(23);
 #undef REG
+		if (!r->reader_set) {
+			ember_unwinder_set_reader(r->unwinder,
+						  rec_events_read_code, r);
+			r->reader_set = 1;
+		}
 		struct timespec t0, t1;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		n = ember_unwind(r->unwinder, p->pid, &regs, s->stack,
@@ -628,8 +729,12 @@ static size_t user_frames(struct rec_events *r, struct rec_proc *p,
 		    (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 		r->stats->user_stacks++;
 		r->stats->truncated += *truncated != 0;
-		/* cut because the stack goes on past a full copy */
-		if (*truncated == EMBER_UNWIND_PAST_COPY && s->dyn_size >= copy)
+		/* cut because the stack goes on past a full copy: the size
+		 * asked for, or what the kernel could fit in the sample's 64
+		 * KiB with its other fields (perf_sample_ustack_size) */
+		uint64_t room = s->room < copy ? s->room : copy;
+		if (*truncated == EMBER_UNWIND_PAST_COPY &&
+		    s->dyn_size + 8 >= room)
 			r->stats->truncated_copy++;
 		for (size_t i = 1; i < n; i++)
 			out[i]--;
@@ -650,7 +755,11 @@ static size_t user_frames(struct rec_events *r, struct rec_proc *p,
 	 * (kernel and user together), silently: the stack is cut */
 	if (n && r->max_stack && depth >= r->max_stack) {
 		*truncated = 1;
-		r->stats->fp_truncated++;
+		/* a deep stack, or a chain read from garbage (code without
+		 * frame pointers), which the summary tells apart */
+		const struct rec_map *m = rec_proc_find_map(p, out[n - 1]);
+		if (m && m->m.exec)
+			r->stats->fp_truncated++;
 	}
 	return n;
 }

@@ -43,6 +43,8 @@ struct rec_events {
 	/* interpreter frames read at each sample (perf/interp.h), merged
 	 * into the processes' stacks (owned) */
 	struct rec_interp_merge *interp;
+	int reader_set;		 /* the unwinder reads code through us */
+	const char *perfmap_dir; /* perf maps' directory (NULL: /tmp) */
 };
 
 void rec_events_init(struct rec_events *ev, struct ember_record_stats *stats);
@@ -60,6 +62,13 @@ size_t rec_events_cut(const struct rec_events *ev, const void *rec, size_t size,
 		      void *dst);
 /* Fills what /proc tells of a running process (-p and -a). */
 void rec_events_synthesize_pid(struct rec_events *ev, int pid);
+
+/* The unwinder's view of code memory (an ember_unwind_read_fn; ctx the
+ * consumer): the process's own while it runs; once it is gone (its last
+ * samples are handled after it exited) or read back, CPython's
+ * trampolines rebuilt from its perf map, the rest unknown. */
+size_t rec_events_read_code(void *ctx, int pid, uint64_t addr, void *buf,
+			    size_t n);
 
 /* The jitdump of p's JIT code: its own, or a forked parent's. */
 struct ember_jitdump *rec_proc_jitdump(const struct rec_proc *p);

@@ -19,7 +19,11 @@
 #include <unistd.h>
 
 #include "symbols/jitdump.h"
+#include "symbols/procfs.h"
 #include "perf/procmap.h"
+
+/* a container's /tmp kept per process, at most: each is a descriptor */
+#define MAX_HELD_ROOTS 512
 
 void rec_world_init(struct rec_world *w)
 {
@@ -52,6 +56,12 @@ void rec_world_release(struct rec_world *w)
 		free(p->maps);
 		if (p->perfmap_state)
 			rec_symtab_release(&p->perfmap);
+		if (p->code_map) {
+			rec_symtab_release(p->code_map);
+			free(p->code_map);
+		}
+		if (p->tmp_fd >= 0)
+			close(p->tmp_fd);
 		ember_jitdump_free(p->jd);
 		free(p);
 	}
@@ -113,6 +123,7 @@ struct rec_proc *rec_world_new_proc(struct rec_world *w, int pid,
 	p->parent = parent;
 	p->comm = UINT32_MAX;
 	p->owner.pid = pid;
+	p->tmp_fd = -1;
 	if (parent) {
 		p->comm = parent->comm;
 		p->owner.uid = parent->owner.uid;
@@ -504,4 +515,99 @@ int rec_proc_is_jvm(const struct rec_proc *p)
 			return 1;
 	}
 	return 0;
+}
+
+/* ---- a process's perf map -------------------------------------------- */
+
+int rec_proc_open_live(const struct rec_proc *p)
+{
+	if (p->exited)
+		return -1;
+	if (p->owner.start > 0)
+		return rec_procfs_open(p->pid, p->owner.start);
+	if (p->owner.before <= 0)
+		return -1;
+	int fd = rec_procfs_open(p->pid, 0);
+	if (fd >= 0 && !(rec_procfs_start(fd) <= p->owner.before)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+void rec_world_hold_root(struct rec_world *w, struct rec_proc *p)
+{
+	if (p->root_seen)
+		return;
+	p->root_seen = 1;
+	int procfd = rec_proc_open_live(p);
+	if (procfd < 0)
+		return;
+	int nspid = rec_procfs_nspid(procfd, p->pid);
+	if (rec_procfs_other_root(procfd) == 1 &&
+	    w->held_roots < MAX_HELD_ROOTS) {
+		/* the directory itself: its mount (a container's tmpfs) lives
+		 * as long as the descriptor, the namespace's tree does not */
+		p->tmp_fd = rec_procfs_open_in_root(procfd, "/tmp",
+						    O_PATH | O_DIRECTORY);
+		if (p->tmp_fd >= 0)
+			w->held_roots++;
+	}
+	p->nspid = nspid;
+	close(procfd);
+}
+
+/* The perf map of a process in a container: in its own /tmp, named by
+ * its pid there.  REC_PERFMAP_MISSING when the process is gone and no /tmp
+ * was kept, or sees ember's /tmp under the same pid. */
+static int load_in_root(struct rec_proc *p, struct rec_symtab *st,
+			struct ember_buf *why)
+{
+	char shown[64];
+	int v = REC_PERFMAP_MISSING;
+
+	snprintf(shown, sizeof(shown), "/proc/%d/root/tmp", p->pid);
+	if (p->tmp_fd >= 0)
+		return rec_perfmap_load_at(st, p->tmp_fd, shown,
+					   p->nspid > 0 ? p->nspid : p->pid,
+					   &p->owner, why);
+	int procfd = rec_proc_open_live(p);
+	if (procfd < 0) {
+		/* gone, in ember's root but another PID namespace */
+		if (p->nspid > 0 && p->nspid != p->pid) {
+			int dirfd =
+			    open("/tmp", O_PATH | O_DIRECTORY | O_CLOEXEC);
+			if (dirfd >= 0) {
+				v = rec_perfmap_load_at(st, dirfd, "/tmp",
+							p->nspid, &p->owner,
+							why);
+				close(dirfd);
+			}
+		}
+		return v;
+	}
+	int nspid = rec_procfs_nspid(procfd, p->pid);
+	if (nspid != p->pid || rec_procfs_other_root(procfd) == 1) {
+		int dirfd = rec_procfs_open_in_root(procfd, "/tmp",
+						    O_PATH | O_DIRECTORY);
+		if (dirfd >= 0) {
+			v = rec_perfmap_load_at(st, dirfd, shown, nspid,
+						&p->owner, why);
+			close(dirfd);
+		}
+	}
+	close(procfd);
+	return v;
+}
+
+int rec_proc_load_perfmap(struct rec_proc *p, const char *dir,
+			  struct rec_symtab *st, struct ember_buf *why)
+{
+	int v = REC_PERFMAP_MISSING;
+
+	if (!dir)
+		v = load_in_root(p, st, why);
+	if (v == REC_PERFMAP_MISSING)
+		v = rec_perfmap_load(st, dir, &p->owner, why);
+	return v;
 }

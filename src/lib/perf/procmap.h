@@ -62,6 +62,15 @@ struct rec_proc {
 	/* its jitdump (jit-PID.dump, owned), found by the MMAP2 of it */
 	struct ember_jitdump *jd;
 	uint64_t jd_checked; /* sample time it was last re-read at */
+	/* a process in a container: its /tmp (an O_PATH descriptor, or -1)
+	 * and its pid there, kept from when it was first seen while it ran,
+	 * so that its perf map outlives its mount namespace */
+	int root_seen;
+	int tmp_fd, nspid;
+	/* the unwinder's copy of its perf map (CPython's trampolines, once
+	 * the process is gone), and when it was read (monotonic seconds) */
+	struct rec_symtab *code_map;
+	double code_map_read;
 };
 
 struct rec_thread {
@@ -84,6 +93,7 @@ struct rec_world {
 	size_t dso_mask;
 	struct ember_intern comms; /* thread names */
 	double clock_offset;	   /* realtime - monotonic, seconds */
+	size_t held_roots;	   /* descriptors kept (hold_root) */
 };
 
 void rec_world_init(struct rec_world *w);
@@ -118,6 +128,19 @@ void rec_world_parse_maps(struct rec_world *w, struct rec_proc *p,
 			  const char *text, size_t n);
 /* Fills owner.uid and owner.start from /proc/PID (when it still runs). */
 void rec_world_read_owner(struct rec_world *w, struct rec_proc *p);
+
+/* /proc/PID of p if p still runs (not another process under its pid), or
+ * -1. */
+int rec_proc_open_live(const struct rec_proc *p);
+/* While p runs: when it sees another root than ember (a container), keeps
+ * its /tmp and its pid there for its perf map.  Once per instance. */
+void rec_world_hold_root(struct rec_world *w, struct rec_proc *p);
+/* Reads p's perf map into st (initialised by the caller): from the /tmp
+ * kept for it, else its /tmp through /proc/PID/root while it runs (dir
+ * NULL), else dir (NULL: /tmp).  Returns REC_PERFMAP_*; why says why a map
+ * was refused. */
+int rec_proc_load_perfmap(struct rec_proc *p, const char *dir,
+			  struct rec_symtab *st, struct ember_buf *why);
 
 /* Whether p runs a HotSpot JVM (maps libjvm.so). */
 int rec_proc_is_jvm(const struct rec_proc *p);

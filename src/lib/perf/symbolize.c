@@ -139,24 +139,6 @@ static int open_by_build_id(struct rec_dso *d)
 	return EMBER_ENOENT;
 }
 
-/* /proc/PID of p if p still runs (not another process under its pid), or
- * -1. */
-static int open_live(const struct rec_proc *p)
-{
-	if (p->exited)
-		return -1;
-	if (p->owner.start > 0)
-		return rec_procfs_open(p->pid, p->owner.start);
-	if (p->owner.before <= 0)
-		return -1;
-	int fd = rec_procfs_open(p->pid, 0);
-	if (fd >= 0 && !(rec_procfs_start(fd) <= p->owner.before)) {
-		close(fd);
-		fd = -1;
-	}
-	return fd;
-}
-
 /* The file of d as the process that mapped it sees it, while it runs:
  * in a container, its own /usr/lib (procfs.c). */
 static int open_dso(struct rec_dso *d)
@@ -165,7 +147,7 @@ static int open_dso(struct rec_dso *d)
 	uint64_t start = 0, end = 0;
 	int procfd = -1;
 
-	if (p && (procfd = open_live(p)) >= 0) {
+	if (p && (procfd = rec_proc_open_live(p)) >= 0) {
 		for (size_t i = 0; i < p->nmaps; i++)
 			if (p->maps[i].dso == d) {
 				start = p->maps[i].m.start;
@@ -255,42 +237,13 @@ static const char *dso_sym(struct rec_symctx *c, struct rec_dso *d,
 	return s ? rec_symtab_name(&d->syms, s) : NULL;
 }
 
-/* The perf map of a process in a container: in its own /tmp, named by
- * its pid there.  REC_PERFMAP_MISSING when the process is gone, or sees
- * ember's /tmp under the same pid. */
-static int load_perfmap_in_root(struct rec_proc *p, struct ember_buf *why)
-{
-	int v = REC_PERFMAP_MISSING;
-
-	int procfd = open_live(p);
-	if (procfd < 0)
-		return v;
-	int nspid = rec_procfs_nspid(procfd, p->pid);
-	if (nspid != p->pid || rec_procfs_other_root(procfd) == 1) {
-		int dirfd = rec_procfs_open_in_root(procfd, "/tmp",
-						    O_PATH | O_DIRECTORY);
-		char shown[64];
-		snprintf(shown, sizeof(shown), "/proc/%d/root/tmp", p->pid);
-		if (dirfd >= 0) {
-			v = rec_perfmap_load_at(&p->perfmap, dirfd, shown,
-						nspid, &p->owner, why);
-			close(dirfd);
-		}
-	}
-	close(procfd);
-	return v;
-}
-
 static void load_perfmap(const char *dir, struct rec_proc *p)
 {
 	struct ember_buf why = EMBER_BUF_INIT;
 	int v = REC_PERFMAP_MISSING;
 
 	rec_symtab_init(&p->perfmap, REC_SYMTAB_PERFMAP);
-	if (!dir)
-		v = load_perfmap_in_root(p, &why);
-	if (v == REC_PERFMAP_MISSING)
-		v = rec_perfmap_load(&p->perfmap, dir, &p->owner, &why);
+	v = rec_proc_load_perfmap(p, dir, &p->perfmap, &why);
 	p->perfmap_state = v + 1;
 	if (why.len)
 		ember_log(EMBER_LOG_WARN, "%s", why.buf);
@@ -657,6 +610,68 @@ static void preload(struct rec_symctx *c, struct kpre *kp)
 	}
 }
 
+/* Where a thread's stack begins: a frame-pointer chain that ends in one
+ * of these is whole. */
+static int is_root_name(const char *s, size_t n)
+{
+	static const char *const names[] = {
+	    "_start",
+	    "__libc_start_call_main",
+	    "__libc_start_main",
+	    "start_thread",
+	    "clone",
+	    "clone3",
+	    "__clone",
+	    "__clone3",
+	    "thread_start",
+	    "runtime.goexit",
+	    "runtime.mstart",
+	    "runtime.rt0_go",
+	    "_dl_start_user",
+	    "__GI___clone3",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		size_t k = strlen(names[i]);
+		/* versioned (@@GLIBC_2.34) or suffixed (.abi0) too */
+		if (n >= k && !memcmp(s, names[i], k) &&
+		    (n == k || s[k] == '@' || s[k] == '.'))
+			return 1;
+	}
+	return 0;
+}
+
+/* Frame pointers: whether the user frames of stack f (root first) are a
+ * chain that broke off in code without them. */
+static int fp_broken(const struct rec_events *r, const uint32_t *f, size_t n,
+		     const struct ember_intern *names, const uint32_t *ids,
+		     const size_t *off, int *user)
+{
+	size_t nu = 0;
+
+	while (1 + nu < n) {
+		int k = r->frames.v[f[1 + nu]].kind;
+		if (k != REC_FRAME_DSO && k != REC_FRAME_JIT &&
+		    k != REC_FRAME_UNKNOWN && k != REC_FRAME_TRUNCATED)
+			break;
+		nu++;
+	}
+	*user = nu > 0;
+	if (!nu)
+		return 0;
+	size_t o = 1; /* the outermost frame, below a [truncated] */
+	if (r->frames.v[f[o]].kind == REC_FRAME_TRUNCATED && nu > 1)
+		o++;
+	const struct rec_frame *out = &r->frames.v[f[o]];
+	if (out->kind == REC_FRAME_UNKNOWN)
+		return 1;
+	if (nu > 3 || out->kind == REC_FRAME_TRUNCATED ||
+	    off[f[o]] == off[f[o] + 1])
+		return 0;
+	size_t len;
+	const char *s = ember_intern_str(names, ids[off[f[o]]], &len);
+	return !is_root_name(s, len);
+}
+
 int rec_symbolize(struct rec_events *r, int flags, const char *perfmap_dir,
 		  struct ember_intern *names, struct ember_stacks *stacks,
 		  struct rec_nameloc **locs, size_t *nlocs, uint64_t *inlined)
@@ -687,6 +702,12 @@ int rec_symbolize(struct rec_events *r, int flags, const char *perfmap_dir,
 		const uint32_t *f = ember_stacks_frames(&r->stacks, i, &n);
 		if (r->stacks.ents[i].count <= 0)
 			continue; /* waits all shorter than --min-block */
+		int user = 0;
+		if (!r->dwarf && !r->replay && r->stats &&
+		    fp_broken(r, f, n, names, ids, off, &user))
+			r->stats->fp_broken_weight += r->stacks.ents[i].count;
+		if (user && !r->dwarf && r->stats)
+			r->stats->fp_user_weight += r->stacks.ents[i].count;
 		for (size_t j = 0; j < n; j++) {
 			size_t a = off[f[j]], b = off[f[j] + 1];
 			EMBER_GROW(tmp, m + (b - a), atmp);

@@ -840,6 +840,7 @@ int ember_record_start(struct ember_record *r)
 		goto fail;
 	if (r->events.dwarf)
 		r->events.unwinder = ember_unwinder_new();
+	r->events.perfmap_dir = r->o.perfmap_dir;
 	r->stats.dwarf = r->events.dwarf;
 	r->stats.max_stack = rec_sysctl_long("kernel.perf_event_max_stack");
 	r->events.max_stack =

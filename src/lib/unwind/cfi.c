@@ -1,7 +1,9 @@
 /*
  * .eh_frame and .eh_frame_hdr: finds the FDE covering an address, runs its
  * CIE's and its own CFA program up to that address, and turns the row into
- * a compact x86-64 rule (struct ember_cfi_rule).
+ * a compact x86-64 rule (struct ember_cfi_rule).  .debug_frame (what Go
+ * and code built without unwind tables carry) is the same format but for
+ * its CIE ids and pointers (entry_at) and its absolute addresses.
  *
  * Every read is bounds-checked against the section; malformed CFI gives
  * EMBER_EFORMAT, never a crash.  The search table is the header's (zero
@@ -135,15 +137,19 @@ static uint64_t eh_va(const struct ember_cfi *c, const uint8_t *p)
 
 /*
  * The entry (CIE or FDE) at offset off: its body [*body, *end) after the
- * length field, and the id field's value.  Returns 0, 1 for the
- * terminator (length 0), -1 when malformed.
+ * CIE id or pointer field, whether it is a CIE and, for an FDE, the offset
+ * of its CIE (UINT64_MAX when the pointer leads nowhere).  .eh_frame marks
+ * a CIE by id 0 and points back from the field itself; .debug_frame marks
+ * it by an id of all ones and points from the section's start.  Returns
+ * 0, 1 for the terminator (length 0), -1 when malformed.
  */
 static int entry_at(const struct ember_cfi *c, uint64_t off,
-		    const uint8_t **body, const uint8_t **end, uint64_t *id,
-		    const uint8_t **id_pos)
+		    const uint8_t **body, const uint8_t **end, int *is_cie,
+		    uint64_t *cie_off)
 {
 	struct ember_cur k;
-	uint64_t len;
+	uint64_t len, id;
+	const uint8_t *idp;
 	int dw64 = 0;
 
 	if (off >= c->eh_len || c->eh_len - off < 4)
@@ -161,21 +167,30 @@ static int entry_at(const struct ember_cfi *c, uint64_t off,
 	if (k.bad || len > (uint64_t)(k.end - k.p) || len < (dw64 ? 8u : 4u))
 		return -1;
 	*end = k.p + len;
-	*id_pos = k.p;
-	*id = ember_cur_n(&k, dw64 ? 8 : 4);
+	idp = k.p;
+	id = ember_cur_n(&k, dw64 ? 8 : 4);
 	*body = k.p;
+	if (c->debug) {
+		*is_cie = id == (dw64 ? UINT64_MAX : 0xffffffffu);
+		*cie_off = id < c->eh_len ? id : UINT64_MAX;
+	} else {
+		uint64_t at = (uint64_t)(idp - c->eh);
+		*is_cie = id == 0;
+		*cie_off = id <= at ? at - id : UINT64_MAX;
+	}
 	return k.bad ? -1 : 0;
 }
 
 static int parse_cie(const struct ember_cfi *c, uint64_t off, struct cie *ci)
 {
-	const uint8_t *body, *end, *idp;
-	uint64_t id;
+	const uint8_t *body, *end;
+	uint64_t dummy_off;
+	int is_cie;
 	struct ember_cur k;
 	const char *aug;
 	size_t auglen;
 
-	if (entry_at(c, off, &body, &end, &id, &idp) != 0 || id != 0)
+	if (entry_at(c, off, &body, &end, &is_cie, &dummy_off) != 0 || !is_cie)
 		return -1;
 	k.p = body;
 	k.end = end;
@@ -248,16 +263,15 @@ static int parse_cie(const struct ember_cfi *c, uint64_t off, struct cie *ci)
 /* The FDE at offset off, with its CIE.  Returns 0 or -1. */
 static int parse_fde(const struct ember_cfi *c, uint64_t off, struct fde *f)
 {
-	const uint8_t *body, *end, *idp;
-	uint64_t id, range;
+	const uint8_t *body, *end;
+	uint64_t cie_off, range;
+	int is_cie;
 	struct ember_cur k;
 
-	if (entry_at(c, off, &body, &end, &id, &idp) != 0 || id == 0)
+	if (entry_at(c, off, &body, &end, &is_cie, &cie_off) != 0 || is_cie ||
+	    cie_off == UINT64_MAX)
 		return -1;
-	/* the CIE pointer counts back from the id field itself */
-	if (id > (uint64_t)(idp - c->eh))
-		return -1;
-	if (parse_cie(c, (uint64_t)(idp - c->eh) - id, &f->cie))
+	if (parse_cie(c, cie_off, &f->cie))
 		return -1;
 	k.p = body;
 	k.end = end;
@@ -298,13 +312,13 @@ static size_t scan(const struct ember_cfi *c,
 	int cie_ok = 0;
 
 	while (off < c->eh_len) {
-		const uint8_t *body, *end, *idp;
-		uint64_t id;
-		int r = entry_at(c, off, &body, &end, &id, &idp);
+		const uint8_t *body, *end;
+		uint64_t co;
+		int is_cie;
+		int r = entry_at(c, off, &body, &end, &is_cie, &co);
 		if (r != 0)
 			break;
-		if (id != 0 && id <= (uint64_t)(idp - c->eh)) {
-			uint64_t co = (uint64_t)(idp - c->eh) - id;
+		if (!is_cie && co != UINT64_MAX) {
 			if (co != cie_off) {
 				cie_off = co;
 				cie_ok = !parse_cie(c, co, &ci);
@@ -385,6 +399,9 @@ void ember_cfi_init(struct ember_cfi *c, const uint8_t *eh, size_t eh_len,
 		    uint64_t hdr_addr, int flags)
 {
 	memset(c, 0, sizeof(*c));
+	c->debug = (flags & EMBER_CFI_DEBUG_FRAME) != 0;
+	if (c->debug)
+		hdr = NULL; /* .debug_frame has no search table */
 	c->eh = eh;
 	c->eh_len = eh ? eh_len : 0;
 	c->eh_addr = eh_addr;

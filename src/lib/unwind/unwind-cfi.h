@@ -76,6 +76,7 @@ struct ember_cfi {
 	uint8_t tab_enc;
 	struct ember_cfi_ent *own;
 	size_t own_n;
+	int debug; /* the section is a .debug_frame */
 };
 
 /* Sets up lookups in eh (hdr may be NULL).  Uses the header's binary
@@ -84,6 +85,10 @@ struct ember_cfi {
  * allocating nothing; for tiny JIT sections).  Never fails: corrupt data
  * just finds nothing. */
 #define EMBER_CFI_NOINDEX 1
+/* eh is a .debug_frame (hdr is then ignored): CIE ids of all ones, CIE
+ * pointers from the section's start, addresses in the CIE's encoding
+ * (absolute unless its augmentation says otherwise) */
+#define EMBER_CFI_DEBUG_FRAME 2
 void ember_cfi_init(struct ember_cfi *c, const uint8_t *eh, size_t eh_len,
 		    uint64_t eh_addr, const uint8_t *hdr, size_t hdr_len,
 		    uint64_t hdr_addr, int flags);
@@ -208,12 +213,25 @@ struct ember_uw_elf {
 	struct ember_uw_load load[16];
 	int nload;
 	struct ember_cfi cfi;
-	int has_cfi;	/* it has an .eh_frame */
+	int has_cfi; /* it has an .eh_frame */
+	struct ember_cfi dcfi;
+	int has_dcfi;	/* it has a .debug_frame (maybe decompressed) */
+	uint8_t *dbuf;	/* the decompressed .debug_frame, owned */
 	uint64_t entry; /* e_entry: the program's first instruction */
+	/* where a Go program's stacks begin (runtime.goexit, mstart,
+	 * rt0_go) or switch to another stack (morestack, systemstack,
+	 * mcall): [lo, hi) in the file's addresses */
+	struct {
+		uint64_t lo, hi;
+		int start; /* a stack's first function, not a switch */
+	} roots[10];
+	int nroots;
 };
 
 /* Maps an x86-64 ELF file (fd may be closed afterwards) or takes an image
- * in memory (the vdso), and finds its .eh_frame and .eh_frame_hdr.
+ * in memory (the vdso), and finds its .eh_frame and .eh_frame_hdr, its
+ * .debug_frame (decompressed: SHF_COMPRESSED or .zdebug_frame) and, in a
+ * Go program, the functions where its stacks end.
  * Returns 0, EMBER_EIO, EMBER_EFORMAT or EMBER_ENOTSUP (other machine). */
 int ember_uw_elf_open(struct ember_uw_elf *e, int fd) EMBER_WUR;
 int ember_uw_elf_mem(struct ember_uw_elf *e, const void *img,
@@ -223,5 +241,13 @@ void ember_uw_elf_release(struct ember_uw_elf *e);
  * two differ in general).  Returns 0 or -1 if no segment holds it. */
 int ember_uw_elf_svma(const struct ember_uw_elf *e, uint64_t file_off,
 		      uint64_t *svma);
+/* Whether svma lies in a function where a Go stack ends: 2 a stack's
+ * first function (also where a sample's ip is), 1 a stack switch (only
+ * as a caller), 0 none. */
+int ember_uw_elf_is_root(const struct ember_uw_elf *e, uint64_t svma);
+/* The rule for svma from the .eh_frame, else the .debug_frame (as
+ * ember_cfi_rule; EMBER_ENOENT when neither covers it, or has none). */
+int ember_uw_elf_rule(const struct ember_uw_elf *e, uint64_t svma, uint64_t rip,
+		      struct ember_cfi_rule *r);
 
 #endif

@@ -24,6 +24,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "symbols/elf.h"
 #include "symbols/jitdump.h"
 #include "symbols/procfs.h"
 #include "unwind/unwind-cfi.h"
@@ -45,6 +46,10 @@ struct file {
 	char *path; /* key when ino is 0 */
 	int ok;
 	struct ember_uw_elf elf;
+	/* its separate debug file's .debug_frame, looked for the first time
+	 * the file's own CFI misses: 0 not yet, 1 found, -1 none */
+	int dbg_state;
+	struct ember_uw_elf dbg;
 	struct file *next;
 };
 
@@ -169,6 +174,8 @@ static void free_file(struct file *f)
 {
 	if (f->ok)
 		ember_uw_elf_release(&f->elf);
+	if (f->dbg_state > 0)
+		ember_uw_elf_release(&f->dbg);
 	free(f->path);
 }
 
@@ -335,6 +342,36 @@ static struct file *get_file(struct ember_unwinder *u, int pid,
 	return f->ok ? f : NULL;
 }
 
+/* The .debug_frame of f's separate debug file (by build-id or
+ * .gnu_debuglink, as symbols are found), where f has none itself: a
+ * stripped Go program, code built without unwind tables. */
+static struct ember_uw_elf *debug_cfi(int pid, struct file *f,
+				      const struct ember_unwind_mapping *m)
+{
+	struct rec_elf re, de;
+	int fd;
+
+	if (f->dbg_state)
+		return f->dbg_state > 0 ? &f->dbg : NULL;
+	f->dbg_state = -1;
+	if (f->elf.has_dcfi || !m->path || m->path[0] != '/')
+		return NULL;
+	fd = open_mapped(pid, m);
+	if (fd < 0 || rec_elf_open_fd(&re, fd))
+		return NULL;
+	if (!rec_debuginfo_open(&re, m->path, NULL, &de, NULL)) {
+		if (de.fd >= 0 && !ember_uw_elf_open(&f->dbg, de.fd)) {
+			if (f->dbg.has_dcfi)
+				f->dbg_state = 1;
+			else
+				ember_uw_elf_release(&f->dbg);
+		}
+		rec_elf_close(&de);
+	}
+	rec_elf_close(&re);
+	return f->dbg_state > 0 ? &f->dbg : NULL;
+}
+
 /* ---- rules for code without CFI ---- */
 
 static size_t read_mem(struct ember_unwinder *u, int pid, uint64_t addr,
@@ -495,7 +532,8 @@ static int is_file(const char *path)
 /*
  * The rule for the frame at lookup address pc (rip: the frame's ip).
  * Returns -1 when pc is not in an executable mapping.  Order: the file's
- * CFI; for code without it, jitdump CFI, code patterns, frame pointers.
+ * CFI (.eh_frame, then .debug_frame); for code without it, jitdump CFI,
+ * code patterns, frame pointers.
  */
 static int compute(struct ember_unwinder *u, struct proc *p, uint64_t pc,
 		   uint64_t rip, int first, ember_unwind_find_fn find,
@@ -509,21 +547,39 @@ static int compute(struct ember_unwinder *u, struct proc *p, uint64_t pc,
 	memset(r, 0, sizeof(*r));
 	if (is_file(m->path) && (f = get_file(u, p->pid, m))) {
 		uint64_t svma;
-		if (!f->elf.has_cfi ||
-		    ember_uw_elf_svma(&f->elf, pc - m->start + m->pgoff,
+		if (ember_uw_elf_svma(&f->elf, pc - m->start + m->pgoff,
 				      &svma)) {
 			r->kind = EMBER_RULE_LEAF_FP;
 			r->src = EMBER_SRC_FP;
 			return 0;
 		}
-		int err = ember_cfi_rule(&f->elf.cfi, svma, svma + (rip - pc),
-					 r, NULL, NULL);
+		/* a Go stack's first function, or (as a caller) one that
+		 * switched stacks: the walk is complete there */
+		if (ember_uw_elf_is_root(&f->elf, svma) > first) {
+			r->kind = EMBER_RULE_END;
+			r->src = EMBER_SRC_CFI;
+			return 0;
+		}
+		int err =
+		    ember_uw_elf_rule(&f->elf, svma, svma + (rip - pc), r);
+		struct ember_uw_elf *dbg;
+		if (err == EMBER_ENOENT && (dbg = debug_cfi(p->pid, f, m))) {
+			if (ember_uw_elf_is_root(dbg, svma) > first) {
+				memset(r, 0, sizeof(*r));
+				r->kind = EMBER_RULE_END;
+				r->src = EMBER_SRC_CFI;
+				return 0;
+			}
+			err = ember_cfi_rule(&dbg->dcfi, svma,
+					     svma + (rip - pc), r, NULL, NULL);
+		}
 		if (!err)
 			return 0;
 		memset(r, 0, sizeof(*r));
-		/* a call from the entry point's code without CFI (ld.so's
-		 * _start calling _dl_start): the stack's root */
-		if (err == EMBER_ENOENT && !first && f->elf.entry &&
+		/* the entry point's code without CFI, or a call from it
+		 * (ld.so's _start calling _dl_start, Go's _rt0_amd64_linux):
+		 * the stack's root */
+		if (err == EMBER_ENOENT && f->elf.entry &&
 		    svma - f->elf.entry < 64) {
 			r->kind = EMBER_RULE_END;
 			r->src = EMBER_SRC_CFI;
