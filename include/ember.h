@@ -573,6 +573,9 @@ struct ember_record_stats {
 	int kernel_excluded; /* no kernel frames: not permitted */
 	int clock_event;     /* periods are nanoseconds */
 	int exit_status;     /* the command's: code, 128 + signal; -1 none */
+	int command_stopped; /* ember signalled the command to end it (-d, a
+			      * stop, the end of its grace period) */
+	int exec_errno;	     /* the command could not be run: why */
 	/* user stacks */
 	int dwarf;		   /* unwound from stack copies; 0: FP */
 	size_t stack_size;	   /* bytes copied per sample */
@@ -618,8 +621,15 @@ int ember_record_start(struct ember_record *r) EMBER_WUR;
  * ember_record_stop; then stops (ending a command still running) and
  * reaps the command. */
 int ember_record_run(struct ember_record *r) EMBER_WUR;
-/* Asks ember_record_run to stop; safe in a signal handler. */
+/* Asks ember_record_run to stop; safe in a signal handler.  A command
+ * still running is then interrupted (SIGINT) and given
+ * EMBER_RECORD_GRACE seconds to end, then SIGTERM, then SIGKILL; a
+ * further request goes to the next step at once. */
 void ember_record_stop(struct ember_record *r);
+/* The same for signal sig received: SIGINT (Ctrl-C, which the command
+ * got from the terminal too) is not sent on; SIGTERM and SIGHUP are. */
+void ember_record_stop_signal(struct ember_record *r, int sig);
+#define EMBER_RECORD_GRACE 3
 /* Symbolizes and fills names and stacks (initialized by the caller):
  * each stack is "comm;user frames...;kernel frames" with its weight. */
 int ember_record_result(struct ember_record *r, struct ember_intern *names,

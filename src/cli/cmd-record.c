@@ -292,7 +292,7 @@ static volatile sig_atomic_t busy, busy_told;
 static void on_stop_signal(int sig)
 {
 	if (active)
-		ember_record_stop(active);
+		ember_record_stop_signal(active, sig);
 	if (!busy)
 		return;
 	if (!busy_told++) {
@@ -974,8 +974,12 @@ int cmd_record(int argc, char **argv, const char *preset)
 	catch_stop_signals();
 	err = ember_record_start(r);
 	if (err) {
+		int e = ember_record_stats(r)->exec_errno;
 		cli_error("%s", ember_record_error(r));
 		cli_out_close(&out.file, 0);
+		/* as env(1), timeout(1) and shells: not found, not runnable */
+		if (e)
+			rc = e == ENOENT || e == ENOTDIR ? 127 : 126;
 		goto out;
 	}
 	err = ember_record_run(r);
@@ -1113,8 +1117,9 @@ int cmd_record(int argc, char **argv, const char *preset)
 	}
 	ember_stacks_free(stacks);
 	ember_intern_free(names);
-	/* a command's status is ours, unless the output failed */
-	if (!rc && st->exit_status >= 0)
+	/* a command's status is ours, unless the output failed or ember
+	 * ended the command itself (-d) */
+	if (!rc && st->exit_status >= 0 && !st->command_stopped)
 		rc = st->exit_status;
 	else if (rc)
 		rc = 1;
