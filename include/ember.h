@@ -560,6 +560,24 @@ const char *ember_record_events(void);
  * or -1 when unknown. */
 long ember_record_max_freq(void);
 
+/* A process whose Python functions or JIT code went unnamed, for the
+ * summary to say what would name them. */
+enum {
+	EMBER_RUNTIME_OTHER,
+	EMBER_RUNTIME_PYTHON,
+	EMBER_RUNTIME_NODE,
+	EMBER_RUNTIME_JAVA,
+	EMBER_RUNTIME_DOTNET,
+};
+struct ember_record_jit_note {
+	int pid;
+	int runtime;  /* EMBER_RUNTIME_* */
+	int python;   /* its Python: major * 100 + minor, -1 not known */
+	int no_map;   /* JIT frames sampled, and no perf map or jitdump:
+		       * else a Python whose eval loop ran no trampoline */
+	int attached; /* it ran before recording (-p, -a) */
+};
+
 struct ember_record_stats {
 	uint64_t samples;      /* samples kept */
 	uint64_t lost;	       /* samples lost: a ring buffer was full */
@@ -577,22 +595,24 @@ struct ember_record_stats {
 			      * stop, the end of its grace period) */
 	int exec_errno;	     /* the command could not be run: why */
 	/* user stacks */
-	int dwarf;		   /* unwound from stack copies; 0: FP */
-	size_t stack_size;	   /* bytes copied per sample */
-	size_t switch_stack_size;  /* ... per context switch (off-CPU) */
-	const char *fp_fallback;   /* why AUTO fell back to FP, or NULL */
-	uint64_t user_stacks;	   /* samples with a user stack unwound */
-	uint64_t truncated;	   /* of them, cut short ("[truncated]") */
-	uint64_t bad_callchains;   /* perf.data: corrupt callchains dropped */
-	uint64_t truncated_copy;   /* ... because they go on past the copy */
-	uint64_t fp_truncated;	   /* frame pointers: stacks cut at the
-				    * kernel's limit ("[truncated]") */
-	long max_stack;		   /* ... kernel.perf_event_max_stack */
-	double unwind_seconds;	   /* time spent unwinding them */
-	uint64_t jitdumps;	   /* jitdump files read */
-	uint64_t inlined;	   /* frames of inlined calls, per address */
-	size_t jit_maps_removed;   /* perf maps and jitdumps ember removed */
-	size_t jvms;		   /* JVMs sampled in their JIT code */
+	int dwarf;		  /* unwound from stack copies; 0: FP */
+	size_t stack_size;	  /* bytes copied per sample */
+	size_t switch_stack_size; /* ... per context switch (off-CPU) */
+	const char *fp_fallback;  /* why AUTO fell back to FP, or NULL */
+	uint64_t user_stacks;	  /* samples with a user stack unwound */
+	uint64_t truncated;	  /* of them, cut short ("[truncated]") */
+	uint64_t bad_callchains;  /* perf.data: corrupt callchains dropped */
+	uint64_t truncated_copy;  /* ... because they go on past the copy */
+	uint64_t fp_truncated;	  /* frame pointers: stacks cut at the
+				   * kernel's limit ("[truncated]") */
+	long max_stack;		  /* ... kernel.perf_event_max_stack */
+	double unwind_seconds;	  /* time spent unwinding them */
+	uint64_t jitdumps;	  /* jitdump files read */
+	uint64_t inlined;	  /* frames of inlined calls, per address */
+	size_t jit_maps_removed;  /* perf maps and jitdumps ember removed */
+	size_t jvms;		  /* JVMs sampled in their JIT code */
+	const struct ember_record_jit_note *jit_notes; /* (after result) */
+	size_t njit_notes;
 	uint64_t unwind_by_src[4]; /* frames stepped by file CFI, jitdump
 				    * CFI, JIT trampolines, frame pointers */
 	uint64_t unwind_cache_hits, unwind_cache_misses; /* rule cache */

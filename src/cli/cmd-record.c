@@ -518,6 +518,84 @@ static int python_unnamed(const struct ember_intern *names)
 	return eval;
 }
 
+/* What names a runtime's JIT code: the switch that writes its perf map. */
+static const char *perfmap_switch(int runtime)
+{
+	switch (runtime) {
+	case EMBER_RUNTIME_NODE:
+		return "start it with node --perf-basic-prof (or "
+		       "NODE_OPTIONS=--perf-basic-prof)";
+	case EMBER_RUNTIME_JAVA:
+		return "start it with -XX:+UnlockDiagnosticVMOptions "
+		       "-XX:+DumpPerfMapAtExit, or run 'jcmd PID "
+		       "Compiler.perfmap' before it ends";
+	case EMBER_RUNTIME_DOTNET:
+		return "start it with DOTNET_PerfMapEnabled=1";
+	case EMBER_RUNTIME_PYTHON:
+		return "start it with -X perf or PYTHONPERFSUPPORT=1";
+	default:
+		return "a JIT writes one when asked (node --perf-basic-prof, "
+		       "java -XX:+DumpPerfMapAtExit, python3 -X perf)";
+	}
+}
+
+/* Python functions of one process not named: what works for its
+ * version. */
+static void python_note(const struct ember_record_jit_note *n, int jit_env)
+{
+	char ver[32] = "";
+
+	if (n->python > 0)
+		snprintf(ver, sizeof(ver), ", Python %d.%d", n->python / 100,
+			 n->python % 100);
+	fprintf(stderr,
+		"ember: note: Python functions are not named (no py:: "
+		"frames) in process %d%s: ",
+		n->pid, ver);
+	if (n->python > 0 && n->python < 312)
+		fprintf(stderr,
+			"Python %d.%d has no perf support; 3.12 and "
+			"later can be named (-X perf)\n",
+			n->python / 100, n->python % 100);
+	else if (n->attached)
+		fprintf(stderr,
+			"it runs without perf support; restart it "
+			"with -X perf or PYTHONPERFSUPPORT=1, or have "
+			"it call sys.activate_stack_trampoline(\"perf\")"
+			"\n");
+	else if (n->python == 312 && jit_env)
+		fprintf(stderr, "run it with -X perf or PYTHONPERFSUPPORT=1 "
+				"(ember does not ask 3.12: there it makes a "
+				"recursion deeper than about 750 calls "
+				"fail)\n");
+	else
+		fprintf(stderr, "run it with -X perf or PYTHONPERFSUPPORT=1 "
+				"(3.12 and later)\n");
+}
+
+/* The processes whose JIT code or Python functions went unnamed. */
+static void print_jit_notes(const struct ember_record_stats *st, int py_unnamed,
+			    int jit_env)
+{
+	int told = 0;
+
+	for (size_t i = 0; i < st->njit_notes && told < 4; i++) {
+		const struct ember_record_jit_note *n = &st->jit_notes[i];
+		if (n->no_map) {
+			fprintf(stderr,
+				"ember: note: JIT code of process %d is not "
+				"named ([perf-%d.map] frames): it wrote no "
+				"/tmp/perf-%d.map; %s\n",
+				n->pid, n->pid, n->pid,
+				perfmap_switch(n->runtime));
+			told++;
+		} else if (py_unnamed) {
+			python_note(n, jit_env);
+			told++;
+		}
+	}
+}
+
 /* The off-CPU side: what it cost (switches recorded) and what it found. */
 static void print_offcpu(const struct ember_record_stats *st)
 {
@@ -1106,14 +1184,7 @@ int cmd_record(int argc, char **argv, const char *preset)
 						 : "standard output");
 		if (st->weight > 0 && ember_stacks_count(stacks))
 			print_top(names, stacks, st->weight);
-		if (ro.jit_env && python_unnamed(names))
-			fprintf(stderr,
-				"ember: note: Python functions are not named "
-				"(no py:: frames): ember names them for "
-				"Python 3.13 and later; run Python 3.12 with "
-				"-X perf to name them (ember does not: on "
-				"3.12 it makes a recursion deeper than about "
-				"750 calls fail)\n");
+		print_jit_notes(st, python_unnamed(names), ro.jit_env);
 	}
 	ember_stacks_free(stacks);
 	ember_intern_free(names);

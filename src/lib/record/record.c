@@ -83,6 +83,7 @@ struct ember_record {
 	uint32_t *loc_map;
 	uint64_t *loc_addr;
 	char *ids; /* the build-ids in hex, 129 bytes each */
+	struct ember_record_jit_note *notes;
 };
 
 static double now_mono(void)
@@ -404,6 +405,7 @@ void ember_record_free(struct ember_record *r)
 	free(r->loc_map);
 	free(r->loc_addr);
 	free(r->ids);
+	free(r->notes);
 	rec_order_release(&r->order);
 	if (r->held)
 		rec_reader_done(r->reader, r->held);
@@ -1169,6 +1171,67 @@ static void remove_jit_maps(struct ember_record *r)
 	}
 }
 
+static int proc_runtime(const struct rec_proc *p)
+{
+	if (proc_python(p))
+		return EMBER_RUNTIME_PYTHON;
+	if (rec_proc_is_jvm(p))
+		return EMBER_RUNTIME_JAVA;
+	for (size_t i = 0; i < p->nmaps; i++) {
+		const struct rec_dso *d = p->maps[i].dso;
+		const char *b = d && d->base ? d->base : "";
+		if (!strcmp(b, "node") || !strcmp(b, "nodejs") ||
+		    !strncmp(b, "libnode.so", 10))
+			return EMBER_RUNTIME_NODE;
+		if (!strcmp(b, "libcoreclr.so"))
+			return EMBER_RUNTIME_DOTNET;
+	}
+	return EMBER_RUNTIME_OTHER;
+}
+
+/* Whether p's JIT frames had nothing to be named from: no jitdump, and
+ * no perf map of its own or of a parent it forked from. */
+static int jit_unnamed(const struct rec_proc *p)
+{
+	if (rec_proc_jitdump(p))
+		return 0;
+	for (int depth = 0; p && depth < 16; p = p->parent, depth++)
+		if (p->perfmap_state != REC_PERFMAP_MISSING + 1)
+			return 0;
+	return 1;
+}
+
+/* After naming: the processes sampled in JIT code that has no names
+ * (no perf map), and the Pythons that ran none of their trampolines. */
+static void jit_notes(struct ember_record *r)
+{
+	struct rec_world *w = &r->events.world;
+	unsigned char *jit = ember_xcalloc(w->nprocs + 1, 1);
+	size_t n = 0, alloc = 0;
+
+	for (size_t i = 0; i < r->events.frames.n; i++) {
+		const struct rec_frame *f = &r->events.frames.v[i];
+		if (f->kind == REC_FRAME_JIT && f->obj < w->nprocs)
+			jit[f->obj] = 1;
+	}
+	for (size_t i = 0; i < w->nprocs; i++) {
+		const struct rec_proc *p = w->procs[i];
+		int rt = proc_runtime(p), seen = 0;
+		for (size_t j = 0; j < n && !seen; j++)
+			seen = r->notes[j].pid == p->pid;
+		if (seen ||
+		    !(jit[i] ? jit_unnamed(p) : rt == EMBER_RUNTIME_PYTHON))
+			continue;
+		EMBER_GROW(r->notes, n + 1, alloc);
+		r->notes[n++] = (struct ember_record_jit_note){
+		    p->pid, rt, rt == EMBER_RUNTIME_PYTHON ? proc_python(p) : 0,
+		    jit[i], !r->o.argv};
+	}
+	free(jit);
+	r->stats.jit_notes = r->notes;
+	r->stats.njit_notes = n;
+}
+
 /* A perf map a JVM wrote because ember asked. */
 struct asked_map {
 	char path[256];
@@ -1258,6 +1321,7 @@ int ember_record_result(struct ember_record *r, struct ember_intern *names,
 	int err = rec_symbolize(&r->events, flags, r->o.perfmap_dir, names,
 				stacks, &r->locs, &r->nlocs, &r->stats.inlined);
 
+	jit_notes(r);
 	if (r->jit_maps_ours)
 		remove_jit_maps(r);
 	remove_asked_maps(r, asked, nasked);
