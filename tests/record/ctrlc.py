@@ -1,7 +1,8 @@
 # Ctrl-C as a terminal sends it: runs ARGS in a process group of their
-# own, with SIGINT at its default, and after SECONDS sends SIGINT to the
-# whole group (COUNT times, a second apart); exits with the command's
-# status (128 + signal when a signal ended it).
+# own, with SIGINT at its default, and SECONDS after ARGS started a
+# program of its own (ember's command ran), sends SIGINT to the whole
+# group (COUNT times, a second apart); exits with the command's status
+# (128 + signal when a signal ended it).
 # usage: python3 ctrlc.py SECONDS COUNT ARGS...
 import os
 import signal
@@ -16,6 +17,22 @@ if pid == 0:
     os.execvp(argv[0], argv)
 os.setpgid(pid, pid)
 signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def started():
+    """Whether a child of pid runs another program than pid."""
+    try:
+        exe = os.readlink("/proc/%d/exe" % pid)
+        with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+            kids = f.read().split()
+        return any(os.readlink("/proc/%s/exe" % k) != exe for k in kids)
+    except OSError:
+        return False
+
+
+end = time.time() + 60
+while not started() and time.time() < end:
+    time.sleep(0.02)
 time.sleep(delay)
 for i in range(count):
     if i:
