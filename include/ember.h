@@ -561,6 +561,24 @@ const char *ember_record_events(void);
  * or -1 when unknown. */
 long ember_record_max_freq(void);
 
+/* A process whose Python functions or JIT code went unnamed, for the
+ * summary to say what would name them. */
+enum {
+	EMBER_RUNTIME_OTHER,
+	EMBER_RUNTIME_PYTHON,
+	EMBER_RUNTIME_NODE,
+	EMBER_RUNTIME_JAVA,
+	EMBER_RUNTIME_DOTNET,
+};
+struct ember_record_jit_note {
+	int pid;
+	int runtime;  /* EMBER_RUNTIME_* */
+	int python;   /* its Python: major * 100 + minor, -1 not known */
+	int no_map;   /* JIT frames sampled, and no perf map or jitdump:
+		       * else a Python whose eval loop ran no trampoline */
+	int attached; /* it ran before recording (-p, -a) */
+};
+
 struct ember_record_stats {
 	uint64_t samples;      /* samples kept */
 	uint64_t lost;	       /* samples lost: a ring buffer was full */
@@ -574,6 +592,9 @@ struct ember_record_stats {
 	int kernel_excluded; /* no kernel frames: not permitted */
 	int clock_event;     /* periods are nanoseconds */
 	int exit_status;     /* the command's: code, 128 + signal; -1 none */
+	int command_stopped; /* ember signalled the command to end it (-d, a
+			      * stop, the end of its grace period) */
+	int exec_errno;	     /* the command could not be run: why */
 	/* user stacks */
 	int dwarf;		  /* unwound from stack copies; 0: FP */
 	size_t stack_size;	  /* bytes copied per sample */
@@ -590,11 +611,13 @@ struct ember_record_stats {
 	 * those whose chain broke off (1-3 frames not reaching a thread's
 	 * first function, or an outermost frame in no mapping) */
 	double fp_user_weight, fp_broken_weight;
-	double unwind_seconds;	   /* time spent unwinding them */
-	uint64_t jitdumps;	   /* jitdump files read */
-	uint64_t inlined;	   /* frames of inlined calls, per address */
-	size_t jit_maps_removed;   /* perf maps and jitdumps ember removed */
-	size_t jvms;		   /* JVMs sampled in their JIT code */
+	double unwind_seconds;	 /* time spent unwinding them */
+	uint64_t jitdumps;	 /* jitdump files read */
+	uint64_t inlined;	 /* frames of inlined calls, per address */
+	size_t jit_maps_removed; /* perf maps and jitdumps ember removed */
+	size_t jvms;		 /* JVMs sampled in their JIT code */
+	const struct ember_record_jit_note *jit_notes; /* (after result) */
+	size_t njit_notes;
 	uint64_t unwind_by_src[4]; /* frames stepped by file CFI, jitdump
 				    * CFI, JIT trampolines, frame pointers */
 	uint64_t unwind_cache_hits, unwind_cache_misses; /* rule cache */
@@ -635,8 +658,15 @@ int ember_record_start(struct ember_record *r) EMBER_WUR;
  * ember_record_stop; then stops (ending a command still running) and
  * reaps the command. */
 int ember_record_run(struct ember_record *r) EMBER_WUR;
-/* Asks ember_record_run to stop; safe in a signal handler. */
+/* Asks ember_record_run to stop; safe in a signal handler.  A command
+ * still running is then interrupted (SIGINT) and given
+ * EMBER_RECORD_GRACE seconds to end, then SIGTERM, then SIGKILL; a
+ * further request goes to the next step at once. */
 void ember_record_stop(struct ember_record *r);
+/* The same for signal sig received: SIGINT (Ctrl-C, which the command
+ * got from the terminal too) is not sent on; SIGTERM and SIGHUP are. */
+void ember_record_stop_signal(struct ember_record *r, int sig);
+#define EMBER_RECORD_GRACE 3
 /* Symbolizes and fills names and stacks (initialized by the caller):
  * each stack is "comm;user frames...;kernel frames" with its weight. */
 int ember_record_result(struct ember_record *r, struct ember_intern *names,

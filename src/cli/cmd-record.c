@@ -30,7 +30,8 @@ static void help(FILE *f)
 {
 	fprintf(
 	    f,
-	    "usage: ember record [OPTIONS] [--] COMMAND [ARGS...]\n"
+	    "usage: ember record [OPTIONS] [--] [NAME=VALUE...] COMMAND "
+	    "[ARGS...]\n"
 	    "       ember record [OPTIONS] -p PID[,PID...]\n"
 	    "       ember record [OPTIONS] -a\n"
 	    "\n"
@@ -59,17 +60,38 @@ static void help(FILE *f)
 	    "frame,\n"
 	    "and the summary counts them.  Python 3.13+, Node and Java get the "
 	    "switches\n"
-	    "that write perf maps (Python 3.12 needs -X perf, which ember does "
+	    "that write perf maps (Python 3.13: PYTHONPERFSUPPORT=1 when the "
+	    "command is\n"
+	    "python3.13 or later, else PYTHON_PERF_JIT_SUPPORT=1; none where "
+	    "the user\n"
+	    "set either or -X perf; Python 3.12 needs -X perf, which ember "
+	    "does "
 	    "not\n"
 	    "set: on 3.12 it costs C stack on every call); a running JVM is "
 	    "asked for\n"
 	    "its map (jcmd PID Compiler.perfmap) once recording stops, and "
 	    "Java\n"
-	    "profiles are drawn in the java palette.  Ctrl-C stops "
-	    "recording\n"
-	    "and still writes the output.  A command that got no samples gets "
-	    "an\n"
-	    "empty profile, and ember exits with its status.\n"
+	    "profiles are drawn in the java palette.  NAME=VALUE words before "
+	    "the\n"
+	    "command set its environment, as in a shell.\n"
+	    "\n"
+	    "Ctrl-C stops recording and still writes the output; the command "
+	    "got\n"
+	    "the Ctrl-C from the terminal and has 3 s to end (its clean-up, "
+	    "Python's\n"
+	    "KeyboardInterrupt); a second Ctrl-C or the end of those 3 s sends "
+	    "it\n"
+	    "SIGTERM, then SIGKILL 2 s later.  When -d ends the recording, the "
+	    "command\n"
+	    "and its children get SIGINT, as from a terminal, and the same "
+	    "time.\n"
+	    "Exit status: the command's; 0 when ember ended the command itself "
+	    "(-d,\n"
+	    "or its time was up) and the profile was written; 127 when the "
+	    "command\n"
+	    "is not found, 126 when it cannot be run; 1 when recording "
+	    "failed.  A\n"
+	    "command that got no samples gets an empty profile.\n"
 	    "\n"
 	    "A process in a container is read as it sees its files: its "
 	    "programs\n"
@@ -121,7 +143,8 @@ static void help(FILE *f)
 	    "counters\n"
 	    "  -d, --duration SECS  stop after SECS seconds (a command still "
 	    "running\n"
-	    "                       is then ended)\n"
+	    "                       is then interrupted: SIGINT, 3 s, "
+	    "SIGTERM)\n"
 	    "  -g, --call-graph dwarf[,SIZE]|fp\n"
 	    "                       how user stacks are walked.  dwarf (the "
 	    "default\n"
@@ -168,8 +191,9 @@ static void help(FILE *f)
 	    "                       they name Python functions in any "
 	    "CPython 3.11-3.13\n"
 	    "                       process, started with no flag\n"
-	    "  --no-jit-env         do not set PYTHON_PERF_JIT_SUPPORT=1 "
-	    "(Python 3.13+),\n"
+	    "  --no-jit-env         do not set PYTHONPERFSUPPORT=1 or "
+	    "PYTHON_PERF_JIT_SUPPORT=1\n"
+	    "                       (Python 3.13+),\n"
 	    "                       NODE_OPTIONS "
 	    "(--perf-basic-prof-only-functions\n"
 	    "                       --interpreted-frames-native-stack) and "
@@ -229,6 +253,7 @@ static void help(FILE *f)
 	    "  ember record --wall -p 1234 -d 10 -o wall.svg\n"
 	    "  ember record -o js.svg -- node app.js\n"
 	    "  ember record -o py.svg -- python3.12 -X perf app.py\n"
+	    "  ember record -o py.svg PYTHONPERFSUPPORT=1 python3.12 app.py\n"
 	    "  ember record -o /dev/stdout --format svg -- ./prog > prog.svg\n"
 	    "  ember record -o py.svg -- python3.13 -X perf_jit app.py\n"
 	    "  ember record -o java.svg -- java -jar app.jar\n"
@@ -301,7 +326,7 @@ static volatile sig_atomic_t busy, busy_told;
 static void on_stop_signal(int sig)
 {
 	if (active)
-		ember_record_stop(active);
+		ember_record_stop_signal(active, sig);
 	if (!busy)
 		return;
 	if (!busy_told++) {
@@ -718,6 +743,84 @@ static int python_unnamed(const struct ember_intern *names)
 			eval = 1;
 	}
 	return eval;
+}
+
+/* What names a runtime's JIT code: the switch that writes its perf map. */
+static const char *perfmap_switch(int runtime)
+{
+	switch (runtime) {
+	case EMBER_RUNTIME_NODE:
+		return "start it with node --perf-basic-prof (or "
+		       "NODE_OPTIONS=--perf-basic-prof)";
+	case EMBER_RUNTIME_JAVA:
+		return "start it with -XX:+UnlockDiagnosticVMOptions "
+		       "-XX:+DumpPerfMapAtExit, or run 'jcmd PID "
+		       "Compiler.perfmap' before it ends";
+	case EMBER_RUNTIME_DOTNET:
+		return "start it with DOTNET_PerfMapEnabled=1";
+	case EMBER_RUNTIME_PYTHON:
+		return "start it with -X perf or PYTHONPERFSUPPORT=1";
+	default:
+		return "a JIT writes one when asked (node --perf-basic-prof, "
+		       "java -XX:+DumpPerfMapAtExit, python3 -X perf)";
+	}
+}
+
+/* Python functions of one process not named: what works for its
+ * version. */
+static void python_note(const struct ember_record_jit_note *n, int jit_env)
+{
+	char ver[32] = "";
+
+	if (n->python > 0)
+		snprintf(ver, sizeof(ver), ", Python %d.%d", n->python / 100,
+			 n->python % 100);
+	fprintf(stderr,
+		"ember: note: Python functions are not named (no py:: "
+		"frames) in process %d%s: ",
+		n->pid, ver);
+	if (n->python > 0 && n->python < 312)
+		fprintf(stderr,
+			"Python %d.%d has no perf support; 3.12 and "
+			"later can be named (-X perf)\n",
+			n->python / 100, n->python % 100);
+	else if (n->attached)
+		fprintf(stderr,
+			"it runs without perf support; restart it "
+			"with -X perf or PYTHONPERFSUPPORT=1, or have "
+			"it call sys.activate_stack_trampoline(\"perf\")"
+			"\n");
+	else if (n->python == 312 && jit_env)
+		fprintf(stderr, "run it with -X perf or PYTHONPERFSUPPORT=1 "
+				"(ember does not ask 3.12: there it makes a "
+				"recursion deeper than about 750 calls "
+				"fail)\n");
+	else
+		fprintf(stderr, "run it with -X perf or PYTHONPERFSUPPORT=1 "
+				"(3.12 and later)\n");
+}
+
+/* The processes whose JIT code or Python functions went unnamed. */
+static void print_jit_notes(const struct ember_record_stats *st, int py_unnamed,
+			    int jit_env)
+{
+	int told = 0;
+
+	for (size_t i = 0; i < st->njit_notes && told < 4; i++) {
+		const struct ember_record_jit_note *n = &st->jit_notes[i];
+		if (n->no_map) {
+			fprintf(stderr,
+				"ember: note: JIT code of process %d is not "
+				"named ([perf-%d.map] frames): it wrote no "
+				"/tmp/perf-%d.map; %s\n",
+				n->pid, n->pid, n->pid,
+				perfmap_switch(n->runtime));
+			told++;
+		} else if (py_unnamed) {
+			python_note(n, jit_env);
+			told++;
+		}
+	}
 }
 
 /* The off-CPU side: what it cost (switches recorded) and what it found. */
@@ -1185,8 +1288,12 @@ int cmd_record(int argc, char **argv, const char *preset)
 	catch_stop_signals();
 	err = ember_record_start(r);
 	if (err) {
+		int e = ember_record_stats(r)->exec_errno;
 		cli_error("%s", ember_record_error(r));
 		cli_out_close(&out.file, 0);
+		/* as env(1), timeout(1) and shells: not found, not runnable */
+		if (e)
+			rc = e == ENOENT || e == ENOTDIR ? 127 : 126;
 		goto out;
 	}
 	err = ember_record_run(r);
@@ -1332,19 +1439,13 @@ int cmd_record(int argc, char **argv, const char *preset)
 			print_top(r, names, stacks, st->weight);
 			print_top_python(names, stacks, st->weight);
 		}
-		if (ro.jit_env && python_unnamed(names))
-			fprintf(stderr,
-				"ember: note: Python functions are not named "
-				"(no py:: frames): ember names them for "
-				"Python 3.13 and later; run Python 3.12 with "
-				"-X perf to name them (ember does not: on "
-				"3.12 it makes a recursion deeper than about "
-				"750 calls fail)\n");
+		print_jit_notes(st, python_unnamed(names), ro.jit_env);
 	}
 	ember_stacks_free(stacks);
 	ember_intern_free(names);
-	/* a command's status is ours, unless the output failed */
-	if (!rc && st->exit_status >= 0)
+	/* a command's status is ours, unless the output failed or ember
+	 * ended the command itself (-d) */
+	if (!rc && st->exit_status >= 0 && !st->command_stopped)
 		rc = st->exit_status;
 	else if (rc)
 		rc = 1;

@@ -80,8 +80,19 @@ has "name it .svg, .html, .folded" "$T/err" && ok || bad "unknown extension mess
 status 3 "command's exit status" "$EMBER" record -q -o "$T/x.folded" -- sh -c "'$CT' 0.2; exit 3"
 status 134 "command killed by a signal" "$EMBER" record -q -o "$T/abort.folded" -- "$CT" 0.3 --abort
 has "work_a" "$T/abort.folded" && ok || bad "profile of a command that died"
-status 1 "command not found" "$EMBER" record -q -o "$T/x.folded" -- /nonexistent/prog
+status 127 "command not found" "$EMBER" record -q -o "$T/x.folded" -- /nonexistent/prog
 has "cannot run '/nonexistent/prog'" "$T/err" && ok || bad "not-found message: $(cat "$T/err")"
+status 127 "command not in PATH" "$EMBER" record -q -o "$T/x.folded" -- no-such-command-here
+has "cannot run 'no-such-command-here': no such command in PATH" "$T/err" && ok || bad "not-in-PATH message: $(cat "$T/err")"
+printf 'echo ran\n' > "$T/noexec.sh"
+chmod 644 "$T/noexec.sh"
+status 126 "command not executable" "$EMBER" record -q -o "$T/x.folded" -- "$T/noexec.sh"
+has "Permission denied" "$T/err" && ok || bad "not-executable message: $(cat "$T/err")"
+# NAME=value words before the command set its environment, as in a shell
+status 0 "NAME=value before the command" "$EMBER" record -q -o "$T/x.folded" EMBER_T1=a EMBER_T2=b=c EMBER_T1=d sh -c "echo \"\$EMBER_T1|\$EMBER_T2\" > '$T/assign'; '$CT' 0.1"
+check "NAME=value: the command's environment ($(cat "$T/assign" 2> /dev/null))" test "$(cat "$T/assign" 2> /dev/null)" = "d|b=c"
+status 2 "NAME=value and no command" "$EMBER" record -q -o "$T/x.folded" EMBER_T1=a
+has "no command after 'EMBER_T1=a'" "$T/err" && ok || bad "no command message: $(cat "$T/err")"
 
 # --- the output: checked first, never lost, kept apart from the command's --
 status 1 "output directory missing" "$EMBER" record -o /nonexistent/dir/x.svg -- sh -c "touch '$T/ran'; '$CT' 0.1"
@@ -262,17 +273,40 @@ status 0 "-p of a process that exits" "$EMBER" record -q -o "$T/pe.folded" -p "$
 grep -q 'work_a' "$T/pe.folded" && ok || bad "profile of the exited process"
 wait "$bg" 2> /dev/null
 
-# --- Ctrl-C ---------------------------------------------------------------
+# --- Ctrl-C and -d: the command is interrupted, and has time to end ---------
+# SIGINT to ember alone: the command, which did not get it, is ended once
+# its grace period is over; ember stopped it, and exits 0
 "$EMBER" record -o "$T/int.folded" -- "$CT" 0 > /dev/null 2> "$T/int.err" &
 ep=$!
 sleep 0.8
 kill -INT "$ep"
 wait "$ep"
 st=$?
-check "Ctrl-C: exit status of the ended command ($st)" test "$st" = 143
+check "SIGINT to ember: exit status 0, ember ended the command ($st)" test "$st" = 0
 grep -q "^calltree;$START;main;work_a" "$T/int.folded" && ok || bad "Ctrl-C: output written"
 check "Ctrl-C: complete output" folded_ok "$T/int.folded"
 check "Ctrl-C: the command is gone" sh -c "! pgrep -f '$CT 0\$' > /dev/null"
+check "SIGINT to ember: says the command was ended" has "did not end within 3 s" "$T/int.err"
+# -d: the command and its children get SIGINT, as from a terminal, and
+# time for their clean-up; ember exits 0, not with the status it caused
+status 0 "-d: ember's status, not the stopped command's" "$EMBER" record -q -d 0.6 -o "$T/d.folded" -- sh -c "trap 'sleep 0.3; echo INT > \"$T/d-int\"; exit 3' INT; while :; do '$CT' 0.05; done"
+check "-d: the command got SIGINT and ran its clean-up" test "$(cat "$T/d-int" 2> /dev/null)" = INT
+check "-d: profile written" folded_ok "$T/d.folded"
+if command -v python3 > /dev/null 2>&1; then
+	# a real Ctrl-C: SIGINT to the whole process group
+	status 5 "Ctrl-C to the group: the command's own status" python3 tests/record/ctrlc.py 0.8 1 "$EMBER" record -q -o "$T/int2.folded" -- sh -c "trap 'sleep 0.3; echo INT > \"$T/c-int\"; exit 5' INT; while :; do '$CT' 0.05; done"
+	check "Ctrl-C to the group: the command ran its clean-up" test "$(cat "$T/c-int" 2> /dev/null)" = INT
+	check "Ctrl-C to the group: profile written" folded_ok "$T/int2.folded"
+	check "Ctrl-C to the group: no escalation" sh -c "! grep -q 'did not end' '$T/err'"
+	# a command that ignores it: a second Ctrl-C ends it at once (not
+	# the end of the grace period, which says so)
+	status 0 "two Ctrl-Cs: ember ended the command" python3 tests/record/ctrlc.py 0.5 2 "$EMBER" record -o "$T/int3.folded" -- sh -c "trap '' INT; exec '$CT' 0 ignoring"
+	check "two Ctrl-Cs: ended at the second, not after the grace period" sh -c "! grep -q 'did not end' '$T/err'"
+	check "two Ctrl-Cs: profile written" grep -q "^calltree;$START;main;work_a" "$T/int3.folded"
+	check "two Ctrl-Cs: the command is gone" sh -c "! pgrep -f '$CT 0 ignoring\$' > /dev/null"
+else
+	echo "record: Ctrl-C to a process group skipped: no python3"
+fi
 
 # --- faults and bad input ---------------------------------------------------
 nopid=4194303
@@ -538,6 +572,114 @@ else
 	echo "record: python tests skipped: no Python 3.12 or later"
 fi
 
+# --- Python 3.13 stopped by -d or Ctrl-C keeps its names --------------------
+# share of the interpreter's samples (those in _PyEval_EvalFrameDefault)
+# that carry a py:: frame, in percent; not counting CPython's start-up
+# (pymain_init), which runs Python code before any trampoline can be on
+pyshare() {
+	grep -v ';pymain_init;' "$1" > "$1.run"
+	pct "$(weight "$1.run" '_PyEval_EvalFrameDefault.*py::|py::.*_PyEval_EvalFrameDefault')" "$(weight "$1.run" _PyEval_EvalFrameDefault)"
+}
+py13=
+for c in python3.13 "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.1[3-9]*/bin/python3; do
+	if command -v "$c" > /dev/null 2>&1 &&
+		"$c" -c 'import sys; sys.exit(sys.version_info < (3, 13))' 2> /dev/null; then
+		py13=$c
+		break
+	fi
+done
+if [ -n "$py13" ]; then
+	# the interpreter itself, not a launcher such as pyenv's shims
+	py13=$("$py13" -c 'import sys; print(sys.executable)')
+	cat > "$T/long.py" << 'PYEOF'
+import os, sys, time
+def leaf(n):
+    s = 0
+    for i in range(n):
+        s += i * i
+    return s
+def middle():
+    return leaf(20000)
+def top():
+    end = time.time() + 30
+    while time.time() < end:
+        middle()
+print(os.getpid(), flush=True)
+try:
+    top()
+finally:
+    print("clean-up ran", flush=True)
+PYEOF
+	status 0 "python 3.13 -d" env -u PYTHONPERFSUPPORT -u PYTHON_PERF_JIT_SUPPORT "$EMBER" record -d 3 -o "$T/py13d.folded" -- "$py13" "$T/long.py"
+	s=$(pyshare "$T/py13d.folded")
+	check "python 3.13 -d: py:: frames in ${s}% of the interpreter's samples" test "$s" -ge 95
+	check "python 3.13 -d: a KeyboardInterrupt" has KeyboardInterrupt "$T/err"
+	check "python 3.13 -d: its clean-up ran" grep -q "clean-up ran" "$T/out"
+	pp=$(head -1 "$T/out")
+	check "python 3.13 -d: no perf map or jitdump left" test -n "$pp" -a ! -e "/tmp/perf-$pp.map" -a ! -e "/tmp/jit-$pp.dump"
+	if command -v python3 > /dev/null 2>&1; then
+		status 130 "python 3.13 Ctrl-C" env -u PYTHONPERFSUPPORT -u PYTHON_PERF_JIT_SUPPORT python3 tests/record/ctrlc.py 3 1 "$EMBER" record -o "$T/py13c.folded" -- "$py13" "$T/long.py"
+		s=$(pyshare "$T/py13c.folded")
+		check "python 3.13 Ctrl-C: py:: frames in ${s}% of the interpreter's samples" test "$s" -ge 95
+		check "python 3.13 Ctrl-C: a KeyboardInterrupt" has KeyboardInterrupt "$T/err"
+		check "python 3.13 Ctrl-C: its clean-up ran" grep -q "clean-up ran" "$T/out"
+	fi
+	# what the user asked for stays: -X perf (a perf map, not a jitdump)
+	status 0 "python 3.13 -X perf" env -u PYTHONPERFSUPPORT -u PYTHON_PERF_JIT_SUPPORT "$EMBER" record -q -o "$T/x.folded" -- "$py13" -X perf -c 'import os; print(os.getpid()); sum(i * i for i in range(2000000))'
+	pp=$(head -1 "$T/out")
+	check "python 3.13 -X perf: its perf map written and kept" test -n "$pp" -a -s "/tmp/perf-$pp.map"
+	check "python 3.13 -X perf: no jitdump instead" test ! -e "/tmp/jit-$pp.dump"
+	rm -f "/tmp/perf-$pp.map" "/tmp/jit-$pp.dump"
+	status 0 "python 3.13 PYTHONPERFSUPPORT=1" env -u PYTHON_PERF_JIT_SUPPORT PYTHONPERFSUPPORT=1 "$EMBER" record -q -o "$T/x.folded" -- "$py13" -c 'import os; print(os.getpid()); sum(i * i for i in range(2000000))'
+	pp=$(head -1 "$T/out")
+	check "python 3.13 PYTHONPERFSUPPORT=1: a perf map, no jitdump" test -n "$pp" -a -s "/tmp/perf-$pp.map" -a ! -e "/tmp/jit-$pp.dump"
+	rm -f "/tmp/perf-$pp.map" "/tmp/jit-$pp.dump"
+	# attached to a Python 3.13 without perf support: what would name it
+	env -u PYTHONPERFSUPPORT -u PYTHON_PERF_JIT_SUPPORT "$py13" "$T/long.py" > "$T/bg.out" 2>&1 &
+	bg=$!
+	sleep 1
+	status 0 "python 3.13 -p without perf support" "$EMBER" record -d 1 -o "$T/x.folded" -p "$bg"
+	kill "$bg" 2> /dev/null
+	wait "$bg" 2> /dev/null
+	check "python 3.13 -p: the note says how to name its functions" has "in process $bg, Python 3.13: it runs without perf support; restart it with -X perf or PYTHONPERFSUPPORT=1, or have it call sys.activate_stack_trampoline(\"perf\")" "$T/err"
+	check "python 3.13 -p: no advice for 3.12" sh -c "! grep -q 'Python 3.12 with' '$T/err'"
+else
+	echo "record: python 3.13 tests skipped: no Python 3.13 or later"
+fi
+py11=
+for c in /usr/bin/python3 "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.11*/bin/python3.11; do
+	if command -v "$c" > /dev/null 2>&1 &&
+		"$c" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' 2> /dev/null; then
+		py11=$c
+		break
+	fi
+done
+if [ -n "$py11" ]; then
+	"$py11" -c 'import time
+end = time.time() + 5
+while time.time() < end: sum(range(1000))' &
+	bg=$!
+	sleep 1
+	status 0 "python 3.11 -p" "$EMBER" record -d 1 -o "$T/x.folded" -p "$bg"
+	kill "$bg" 2> /dev/null
+	wait "$bg" 2> /dev/null
+	check "python 3.11 -p: the note says it has no perf support" has "Python 3.11 has no perf support" "$T/err"
+fi
+if command -v node > /dev/null 2>&1; then
+	cat > "$T/spin.js" << 'JSEOF'
+function leaf(n) { let s = 0; for (let i = 0; i < n; i++) s += i * i; return s; }
+const end = Date.now() + 8000;
+while (Date.now() < end) leaf(10000);
+JSEOF
+	env -u NODE_OPTIONS node "$T/spin.js" &
+	bg=$!
+	sleep 1.5
+	status 0 "node -p without a perf map" "$EMBER" record -d 1 -o "$T/x.folded" -p "$bg"
+	kill "$bg" 2> /dev/null
+	wait "$bg" 2> /dev/null
+	check "node -p: the note says its JIT code has no map, and what writes one" has "JIT code of process $bg is not named ([perf-$bg.map] frames): it wrote no /tmp/perf-$bg.map; start it with node --perf-basic-prof" "$T/err"
+fi
+
 # Python 3.12 behaves as without ember (a recursion 900 deep, fine alone)
 py12=
 for c in python3.12 "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.12*/bin/python3; do
@@ -556,6 +698,25 @@ EOF
 	status 0 "python 3.12: a recursion 900 deep" env -u PYTHONPERFSUPPORT "$EMBER" record -q -o "$T/x.folded" -- "$py12" "$T/r.py"
 	check "python 3.12: no RecursionError" sh -c "! grep -q RecursionError '$T/err'"
 	check "python 3.12: the program's own output" grep -qx 900 "$T/out"
+	# PYTHONPERFSUPPORT=1 before the command, as CPython's docs write it
+	status 0 "python 3.12: PYTHONPERFSUPPORT=1 before the command" env -u PYTHONPERFSUPPORT "$EMBER" record -q -o "$T/py12a.folded" PYTHONPERFSUPPORT=1 "$py12" -c 'import os; print(os.getpid())
+def leaf(n):
+    return sum(i * i for i in range(n))
+leaf(3000000)'
+	grep -q ';py::leaf:<string>' "$T/py12a.folded" && ok || bad "python 3.12: PYTHONPERFSUPPORT=1 word: py:: frames named"
+	pp=$(head -1 "$T/out")
+	check "python 3.12: PYTHONPERFSUPPORT=1 word: the map asked for stays" test -n "$pp" -a -e "/tmp/perf-$pp.map"
+	rm -f "/tmp/perf-$pp.map"
+	# a program that writes its own perf map keeps it
+	status 0 "python 3.12: its own trampoline" env -u PYTHONPERFSUPPORT "$EMBER" record -q -o "$T/py12t.folded" -- "$py12" -c 'import os, sys
+sys.activate_stack_trampoline("perf")
+print(os.getpid())
+def leaf(n):
+    return sum(i * i for i in range(n))
+leaf(3000000)'
+	pp=$(head -1 "$T/out")
+	check "python 3.12: the map it wrote itself stays" test -n "$pp" -a -e "/tmp/perf-$pp.map"
+	rm -f "/tmp/perf-$pp.map"
 fi
 
 finish

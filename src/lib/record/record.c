@@ -40,6 +40,9 @@
  * (bx, bp, sp, ip, r12-r15) */
 #define REGS_MASK 0xf001c2ull
 #define POLL_MS	  100
+/* seconds a command has to end after its interrupt, then after SIGTERM */
+#define GRACE_S EMBER_RECORD_GRACE
+#define TERM_S	2
 /* records read and not yet handled, at most (bytes) */
 #define BACKLOG (512u << 20)
 
@@ -68,7 +71,8 @@ struct ember_record {
 	struct rec_reader *reader; /* empties the rings, on its thread */
 	struct rec_batch *held;	   /* read, some records not yet handled */
 	struct ember_record_stats stats;
-	volatile int stop;
+	volatile sig_atomic_t stop;	/* stop requests */
+	volatile sig_atomic_t stop_sig; /* the first's signal, 0 none */
 	int started, ran;
 	double t_start, t_stop; /* monotonic seconds */
 	char err[768];
@@ -83,6 +87,7 @@ struct ember_record {
 	/* interpreter frames by BPF (record/interp.c), or why not */
 	struct rec_interp_bpf *interp;
 	char interp_off[256];
+	struct ember_record_jit_note *notes;
 };
 
 static double now_mono(void)
@@ -218,6 +223,11 @@ int ember_record_new(struct ember_record **out,
 		r->o.pids = r->pids;
 	}
 	r->o.event = o->event ? o->event : "cpu-clock";
+	if (targets && o->argv && !o->argv[rec_argv_assignments(o->argv)])
+		return fail(r, EMBER_EINVAL,
+			    "no command after '%s': NAME=value words set the "
+			    "environment of the command that follows them",
+			    o->argv[0]);
 	if (targets > 1)
 		return fail(r, EMBER_EINVAL,
 			    "give a command or -p PID, not both");
@@ -400,6 +410,7 @@ void ember_record_free(struct ember_record *r)
 	free(r->loc_addr);
 	free(r->ids);
 	rec_interp_bpf_free(r->interp);
+	free(r->notes);
 	rec_order_release(&r->order);
 	if (r->held)
 		rec_reader_done(r->reader, r->held);
@@ -423,7 +434,14 @@ void ember_record_free(struct ember_record *r)
 
 void ember_record_stop(struct ember_record *r)
 {
-	r->stop = 1;
+	ember_record_stop_signal(r, 0);
+}
+
+void ember_record_stop_signal(struct ember_record *r, int sig)
+{
+	if (!r->stop)
+		r->stop_sig = sig;
+	r->stop++;
 }
 
 /* ---- opening events --------------------------------------------------- */
@@ -883,11 +901,16 @@ int ember_record_start(struct ember_record *r)
 	if (r->have_child) {
 		int e = rec_child_go(&r->child);
 		if (e) {
+			const char *name =
+			    r->o.argv[rec_argv_assignments(r->o.argv)];
 			rec_child_reap(&r->child, 1);
 			r->have_child = 0;
+			r->stats.exec_errno = e;
 			err = fail(r, e == ENOENT ? EMBER_ENOENT : EMBER_EIO,
-				   "cannot run '%s': %s", r->o.argv[0],
-				   strerror(e));
+				   "cannot run '%s': %s", name,
+				   e == ENOENT && !strchr(name, '/')
+				       ? "no such command in PATH"
+				       : strerror(e));
 			goto fail;
 		}
 	}
@@ -978,6 +1001,87 @@ static void to_microseconds(struct ember_record *r)
 	}
 }
 
+/* Whether p is the command or one of its children, still running. */
+static int of_command(struct ember_record *r, const struct rec_proc *p)
+{
+	struct rec_world *w = &r->events.world;
+
+	if (p->exited || rec_world_find_proc(w, p->pid) != p)
+		return 0;
+	for (int depth = 0; p && depth < 64; p = p->parent, depth++)
+		if (p->pid == r->child.pid)
+			return 1;
+	return 0;
+}
+
+/* Sends sig to the command and its children, as a terminal sends Ctrl-C
+ * to a job (not to ember, nor to the rest of its pipeline). */
+static void signal_command(struct ember_record *r, int sig)
+{
+	struct rec_world *w = &r->events.world;
+
+	rec_child_kill(&r->child, sig);
+	for (size_t i = 0; i < w->nprocs; i++)
+		if (w->procs[i]->pid != r->child.pid &&
+		    of_command(r, w->procs[i]))
+			kill(w->procs[i]->pid, sig);
+	r->stats.command_stopped = 1;
+}
+
+/* Waits up to secs for the command to end, or for another stop request
+ * than the asked first; 1 once it ended. */
+static int wait_command(struct ember_record *r, double secs, int asked)
+{
+	double end = now_mono() + secs;
+
+	while (!rec_child_reap(&r->child, 0)) {
+		double left = end - now_mono();
+		if (left <= 0 || r->stop > asked)
+			return 0;
+		if (r->child.pidfd >= 0) {
+			struct pollfd p = {r->child.pidfd, POLLIN, 0};
+			poll(&p, 1, left < 0.1 ? (int)(left * 1000) + 1 : 100);
+		} else {
+			usleep(10000);
+		}
+	}
+	return 1;
+}
+
+/*
+ * Recording stopped before the command ended: it gets an interrupt, as
+ * from Ctrl-C, and GRACE_S seconds to handle it (its clean-up, and
+ * Python's writing of its jitdump), then SIGTERM, then SIGKILL; another
+ * stop request (a second Ctrl-C) goes to the next step at once.  A
+ * Ctrl-C reached the command already (a terminal interrupts the whole
+ * job); SIGTERM or SIGHUP to ember goes on to it.
+ */
+static void end_command(struct ember_record *r)
+{
+	int sig = r->stop_sig == SIGINT ? 0
+		  : r->stop_sig		? r->stop_sig
+					: SIGINT;
+	int asked = r->stop;
+
+	if (rec_child_reap(&r->child, 0))
+		return;
+	if (sig)
+		signal_command(r, sig);
+	if (wait_command(r, GRACE_S, asked))
+		return;
+	if (r->stop == asked)
+		ember_log(EMBER_LOG_WARN,
+			  "the command did not end within %d s of its "
+			  "interrupt: ending it",
+			  GRACE_S);
+	asked = r->stop;
+	signal_command(r, SIGTERM);
+	if (wait_command(r, TERM_S, asked))
+		return;
+	signal_command(r, SIGKILL);
+	rec_child_reap(&r->child, 1);
+}
+
 int ember_record_run(struct ember_record *r)
 {
 	size_t n = 2 + r->o.npids;
@@ -1025,17 +1129,7 @@ int ember_record_run(struct ember_record *r)
 	rec_interp_finish(r->interp, &r->events, &r->stats, r->interp_off);
 	free(pf);
 	if (r->have_child) {
-		/* stopped early: end the command, as perf does */
-		if (!rec_child_reap(&r->child, 0)) {
-			rec_child_kill(&r->child, SIGTERM);
-			for (int i = 0;
-			     i < 200 && !rec_child_reap(&r->child, 0); i++)
-				usleep(10000);
-			if (!r->child.reaped) {
-				rec_child_kill(&r->child, SIGKILL);
-				rec_child_reap(&r->child, 1);
-			}
-		}
+		end_command(r);
 		int st = r->child.status;
 		r->stats.exit_status = WIFEXITED(st)	 ? WEXITSTATUS(st)
 				       : WIFSIGNALED(st) ? 128 + WTERMSIG(st)
@@ -1058,18 +1152,45 @@ int ember_record_run(struct ember_record *r)
 	return 0;
 }
 
-/* Whether p runs a runtime that the JIT environment switches on: a
- * program writing its own perf map keeps it. */
-static int runs_jit_runtime(const struct rec_proc *p)
+/* The Python version p runs (major * 100 + minor), by its program or
+ * libpython; 0 when it runs none, -1 when its version is not known. */
+static int proc_python(const struct rec_proc *p)
 {
+	int found = 0;
+
 	for (size_t i = 0; i < p->nmaps; i++) {
 		const struct rec_dso *d = p->maps[i].dso;
 		const char *b = d && d->base ? d->base : "";
-		if (!strncmp(b, "python", 6) || !strncmp(b, "libpython", 9) ||
-		    !strcmp(b, "node") || !strcmp(b, "nodejs") ||
+		int v = rec_python_version(b);
+		if (v >= 0)
+			return v;
+		if (!strncmp(b, "python", 6) || !strncmp(b, "libpython", 9))
+			found = 1;
+	}
+	return found ? -1 : 0;
+}
+
+/* Which of p's JIT files exist because of the JIT environment (a
+ * program writing its own keeps it): REC_JIT_MAP, REC_JIT_DUMP. */
+static int jit_files_ours(const struct ember_record *r,
+			  const struct rec_proc *p)
+{
+	const char *py = r->child.python_var;
+	int v = proc_python(p);
+
+	if (v) { /* Python: 3.12 reads PYTHONPERFSUPPORT, 3.13 both */
+		int map = py && !strcmp(py, "PYTHONPERFSUPPORT");
+		if (!py || (v > 0 && v < (map ? 312 : 313)))
+			return 0;
+		return map ? REC_JIT_MAP : REC_JIT_DUMP;
+	}
+	for (size_t i = 0; i < p->nmaps; i++) {
+		const struct rec_dso *d = p->maps[i].dso;
+		const char *b = d && d->base ? d->base : "";
+		if (!strcmp(b, "node") || !strcmp(b, "nodejs") ||
 		    !strncmp(b, "libnode.so", 10) ||
 		    !strcmp(b, "libcoreclr.so") || !strcmp(b, "libjvm.so"))
-			return 1;
+			return REC_JIT_MAP | REC_JIT_DUMP;
 	}
 	return 0;
 }
@@ -1082,18 +1203,79 @@ static void remove_jit_maps(struct ember_record *r)
 
 	for (size_t i = 0; i < r->events.world.nprocs; i++) {
 		const struct rec_proc *p = r->events.world.procs[i];
-		int seen = 0;
+		int seen = 0, which;
 		/* ended, also after the last records were read (-d) */
 		int ended = p->exited || (kill(p->pid, 0) && errno == ESRCH);
-		if (!ended || !runs_jit_runtime(p))
+		if (!ended || !(which = jit_files_ours(r, p)))
 			continue;
 		/* one file per pid, whatever it exec'd */
 		for (size_t j = 0; j < i && !seen; j++)
 			seen = r->events.world.procs[j]->pid == p->pid;
 		if (!seen)
 			r->stats.jit_maps_removed += rec_jit_files_remove(
-			    r->o.perfmap_dir, p->pid, since);
+			    r->o.perfmap_dir, p->pid, since, which);
 	}
+}
+
+static int proc_runtime(const struct rec_proc *p)
+{
+	if (proc_python(p))
+		return EMBER_RUNTIME_PYTHON;
+	if (rec_proc_is_jvm(p))
+		return EMBER_RUNTIME_JAVA;
+	for (size_t i = 0; i < p->nmaps; i++) {
+		const struct rec_dso *d = p->maps[i].dso;
+		const char *b = d && d->base ? d->base : "";
+		if (!strcmp(b, "node") || !strcmp(b, "nodejs") ||
+		    !strncmp(b, "libnode.so", 10))
+			return EMBER_RUNTIME_NODE;
+		if (!strcmp(b, "libcoreclr.so"))
+			return EMBER_RUNTIME_DOTNET;
+	}
+	return EMBER_RUNTIME_OTHER;
+}
+
+/* Whether p's JIT frames had nothing to be named from: no jitdump, and
+ * no perf map of its own or of a parent it forked from. */
+static int jit_unnamed(const struct rec_proc *p)
+{
+	if (rec_proc_jitdump(p))
+		return 0;
+	for (int depth = 0; p && depth < 16; p = p->parent, depth++)
+		if (p->perfmap_state != REC_PERFMAP_MISSING + 1)
+			return 0;
+	return 1;
+}
+
+/* After naming: the processes sampled in JIT code that has no names
+ * (no perf map), and the Pythons that ran none of their trampolines. */
+static void jit_notes(struct ember_record *r)
+{
+	struct rec_world *w = &r->events.world;
+	unsigned char *jit = ember_xcalloc(w->nprocs + 1, 1);
+	size_t n = 0, alloc = 0;
+
+	for (size_t i = 0; i < r->events.frames.n; i++) {
+		const struct rec_frame *f = &r->events.frames.v[i];
+		if (f->kind == REC_FRAME_JIT && f->obj < w->nprocs)
+			jit[f->obj] = 1;
+	}
+	for (size_t i = 0; i < w->nprocs; i++) {
+		const struct rec_proc *p = w->procs[i];
+		int rt = proc_runtime(p), seen = 0;
+		for (size_t j = 0; j < n && !seen; j++)
+			seen = r->notes[j].pid == p->pid;
+		if (seen ||
+		    !(jit[i] ? jit_unnamed(p) : rt == EMBER_RUNTIME_PYTHON))
+			continue;
+		EMBER_GROW(r->notes, n + 1, alloc);
+		r->notes[n++] = (struct ember_record_jit_note){
+		    p->pid, rt, rt == EMBER_RUNTIME_PYTHON ? proc_python(p) : 0,
+		    jit[i], !r->o.argv};
+	}
+	free(jit);
+	r->stats.jit_notes = r->notes;
+	r->stats.njit_notes = n;
 }
 
 /* A perf map a JVM wrote because ember asked. */
@@ -1185,6 +1367,7 @@ int ember_record_result(struct ember_record *r, struct ember_intern *names,
 	int err = rec_symbolize(&r->events, flags, r->o.perfmap_dir, names,
 				stacks, &r->locs, &r->nlocs, &r->stats.inlined);
 
+	jit_notes(r);
 	if (r->jit_maps_ours)
 		remove_jit_maps(r);
 	remove_asked_maps(r, asked, nasked);
