@@ -239,7 +239,8 @@ test: deps
 	@sh tools/deps.sh test
 	@$(MAKE) --no-print-directory test-run
 
-test-run: $(BUILD)/ember $(UNIT_BIN) $(TOOL_BIN)
+# (no static binary under the sanitizers: they do not link statically)
+test-run: $(BUILD)/ember $(UNIT_BIN) $(TOOL_BIN) $(if $(SANFLAGS),,$(BUILD)/ember-static)
 	@BUILD=$(BUILD) CC='$(CC)' SANFLAGS='$(SANFLAGS)' sh tests/run.sh
 
 # The same tests, built and run under AddressSanitizer and UBSan, then a
