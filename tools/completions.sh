@@ -112,8 +112,8 @@ function spec(c, name, arg,    v) {
 	return name (substr(name, 2, 1) == "-" ? "=" : "+") ":value:_files"
 }
 $2 == "command" { order[++n] = $3; summary[$3] = $4 }
-$2 == "long" { specs[$1] = specs[$1] " \\\n\t\t\t" q(spec($1, "--" $3, $4)) }
-$2 == "short" { specs[$1] = specs[$1] " \\\n\t\t\t" q(spec($1, "-" $3, $4)) }
+$2 == "long" { opt[$1, ++no[$1]] = "--" $3; oarg[$1, no[$1]] = $4 }
+$2 == "short" { opt[$1, ++no[$1]] = "-" $3; oarg[$1, no[$1]] = $4 }
 $2 == "format" { gsub(/:/, "\\:", $3); formats = formats "\n\t\t" q($3 ":" $4) }
 $2 == "value" { values[$1 " " $3] = values[$1 " " $3] " " $4 }
 END {
@@ -144,7 +144,9 @@ END {
 	for (i = 1; i <= n; i++) {
 		c = order[i]
 		print "\t" c ")"
-		printf "\t\t_arguments -s -S%s", specs[c]
+		printf "\t\t_arguments -s -S"
+		for (j = 1; j <= no[c]; j++)
+			printf " \\\n\t\t\t%s", q(spec(c, opt[c, j], oarg[c, j]))
 		if (c == "record")
 			printf " \\\n\t\t\t%s \\\n\t\t\t%s", q("(-)1:command:_command_names -e"), q("*::arguments:_normal")
 		else if (c == "collapse")
