@@ -2,10 +2,18 @@
 # `make help` lists the other targets.
 
 CC      ?= cc
+OBJCOPY ?= objcopy
 PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
 LIBEXEC ?= $(PREFIX)/libexec/ember
 MANDIR  ?= $(PREFIX)/share/man
+LIBDIR  ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+DATADIR ?= $(PREFIX)/share
+BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
+ZSHCOMPDIR  ?= $(DATADIR)/zsh/vendor-completions
+FISHCOMPDIR ?= $(DATADIR)/fish/vendor_completions.d
 BUILD   ?= build
 V       ?= 0
 
@@ -50,6 +58,28 @@ CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tests/%)
 
+# The installed library: libember.so.$(VERSION) (soname libember.so.$(SOVER))
+# from position-independent objects, and libember.a as one object; both
+# export only the ember_* names include/ember.h declares.
+VERSION := $(shell sed -n 's/^\#define EMBER_VERSION "\(.*\)"/\1/p' include/ember.h)
+SOVER   := 0
+SONAME  := libember.so.$(SOVER)
+PIC_OBJ := $(LIB_OBJ:$(BUILD)/%=$(BUILD)/pic/%)
+LIB_OUT := $(BUILD)/lib/libember.so.$(VERSION) $(BUILD)/lib/libember.a \
+           $(BUILD)/lib/ember.pc
+# `make static`: the library's dlopen users, built without it
+NODL_SRC := $(filter %/debuginfod.c %/dwarfsec.c,$(LIB_SRC))
+STATIC_OBJ := $(filter-out $(NODL_SRC:%.c=$(BUILD)/%.o),$(LIB_OBJ)) \
+              $(NODL_SRC:%.c=$(BUILD)/static/%.o)
+STATIC_LIBS := $(shell pkg-config --static --libs $(PKGS) 2>/dev/null | \
+                 sed 's/-lyajl\b/-lyajl_s/')
+
+# The man pages, from each command's -h; the completions, from its options.
+MAN_CMDS := record collapse flamegraph diff
+MAN      := $(BUILD)/man/ember.1 $(MAN_CMDS:%=$(BUILD)/man/ember-%.1)
+COMPL    := $(BUILD)/completions/ember.bash $(BUILD)/completions/_ember \
+            $(BUILD)/completions/ember.fish
+
 # Names under which ember acts as the FlameGraph script of that name
 # (installed with and without the extension).
 LINKS := flamegraph.pl stackcollapse-perf.pl stackcollapse-stap.pl \
@@ -73,7 +103,7 @@ endif
 
 .DELETE_ON_ERROR:
 .PHONY: all deps test test-run check fuzz bench demo install uninstall fmt \
-        fmt-check clean help
+        fmt-check clean help lib man completions static
 
 all: $(BUILD)/ember
 
@@ -83,7 +113,12 @@ help:
 	@echo 'make test       unit, golden and end-to-end tests'
 	@echo 'make check      the tests again under AddressSanitizer and UBSan'
 	@echo 'make bench      speed and memory against the reference tools'
-	@echo 'make install    PREFIX=$(PREFIX) DESTDIR=...'
+	@echo 'make install    PREFIX=$(PREFIX) DESTDIR=... (BINDIR LIBEXEC MANDIR LIBDIR ...)'
+	@echo 'make uninstall  remove what make install installed'
+	@echo 'make lib        $(BUILD)/lib: libember.so, libember.a, ember.pc'
+	@echo 'make man        $(BUILD)/man: the man pages, from each command'"'"'s -h'
+	@echo 'make completions  $(BUILD)/completions: bash, zsh and fish'
+	@echo 'make static     $(BUILD)/ember-static, one static binary'
 	@echo 'make fmt        apply .clang-format'
 	@echo 'make fmt-check  fail if a file is not formatted as .clang-format says'
 
@@ -131,6 +166,96 @@ $(BUILD)/gen/assets.o: $(BUILD)/gen/assets.c
 	$(call msg,CC,$<)
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
+# ---- the installed library ----
+lib: $(LIB_OUT)
+
+$(BUILD)/pic/%.o: %.c
+	$(call msg,CC,$@)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -c -o $@ $<
+
+$(BUILD)/pic/gen/assets.o: $(BUILD)/gen/assets.c
+	$(call msg,CC,$@)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -c -o $@ $<
+
+# What the library exports: the names ember.h declares that it defines.
+$(BUILD)/lib/ember.sym: include/ember.h $(LIB_OBJ)
+	$(call msg,GEN,$@)
+	@mkdir -p $(dir $@)
+	$(Q)nm -g --defined-only $(LIB_OBJ) | awk 'NF == 3 { print $$3 }' | \
+		sort -u > $@.all
+	$(Q)grep -o '\bember_[a-z0-9_]*' include/ember.h | sort -u | \
+		comm -12 - $@.all > $@
+	$(Q)rm -f $@.all
+
+$(BUILD)/lib/ember.map: $(BUILD)/lib/ember.sym
+	$(call msg,GEN,$@)
+	$(Q){ echo '{'; echo 'global:'; sed 's/.*/	&;/' $<; \
+		echo 'local:'; echo '	*;'; echo '};'; } > $@
+
+$(BUILD)/lib/libember.so.$(VERSION): $(PIC_OBJ) $(BUILD)/lib/ember.map
+	$(call msg,LINK,$@)
+	$(Q)$(CC) -shared $(ALL_LDFLAGS) -Wl,-soname,$(SONAME) \
+		-Wl,--version-script=$(BUILD)/lib/ember.map -Wl,-z,defs \
+		-o $@ $(PIC_OBJ) $(LDLIBS)
+	$(Q)ln -sf libember.so.$(VERSION) $(BUILD)/lib/$(SONAME)
+	$(Q)ln -sf $(SONAME) $(BUILD)/lib/libember.so
+
+# One relocatable object whose only global names are the exported ones, so
+# that a program may define src_open or rec_init of its own.
+$(BUILD)/lib/libember.a: $(LIB_OBJ) $(BUILD)/lib/ember.sym
+	$(call msg,AR,$@)
+	$(Q)$(LD) -r -o $(BUILD)/lib/ember.o $(LIB_OBJ)
+	$(Q)$(OBJCOPY) --keep-global-symbols=$(BUILD)/lib/ember.sym \
+		$(BUILD)/lib/ember.o
+	$(Q)rm -f $@ && ar rcs $@ $(BUILD)/lib/ember.o
+
+# rewritten every time: it holds PREFIX, LIBDIR and INCLUDEDIR
+$(BUILD)/lib/ember.pc: FORCE
+	$(call msg,GEN,$@)
+	@mkdir -p $(dir $@)
+	$(Q)printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' \
+		'includedir=$(INCLUDEDIR)' '' 'Name: ember' \
+		'Description: flame graphs: fold profiler output, draw, record' \
+		'Version: $(VERSION)' 'Requires.private: $(PKGS)' \
+		'Libs: -L$${libdir} -lember' \
+		'Libs.private: -liberty -lpthread -lm' \
+		'Cflags: -I$${includedir}' > $@
+
+# ---- man pages and completions ----
+man: $(MAN)
+completions: $(COMPL)
+
+$(BUILD)/man/ember.1: $(BUILD)/ember tools/man.sh
+	$(call msg,GEN,$@)
+	@mkdir -p $(dir $@)
+	$(Q)sh tools/man.sh $(BUILD)/ember > $@
+
+$(BUILD)/man/ember-%.1: $(BUILD)/ember tools/man.sh
+	$(call msg,GEN,$@)
+	@mkdir -p $(dir $@)
+	$(Q)sh tools/man.sh $(BUILD)/ember $* > $@
+
+$(BUILD)/completions/ember.bash: $(BUILD)/ember tools/completions.sh
+	$(call msg,GEN,$(BUILD)/completions)
+	$(Q)sh tools/completions.sh $(BUILD)/ember $(BUILD)/completions
+$(BUILD)/completions/_ember $(BUILD)/completions/ember.fish: \
+	$(BUILD)/completions/ember.bash ;
+
+# ---- one static binary ----
+static: $(BUILD)/ember-static
+
+$(BUILD)/static/%.o: %.c
+	$(call msg,CC,$@)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) -DEMBER_STATIC -c -o $@ $<
+
+$(BUILD)/ember-static: $(CLI_OBJ) $(STATIC_OBJ)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) -static $(ALL_LDFLAGS) -o $@ $(CLI_OBJ) $(STATIC_OBJ) \
+		$(STATIC_LIBS) -liberty -lpthread -lm
+
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/harness.h $(BUILD)/libember.a
 	$(call msg,CC,$<)
 	@mkdir -p $(dir $@)
@@ -148,7 +273,8 @@ test: deps
 	@sh tools/deps.sh test
 	@$(MAKE) --no-print-directory test-run
 
-test-run: $(BUILD)/ember $(UNIT_BIN) $(TOOL_BIN)
+# (no static binary under the sanitizers: they do not link statically)
+test-run: $(BUILD)/ember $(UNIT_BIN) $(TOOL_BIN) $(if $(SANFLAGS),,$(BUILD)/ember-static)
 	@BUILD=$(BUILD) CC='$(CC)' SANFLAGS='$(SANFLAGS)' sh tests/run.sh
 
 # The same tests, built and run under AddressSanitizer and UBSan, then a
@@ -172,13 +298,30 @@ bench: deps $(BUILD)/ember
 demo: deps $(BUILD)/ember
 	@BUILD=$(BUILD) sh tools/demo.sh
 
-install: $(BUILD)/ember
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXEC)
+# The FlameGraph-named links point to the binary by a path relative to
+# LIBEXEC, right for any BINDIR and LIBEXEC, and with DESTDIR.
+install: $(BUILD)/ember lib man completions
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXEC) \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(INCLUDEDIR) \
+		$(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) \
+		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) \
+		$(DESTDIR)$(FISHCOMPDIR)
 	install -m 755 $(BUILD)/ember $(DESTDIR)$(BINDIR)/ember
+	rel=$$(realpath -ms --relative-to=$(LIBEXEC) $(BINDIR)/ember) && \
 	for l in $(LINKS); do \
-		ln -sf ../../bin/ember $(DESTDIR)$(LIBEXEC)/$${l%.*}; \
-		ln -sf ../../bin/ember $(DESTDIR)$(LIBEXEC)/$$l; \
+		ln -sfn "$$rel" $(DESTDIR)$(LIBEXEC)/$${l%.*}; \
+		ln -sfn "$$rel" $(DESTDIR)$(LIBEXEC)/$$l; \
 	done
+	install -m 644 $(MAN) $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 $(BUILD)/completions/ember.bash $(DESTDIR)$(BASHCOMPDIR)/ember
+	install -m 644 $(BUILD)/completions/_ember $(DESTDIR)$(ZSHCOMPDIR)/_ember
+	install -m 644 $(BUILD)/completions/ember.fish $(DESTDIR)$(FISHCOMPDIR)/ember.fish
+	install -m 644 include/ember.h $(DESTDIR)$(INCLUDEDIR)/ember.h
+	install -m 755 $(BUILD)/lib/libember.so.$(VERSION) $(DESTDIR)$(LIBDIR)/
+	ln -sfn libember.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sfn $(SONAME) $(DESTDIR)$(LIBDIR)/libember.so
+	install -m 644 $(BUILD)/lib/libember.a $(DESTDIR)$(LIBDIR)/libember.a
+	install -m 644 $(BUILD)/lib/ember.pc $(DESTDIR)$(PKGCONFIGDIR)/ember.pc
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/ember
@@ -186,6 +329,13 @@ uninstall:
 		rm -f $(DESTDIR)$(LIBEXEC)/$${l%.*} $(DESTDIR)$(LIBEXEC)/$$l; \
 	done
 	-rmdir $(DESTDIR)$(LIBEXEC)
+	rm -f $(MAN:$(BUILD)/man/%=$(DESTDIR)$(MANDIR)/man1/%)
+	rm -f $(DESTDIR)$(BASHCOMPDIR)/ember $(DESTDIR)$(ZSHCOMPDIR)/_ember \
+		$(DESTDIR)$(FISHCOMPDIR)/ember.fish
+	rm -f $(DESTDIR)$(INCLUDEDIR)/ember.h
+	rm -f $(DESTDIR)$(LIBDIR)/libember.so.$(VERSION) \
+		$(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libember.so \
+		$(DESTDIR)$(LIBDIR)/libember.a $(DESTDIR)$(PKGCONFIGDIR)/ember.pc
 
 FMT_SRC := $(LIB_SRC) $(CLI_SRC) $(UNIT_SRC) $(TOOL_SRC) include/ember.h \
            $(wildcard src/lib/*.h src/lib/*/*.h src/cli/*.h examples/*.c)
@@ -207,5 +357,7 @@ fmt-check:
 
 clean:
 	rm -rf build
+
+FORCE:
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -6,13 +6,16 @@
 # Go for reading pprof back with go tool pprof, GNU time for peak memory,
 # libc6-dbg for libc's static functions in profiles, a JDK for profiling
 # Java, debuginfod for a local debuginfod server serving a stripped
-# program's symbols); `deps.sh bench` adds libdeflate0, which ember loads
+# program's symbols, man-db and groff for checking the man pages, zsh and
+# fish for their completions); `deps.sh build` includes the static
+# libraries of libdw's own dependencies (liblzma, libbz2) for make static;
+# `deps.sh bench` adds libdeflate0, which ember loads
 # when present to decompress debug files faster; `deps.sh fmt` the formatter (Debian 12's
 # clang-format, the version .clang-format is for).
 set -u
 case "${1:-build}" in
-build) pkgs="gcc make pkg-config libelf-dev libdw-dev libiberty-dev zlib1g-dev libyajl-dev libzstd-dev clang libbpf-dev bpftool" ;;
-test)  pkgs="xz-utils libxml2-utils chromium nodejs npm libc6-dbg golang-go openjdk-17-jdk-headless debuginfod time" ;;
+build) pkgs="gcc make pkg-config libelf-dev libdw-dev libiberty-dev zlib1g-dev libyajl-dev libzstd-dev liblzma-dev libbz2-dev clang libbpf-dev bpftool" ;;
+test)  pkgs="xz-utils libxml2-utils chromium nodejs npm libc6-dbg golang-go openjdk-17-jdk-headless debuginfod time man-db groff-base zsh fish" ;;
 bench) pkgs="xz-utils bc time libdeflate0" ;;
 fmt)   pkgs="clang-format" ;;
 *) echo "usage: deps.sh build|test|bench|fmt" >&2; exit 2 ;;

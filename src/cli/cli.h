@@ -16,6 +16,22 @@ int cmd_collapse(int argc, char **argv, const char *preset);
 int cmd_diff(int argc, char **argv, const char *preset);
 int cmd_record(int argc, char **argv, const char *preset);
 
+/* A command's options exactly as its getopt_long call reads them: v
+ * (CLI_OPTS_MAX entries) gets its long options, NULL-terminated; returns
+ * its short options.  `ember __options CMD` prints them, and the man pages'
+ * and shell completions' tests and generators read that. */
+struct option;
+typedef const char *(*cmd_opts_fn)(struct option *v);
+const char *cmd_flamegraph_options(struct option *v);
+const char *cmd_collapse_options(struct option *v);
+const char *cmd_diff_options(struct option *v);
+const char *cmd_record_options(struct option *v);
+/* The formats `ember collapse` takes, as ember_collapse_format and then
+ * "guess"; NULL past the last. */
+const char *cmd_collapse_format(size_t i, const char **summary);
+/* Copies the NULL-terminated own into v (CLI_OPTS_MAX entries). */
+void cli_longopts_copy(struct option *v, const struct option *own);
+
 /* "ember: <message>" on stderr; cli_warn adds "warning: ". */
 void cli_error(const char *fmt, ...) EMBER_PRINTF(1, 2);
 void cli_warn(const char *fmt, ...) EMBER_PRINTF(1, 2);
@@ -100,6 +116,8 @@ void cli_fg_longopts(struct option *v, const struct option *own,
 int cli_fg_option(const char *cmd, int c, const char *arg,
 		  struct ember_fg_options *o);
 int cli_fg_check(const char *cmd, const struct ember_fg_options *o);
+/* The i-th palette --colors knows, NULL past the last. */
+const char *cli_fg_palette(size_t i);
 
 /* Whether standard error is a terminal (for progress lines). */
 int cli_stderr_tty(void);

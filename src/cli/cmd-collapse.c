@@ -9,17 +9,31 @@
 
 #include "cli.h"
 
+const char *cmd_collapse_format(size_t i, const char **summary)
+{
+	const char *name = ember_collapse_format(i, summary);
+	size_t n = 0;
+
+	if (name)
+		return name;
+	while (ember_collapse_format(n, NULL))
+		n++;
+	if (i != n)
+		return NULL;
+	if (summary)
+		*summary = "detect the format from the first lines "
+			   "(the default)";
+	return "guess";
+}
+
 static void help_formats(FILE *f)
 {
 	const char *summary, *name;
 
 	fprintf(f, "formats:\n");
-	for (size_t i = 0; (name = ember_collapse_format(i, &summary)); i++)
+	for (size_t i = 0; (name = cmd_collapse_format(i, &summary)); i++)
 		fprintf(f, "  %-16s %s\n", name, summary);
-	fprintf(f,
-		"  %-16s detect the format from the first lines "
-		"(the default)\n\n",
-		"guess");
+	fprintf(f, "\n");
 }
 
 /* The options of the other formats (all with no format named): 1 if
@@ -33,11 +47,14 @@ static int help_more(FILE *f, const char *format, int before)
 			   "  --pid, --tid         root frames PID=N, TID=N\n"},
 	    {" jstack ibmjava ",
 	     "jstack, ibmjava (Java thread dumps):\n"
-	     "  --no-include-tname   no thread name root frame\n"
+	     "  --no-include-tname   no thread name root frame (the default: "
+	     "--include-tname)\n"
 	     "  --include-tid        keep the thread's -N (jstack) or native "
 	     "ID (ibmjava)\n"
+	     "                       (the default: --no-include-tid)\n"
 	     "  --shorten-pkgs       com.example.Foo.m as c.e.Foo.m (and "
-	     "java-exceptions)\n"},
+	     "java-exceptions)\n"
+	     "                       (the default: --no-shorten-pkgs)\n"},
 	    {" java-exceptions ", "java-exceptions:\n"
 				  "  --shorten-pkgs, --no-pkgs  c.e.Foo.m, "
 				  "Foo.m\n"},
@@ -279,6 +296,13 @@ static const struct option longopts[] = {
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
+static const char shortopts[] = "o:j:qhv:";
+
+const char *cmd_collapse_options(struct option *v)
+{
+	cli_longopts_copy(v, longopts);
+	return shortopts;
+}
 
 /* ---- progress on a terminal ---- */
 
@@ -637,7 +661,7 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 			    (struct restricted){longopts[li].name, formats};   \
 	} while (0)
 	int li = 0;
-	while ((c = getopt_long_only(argc, argv, "o:j:qhv:", longopts, &li)) !=
+	while ((c = getopt_long_only(argc, argv, shortopts, longopts, &li)) !=
 	       -1) {
 		switch (c) {
 		case O_PID:

@@ -61,6 +61,13 @@ static const struct option longopts[] = {
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
+static const char shortopts[] = "nso:qh";
+
+const char *cmd_diff_options(struct option *v)
+{
+	cli_longopts_copy(v, longopts);
+	return shortopts;
+}
 
 static const char *name(const char *path)
 {
@@ -83,7 +90,7 @@ int cmd_diff(int argc, char **argv, const char *preset)
 	}
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "nso:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			o.normalize = 1;

@@ -94,6 +94,12 @@ static const struct option longopts[] = {
     {NULL, 0, NULL, 0},
 };
 
+const char *cmd_flamegraph_options(struct option *v)
+{
+	cli_fg_longopts(v, longopts, 1);
+	return "o:h";
+}
+
 /* An input that is not folded stacks but a format `ember collapse` knows
  * (pprof, perf script, trace events...): read whole from r and folded into
  * fg; 0, or 1 after saying why it cannot be read. */
@@ -218,9 +224,9 @@ int cmd_flamegraph(int argc, char **argv, const char *preset)
 	struct option opts[CLI_OPTS_MAX];
 	int stop = -1; /* the exit status when the options end the command */
 
-	cli_fg_longopts(opts, longopts, 1);
-	while (stop < 0 &&
-	       (c = getopt_long_only(argc, argv, "o:h", opts, NULL)) != -1) {
+	const char *shortopts = cmd_flamegraph_options(opts);
+	while (stop < 0 && (c = getopt_long_only(argc, argv, shortopts, opts,
+						 NULL)) != -1) {
 		int fg = cli_fg_option(cmd, c, optarg, &o);
 		if (fg) {
 			stop = fg == 1 ? -1 : fg;

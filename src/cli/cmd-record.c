@@ -202,6 +202,7 @@ static void help(FILE *f)
 	    "-XX:+DumpPerfMapAtExit...)\n"
 	    "                       for the command, nor ask running JVMs for "
 	    "their maps\n"
+	    "                       (the default: --jit-env)\n"
 	    "  --keep-jit-maps      keep the perf maps and jitdumps "
 	    "(/tmp/perf-PID.map,\n"
 	    "                       /tmp/jit-PID.dump) that the command's "
@@ -227,6 +228,7 @@ static void help(FILE *f)
 	    "the program\n"
 	    "                       and its libraries, or of their separate "
 	    "debug files)\n"
+	    "                       (the default: --inline)\n"
 	    "\n"
 	    "Flame graph options (see 'ember flamegraph -h'): --title "
 	    "(default: the\n"
@@ -316,6 +318,13 @@ static const struct option longopts[] = {
     {"min-block", required_argument, NULL, O_MIN_BLOCK},
     {NULL, 0, NULL, 0},
 };
+
+const char *cmd_record_options(struct option *v)
+{
+	cli_fg_longopts(v, longopts, 0);
+	/* '+': the command's own options are not ours */
+	return "+o:p:aF:c:e:d:m:g:qvh";
+}
 
 static struct ember_record *active;
 /* After recording: what a first Ctrl-C says, and that a second one ends
@@ -1074,10 +1083,8 @@ int cmd_record(int argc, char **argv, const char *preset)
 	opterr = 0;
 	optind = 1;
 	struct option opts[CLI_OPTS_MAX];
-	cli_fg_longopts(opts, longopts, 0);
-	/* '+': the command's own options are not ours */
-	while ((c = getopt_long(argc, argv, "+o:p:aF:c:e:d:m:g:qvh", opts,
-				NULL)) != -1) {
+	const char *shortopts = cmd_record_options(opts);
+	while ((c = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {
 		int fg = cli_fg_option(cmd, c, optarg, &fo);
 		if (fg == 1)
 			continue;

@@ -65,6 +65,22 @@ static const char *const palettes[] = {
     "red", "green", "blue", "aqua",   "yellow", "purple", "orange",
 };
 
+void cli_longopts_copy(struct option *v, const struct option *own)
+{
+	size_t n = 0;
+
+	while (own[n].name)
+		n++;
+	if (n >= CLI_OPTS_MAX)
+		abort(); /* CLI_OPTS_MAX is too small */
+	memcpy(v, own, (n + 1) * sizeof(*v));
+}
+
+const char *cli_fg_palette(size_t i)
+{
+	return i < sizeof(palettes) / sizeof(palettes[0]) ? palettes[i] : NULL;
+}
+
 void cli_fg_longopts(struct option *v, const struct option *own,
 		     int input_order)
 {

@@ -1,5 +1,6 @@
 /* The ember command: a table of subcommands, and the FlameGraph script
  * names under which ember acts as those scripts. */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,11 +11,15 @@ static const struct cmd {
 	const char *name;
 	cmd_fn fn;
 	const char *summary;
+	cmd_opts_fn opts;
 } commands[] = {
-    {"record", cmd_record, "sample a command, a process or the system"},
-    {"collapse", cmd_collapse, "fold profiler output into folded stacks"},
-    {"flamegraph", cmd_flamegraph, "render folded stacks as an SVG"},
-    {"diff", cmd_diff, "compare two folded profiles"},
+    {"record", cmd_record, "sample a command, a process or the system",
+     cmd_record_options},
+    {"collapse", cmd_collapse, "fold profiler output into folded stacks",
+     cmd_collapse_options},
+    {"flamegraph", cmd_flamegraph, "render folded stacks as an SVG",
+     cmd_flamegraph_options},
+    {"diff", cmd_diff, "compare two folded profiles", cmd_diff_options},
 };
 
 /* Invoked as one of these names, ember is that FlameGraph script. */
@@ -73,6 +78,65 @@ static void usage(FILE *f)
 		"diff.svg\n");
 }
 
+/*
+ * `ember __options`: the commands ("command NAME SUMMARY"); `ember
+ * __options CMD`: CMD's options as its getopt_long call reads them, "long
+ * NAME ARG SHORT" (ARG 0 none, 1 required, 2 optional; SHORT the short
+ * option of the same meaning, or -) and "short C ARG", then the values of
+ * its arguments ("format NAME SUMMARY" for collapse, "value OPTION VALUE").
+ * Fields are tab-separated.  Not for people: the man pages' and shell
+ * completions' generators and tests read it, so that they hold every option
+ * the tables hold.
+ */
+static int options(const char *name)
+{
+	const struct cmd *c = NULL;
+	struct option v[CLI_OPTS_MAX];
+	const char *s, *summary;
+
+	if (!name) {
+		for (size_t i = 0; i < ARRAY_LEN(commands); i++)
+			printf("command\t%s\t%s\n", commands[i].name,
+			       commands[i].summary);
+		return 0;
+	}
+	for (size_t i = 0; i < ARRAY_LEN(commands); i++)
+		if (!strcmp(name, commands[i].name))
+			c = &commands[i];
+	if (!c) {
+		cli_error("'%s' is not a command", name);
+		return 2;
+	}
+	const char *shortopts = c->opts(v);
+	s = shortopts + strspn(shortopts, "+-:");
+	for (const struct option *o = v; o->name; o++) {
+		const char *sh = o->val > 0 && o->val < 128 && o->val != ':'
+				     ? strchr(s, o->val)
+				     : NULL;
+		printf("long\t%s\t%d\t", o->name, o->has_arg);
+		if (sh)
+			printf("%c\n", *sh);
+		else
+			printf("-\n");
+	}
+	for (; *s; s++) {
+		if (*s == ':')
+			continue;
+		printf("short\t%c\t%d\n", *s,
+		       s[1] != ':'   ? 0
+		       : s[2] == ':' ? 2
+				     : 1);
+	}
+	if (c->fn == cmd_collapse)
+		for (size_t i = 0; (s = cmd_collapse_format(i, &summary)); i++)
+			printf("format\t%s\t%s\n", s, summary);
+	for (const struct option *o = v; o->name; o++)
+		if (!strcmp(o->name, "colors"))
+			for (size_t i = 0; (s = cli_fg_palette(i)); i++)
+				printf("value\tcolors\t%s\n", s);
+	return fflush(stdout) || ferror(stdout) ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *base = argv[0] ? strrchr(argv[0], '/') : NULL;
@@ -102,6 +166,8 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
+	if (!strcmp(cmd, "__options"))
+		return options(argc > 2 ? argv[2] : NULL);
 	if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
 		printf("ember %s\n", EMBER_VERSION);
 		return 0;

@@ -19,6 +19,12 @@
 
 #include "symbols/elf.h"
 
+#ifdef EMBER_STATIC /* make static: no shared library is loaded */
+#define dlopen(file, mode) ((void)(file), (void)(mode), (void *)NULL)
+#define dlsym(h, name)	   ((void)(h), (void)(name), (void *)NULL)
+#define dlclose(h)	   ((void)(h))
+#endif
+
 #define PROGRESS_AFTER 1.0 /* seconds into a fetch before a progress line */
 #define SUMMARY_AFTER  1.0 /* seconds of fetching in all before a summary */
 
@@ -88,6 +94,13 @@ static int load(struct rec_debuginfod *dc)
 	void *(*begin)(void);
 
 	dc->state = -1;
+#ifdef EMBER_STATIC
+	ember_log(EMBER_LOG_WARN,
+		  "DEBUGINFOD_URLS is set but this ember is linked "
+		  "statically and cannot load libdebuginfod: use a dynamically "
+		  "linked ember to fetch debug info");
+	return EMBER_ENOTSUP;
+#endif
 	void *dl = dlopen("libdebuginfod.so.1", RTLD_NOW | RTLD_LOCAL);
 	if (!dl) {
 		ember_log(EMBER_LOG_WARN,

@@ -20,6 +20,12 @@
 
 #include "symbols/inline.h"
 
+#ifdef EMBER_STATIC /* make static: no shared library is loaded */
+#define dlopen(file, mode) ((void)(file), (void)(mode), (void *)NULL)
+#define dlsym(h, name)	   ((void)(h), (void)(name), (void *)NULL)
+#define dlclose(h)	   ((void)(h))
+#endif
+
 /* libdeflate's API (libdeflate.h, stable since 1.0) */
 struct libdeflate_decompressor;
 static struct {
