@@ -425,6 +425,19 @@ const char *ember_collapse_guess(const char *p, size_t len);
 /* Whether the start of an input looks like folded stacks already. */
 int ember_collapse_is_folded(const char *p, size_t len);
 
+/* ---- the sample-level profile ------------------------------------------- */
+
+/* Samples with their times, threads, CPUs and weights, over stacks of
+ * frames with addresses, mappings, functions, source lines and inlined
+ * calls: what `record` and perf.data inputs know, for the writers that
+ * keep more than folded stacks (pprof).  Made by the library (see
+ * ember_record_options.profile, ember_collapse_options.profile). */
+struct ember_prof;
+void ember_prof_free(struct ember_prof *p);
+/* Its samples, and the bytes it holds. */
+size_t ember_prof_count(const struct ember_prof *p);
+size_t ember_prof_bytes(const struct ember_prof *p);
+
 /* ---- profiles out: pprof, speedscope ------------------------------------ */
 
 /* Stacks with their weights, for the writers of other tools' formats. */
@@ -447,6 +460,9 @@ struct ember_profile {
 	const uint32_t *loc_mapping;
 	const uint64_t *loc_addr;
 	size_t nlocs;
+	/* optional: the sample-level profile behind the stacks; the writers
+	 * that can use it (pprof) take everything from it instead */
+	const struct ember_prof *prof;
 };
 /* A module as a process mapped it: [start, limit) holds the file's bytes
  * from offset on. */
