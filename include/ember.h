@@ -563,6 +563,8 @@ struct ember_record_options {
 	int context_switches;  /* count switches with the context-switches
 				* event, as where the sched_switch
 				* tracepoint is missing: no S/D states */
+	int profile; /* keep the sample-level profile (ember_record_profile):
+		      * times, threads, addresses, lines */
 };
 enum {
 	EMBER_RECORD_CPU,
@@ -643,6 +645,9 @@ int ember_record_result(struct ember_record *r, struct ember_intern *names,
 /* After ember_record_result: the modules of the named frames, in p's
  * mapping fields (valid until ember_record_free). */
 void ember_record_mappings(struct ember_record *r, struct ember_profile *p);
+/* With options.profile, after ember_record_result: the sample-level
+ * profile, handed to the caller (ember_prof_free); NULL without. */
+struct ember_prof *ember_record_profile(struct ember_record *r);
 const struct ember_record_stats *
 ember_record_stats(const struct ember_record *r);
 void ember_record_free(struct ember_record *r);

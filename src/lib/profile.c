@@ -102,6 +102,7 @@ void ember_prof_release(struct ember_prof *p)
 	free(p->cpu);
 	for (size_t i = 0; i < p->ncols; i++) {
 		free(p->cols[i].u32);
+		free(p->cols[i].u64);
 		free(p->cols[i].f64);
 	}
 	free(p->cols);
@@ -247,6 +248,9 @@ static void grow_samples(struct ember_prof *p, size_t n)
 		if (col->f64)
 			col->f64 = ember_xreallocarray(col->f64, na,
 						       sizeof(*col->f64));
+		else if (col->u64)
+			col->u64 = ember_xreallocarray(col->u64, na,
+						       sizeof(*col->u64));
 		else
 			col->u32 = ember_xreallocarray(col->u32, na,
 						       sizeof(*col->u32));
@@ -254,14 +258,65 @@ static void grow_samples(struct ember_prof *p, size_t n)
 	p->alloc = na;
 }
 
-/* Column c holds doubles from now on. */
+/* Column col holds 64-bit integers from now on. */
+static void widen64(struct ember_prof *p, struct ember_prof_col *col)
+{
+	col->u64 = ember_xcalloc(p->alloc ? p->alloc : 1, sizeof(*col->u64));
+	for (size_t i = 0; i < p->n; i++)
+		col->u64[i] = col->u32[i];
+	free(col->u32);
+	col->u32 = NULL;
+}
+
+/* Column col holds doubles from now on. */
 static void widen(struct ember_prof *p, struct ember_prof_col *col)
 {
 	col->f64 = ember_xcalloc(p->alloc ? p->alloc : 1, sizeof(*col->f64));
 	for (size_t i = 0; i < p->n; i++)
-		col->f64[i] = col->u32[i];
+		col->f64[i] = col->u64 ? (double)col->u64[i] : col->u32[i];
 	free(col->u32);
+	free(col->u64);
 	col->u32 = NULL;
+	col->u64 = NULL;
+}
+
+int ember_prof_value_u64(const struct ember_prof *p, size_t t, size_t i,
+			 uint64_t *v)
+{
+	uint32_t c = p->types[t].column;
+
+	if (c == EMBER_PROF_NONE) {
+		*v = 1;
+		return 0;
+	}
+	const struct ember_prof_col *col = &p->cols[c];
+	if (col->u32) {
+		*v = col->u32[i];
+		return 0;
+	}
+	if (col->u64) {
+		*v = col->u64[i];
+		return 0;
+	}
+	double d = col->f64[i];
+	if (!(d >= 0 && d < 18446744073709551616.0) || d != floor(d))
+		return -1;
+	*v = (uint64_t)d;
+	return 0;
+}
+
+void ember_prof_set_u64(struct ember_prof *p, size_t c, size_t i, uint64_t v)
+{
+	struct ember_prof_col *col = &p->cols[c];
+
+	if (col->u32 && v > UINT32_MAX)
+		widen64(p, col);
+	if (col->u32)
+		col->u32[i] = (uint32_t)v;
+	else if (col->u64)
+		col->u64[i] = v;
+	else
+		col->f64[i] = (double)v;
 }
 
 size_t ember_prof_sample(struct ember_prof *p, uint64_t time, uint32_t thread,
@@ -277,10 +332,15 @@ size_t ember_prof_sample(struct ember_prof *p, uint64_t time, uint32_t thread,
 	for (size_t c = 0; c < p->ncols; c++) {
 		struct ember_prof_col *col = &p->cols[c];
 		double v = values[c];
-		if (!col->f64 && (v < 0 || v > UINT32_MAX || v != floor(v)))
+		if (!col->f64 &&
+		    (v < 0 || v >= 18446744073709551616.0 || v != floor(v)))
 			widen(p, col);
+		else if (col->u32 && v > UINT32_MAX)
+			widen64(p, col);
 		if (col->f64)
 			col->f64[i] = v;
+		else if (col->u64)
+			col->u64[i] = (uint64_t)v;
 		else
 			col->u32[i] = (uint32_t)v;
 	}
@@ -305,6 +365,8 @@ void ember_prof_remap(struct ember_prof *p, const uint32_t *map, size_t n)
 			struct ember_prof_col *col = &p->cols[c];
 			if (col->f64)
 				col->f64[k] = col->f64[i];
+			else if (col->u64)
+				col->u64[k] = col->u64[i];
 			else
 				col->u32[k] = col->u32[i];
 		}
@@ -356,6 +418,8 @@ static void sort_by_time(struct ember_prof *p)
 		struct ember_prof_col *col = &p->cols[c];
 		if (col->f64)
 			permute(col->f64, sizeof(double), perm, p->n);
+		else if (col->u64)
+			permute(col->u64, sizeof(uint64_t), perm, p->n);
 		else
 			permute(col->u32, sizeof(uint32_t), perm, p->n);
 	}
@@ -429,9 +493,9 @@ void ember_prof_from_stacks(struct ember_prof *p,
 		if (s == EMBER_PROF_NONE)
 			continue; /* an empty stack: no frame to hold it */
 		double v = stacks->ents[e].count;
+		size_t i = ember_prof_sample(p, 0, EMBER_PROF_NONE, -1, s, &v);
 		if (exact && e < nexact && exact[e] != UINT64_MAX)
-			v = (double)exact[e];
-		ember_prof_sample(p, 0, EMBER_PROF_NONE, -1, s, &v);
+			ember_prof_set_u64(p, 0, i, exact[e]);
 	}
 	free(frame);
 }
@@ -442,7 +506,7 @@ size_t ember_prof_bytes(const struct ember_prof *p)
 			       sizeof(*p->thread) + sizeof(*p->cpu));
 
 	for (size_t c = 0; c < p->ncols; c++)
-		b += p->alloc * (p->cols[c].f64 ? 8 : 4);
+		b += p->alloc * (p->cols[c].u32 ? 4 : 8);
 	b += p->astacks * sizeof(*p->stacks) + p->aframes * sizeof(*p->frames) +
 	     p->afuncs * sizeof(*p->funcs) + p->amaps * sizeof(*p->maps) +
 	     p->athreads * sizeof(*p->threads) + p->aprocs * sizeof(*p->procs);

@@ -99,11 +99,13 @@ struct ember_prof_type {
 	uint32_t column;
 };
 
-/* A column of weights: 32-bit integers until a value does not fit (or
- * is not an integer), then doubles for all of them. */
+/* A column of weights: 32-bit integers until a value does not fit,
+ * then 64-bit ones; doubles for all of them once one is not an integer
+ * (or is negative).  The one array not NULL holds the values. */
 struct ember_prof_col {
 	uint32_t *u32;
-	double *f64; /* when not NULL, the values (u32 freed) */
+	uint64_t *u64;
+	double *f64;
 };
 
 /* A hash set of table entries by their bytes: slots hold index + 1. */
@@ -215,8 +217,18 @@ static inline double ember_prof_value(const struct ember_prof *p, size_t t,
 	uint32_t c = p->types[t].column;
 	if (c == EMBER_PROF_NONE)
 		return 1;
-	return p->cols[c].f64 ? p->cols[c].f64[i] : p->cols[c].u32[i];
+	return p->cols[c].f64	? p->cols[c].f64[i]
+	       : p->cols[c].u64 ? (double)p->cols[c].u64[i]
+				: p->cols[c].u32[i];
 }
+
+/* The same as an exact integer: 0, or -1 when it is none (a fraction,
+ * negative). */
+int ember_prof_value_u64(const struct ember_prof *p, size_t t, size_t i,
+			 uint64_t *v);
+/* Sets sample i's value in column c to the integer v exactly (folded
+ * counts beyond 2^53). */
+void ember_prof_set_u64(struct ember_prof *p, size_t c, size_t i, uint64_t v);
 
 /* The frames of stack s, leaf first, into out (room for max); returns
  * the depth (which may exceed max: then only max are written). */

@@ -104,7 +104,8 @@ static void test_samples(void)
 	ember_prof_sample(p, 200, t, 3, 7, &v);
 	v = 0.5;
 	ember_prof_sample(p, 200, EMBER_PROF_NONE, -1, 8, &v);
-	CHECK(p->n == 4 && p->cols[0].f64 && !p->cols[0].u32);
+	CHECK(p->n == 4 && p->cols[0].f64 && !p->cols[0].u32 &&
+	      !p->cols[0].u64);
 	CHECK(ember_prof_value(p, 1, 0) == 1001001);
 	CHECK(ember_prof_value(p, 1, 2) == 5e9);
 	CHECK(ember_prof_value(p, 0, 2) == 1);

@@ -35,6 +35,7 @@
 #include "symbols/procfs.h"
 #include "symbols/jitdump.h"
 #include "perf/offcpu.h"
+#include "perf/samples.h"
 
 #define MAX_FRAMES 1024
 
@@ -58,6 +59,7 @@ void rec_events_release(struct rec_events *r)
 	rec_world_release(&r->world);
 	rec_frames_release(&r->frames);
 	ember_intern_release(&r->roots);
+	rec_prof_free(r->prof);
 	ember_stacks_release(&r->stacks);
 	free(r->ubuf);
 	free(r->ibuf);
@@ -984,6 +986,15 @@ static uint32_t thread_root(struct rec_events *r, struct rec_thread *t)
 	return id;
 }
 
+/* The sample in the sample-level profile (samples.c). */
+static void prof_sample(struct rec_events *r, const struct rec_sample *s,
+			struct rec_thread *t, uint32_t stack)
+{
+	int cpu = r->sample_type & PERF_SAMPLE_CPU ? (int)s->cpu : -1;
+
+	rec_prof_sample(r, t, s->time, cpu, stack, s->period);
+}
+
 static void on_sample(struct rec_events *r, const void *rec, size_t size)
 {
 	struct rec_sample s;
@@ -1029,6 +1040,8 @@ static void on_sample(struct rec_events *r, const void *rec, size_t size)
 			r->stats->bad_callchains += e->bad;
 			r->stats->fp_truncated += e->truncated;
 			r->stacks.ents[e->stack].count += (double)s.period;
+			if (r->prof)
+				prof_sample(r, &s, t, e->stack);
 			r->stats->samples++;
 			r->stats->weight += (double)s.period;
 			return;
@@ -1066,6 +1079,8 @@ static void on_sample(struct rec_events *r, const void *rec, size_t size)
 	}
 	size_t stack =
 	    ember_stacks_add(&r->stacks, ids, n, (double)s.period, 0);
+	if (r->prof)
+		prof_sample(r, &s, t, (uint32_t)stack);
 	r->stats->samples++;
 	r->stats->weight += (double)s.period;
 	if (chain && stable && (e || slot != SIZE_MAX)) {

@@ -40,6 +40,9 @@ struct rec_events {
 	uint32_t map_gen;	   /* bumped by every new mapping */
 	struct rec_chains *chains; /* callchains seen (events.c) */
 	struct rec_rcache *rcache; /* threads' root frames */
+	/* the sample-level profile, when a writer needs it (samples.c;
+	 * owned); NULL: none kept */
+	struct rec_prof *prof;
 };
 
 void rec_events_init(struct rec_events *ev, struct ember_record_stats *stats);
