@@ -349,6 +349,9 @@ struct ember_collapse_options {
 	const char *label;	 /* a label whose values become root frames */
 	/* cpuprofile: weights in microseconds rather than samples */
 	int time;
+	/* perf.data: keep the sample-level profile (times, threads,
+	 * addresses, lines) for ember_collapse_profile's writers */
+	int profile;
 	/* Called from the calling thread now and then while an input is
 	 * read: bytes consumed so far and the input's size (0: unknown). */
 	void (*progress)(void *ctx, uint64_t done, uint64_t size);
@@ -425,6 +428,19 @@ const char *ember_collapse_guess(const char *p, size_t len);
 /* Whether the start of an input looks like folded stacks already. */
 int ember_collapse_is_folded(const char *p, size_t len);
 
+/* ---- the sample-level profile ------------------------------------------- */
+
+/* Samples with their times, threads, CPUs and weights, over stacks of
+ * frames with addresses, mappings, functions, source lines and inlined
+ * calls: what `record` and perf.data inputs know, for the writers that
+ * keep more than folded stacks (pprof).  Made by the library (see
+ * ember_record_options.profile, ember_collapse_options.profile). */
+struct ember_prof;
+void ember_prof_free(struct ember_prof *p);
+/* Its samples, and the bytes it holds. */
+size_t ember_prof_count(const struct ember_prof *p);
+size_t ember_prof_bytes(const struct ember_prof *p);
+
 /* ---- profiles out: pprof, speedscope ------------------------------------ */
 
 /* Stacks with their weights, for the writers of other tools' formats. */
@@ -447,6 +463,9 @@ struct ember_profile {
 	const uint32_t *loc_mapping;
 	const uint64_t *loc_addr;
 	size_t nlocs;
+	/* optional: the sample-level profile behind the stacks; the writers
+	 * that can use it (pprof) take everything from it instead */
+	const struct ember_prof *prof;
 };
 /* A module as a process mapped it: [start, limit) holds the file's bytes
  * from offset on. */
@@ -548,6 +567,8 @@ struct ember_record_options {
 				* event, as where the sched_switch
 				* tracepoint is missing: no S/D states */
 	int no_interp; /* --no-python: no interpreter frames read by BPF */
+	int profile;   /* keep the sample-level profile (ember_record_profile):
+			* times, threads, addresses, lines */
 };
 enum {
 	EMBER_RECORD_CPU,
@@ -674,6 +695,9 @@ int ember_record_result(struct ember_record *r, struct ember_intern *names,
 /* After ember_record_result: the modules of the named frames, in p's
  * mapping fields (valid until ember_record_free). */
 void ember_record_mappings(struct ember_record *r, struct ember_profile *p);
+/* With options.profile, after ember_record_result: the sample-level
+ * profile, handed to the caller (ember_prof_free); NULL without. */
+struct ember_prof *ember_record_profile(struct ember_record *r);
 const struct ember_record_stats *
 ember_record_stats(const struct ember_record *r);
 void ember_record_free(struct ember_record *r);

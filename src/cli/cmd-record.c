@@ -968,9 +968,12 @@ static int out_write(struct rec_out *o, struct ember_record *r,
 		    .name = fo->title,
 		};
 		ember_record_mappings(r, &p);
+		struct ember_prof *prof = ember_record_profile(r);
+		p.prof = prof;
 		err = o->fmt == CLI_PPROF
 			  ? ember_pprof_write(&p, buf_write, &data)
 			  : ember_speedscope_write(&p, buf_write, &data);
+		ember_prof_free(prof);
 	} else if (o->fmt == CLI_SVG || o->fmt == CLI_HTML) {
 		struct ember_buf folded = EMBER_BUF_INIT;
 		struct ember_flamegraph *fg;
@@ -1278,6 +1281,8 @@ int cmd_record(int argc, char **argv, const char *preset)
 	ro.context_switches =
 	    sw_event &&
 	    (!strcmp(sw_event, "cs") || !strcmp(sw_event, "context-switches"));
+	/* pprof holds samples with their threads, addresses and lines */
+	ro.profile = out.fmt == CLI_PPROF;
 	int err = ember_record_new(&r, &ro);
 	if (err) {
 		int usage = err == EMBER_EINVAL;

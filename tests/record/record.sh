@@ -129,7 +129,7 @@ check "/dev/null is still a device" test -c /dev/null
 status 0 "--format svg with any name" "$EMBER" record -q -o "$T/graph.out" --format svg -- "$CT" 0.1
 check "--format svg: an SVG" wellformed "$T/graph.out"
 status 0 "-o .pb.gz: pprof" "$EMBER" record -q -o "$T/r.pb.gz" -- "$CT" 0.1
-status 0 "  its sample type is cpu" "$EMBER" collapse --sample-type cpu "$T/r.pb.gz"
+status 0 "  its sample type is cpu" "$EMBER" collapse --sample-type cpu --label thread "$T/r.pb.gz"
 check "  the program's frames" grep -q "^calltree;" "$T/out"
 status 0 "  in nanoseconds" "$EMBER" collapse "$T/r.pb.gz" -o "$T/r.svg"
 check "  (the SVG says)" has "nanoseconds" "$T/r.svg"
@@ -169,6 +169,7 @@ if command -v go > /dev/null 2>&1; then
 		LC_ALL=C sort > "$T/want"
 	go tool pprof -top -unit=ns -nodecount=1000000 -nodefraction=0 -edgefraction=0 "$T/r.pb.gz" 2> /dev/null |
 		awk 'go { name = $0; sub(/^ *[^ ]+ +[^ ]+ +[^ ]+ +[^ ]+ +[^ ]+ +/, "", name)
+			  sub(/ \(inline\)$/, "", name)  # inlined calls, marked
 			  f = $1; c = $4; sub(/ns$/, "", f); sub(/ns$/, "", c)
 			  printf "%s\t%s\t%s\n", name, f, c }
 		     /flat%/ { go = 1 }' | LC_ALL=C sort > "$T/got"

@@ -1,21 +1,28 @@
 /*
- * pprof out: folded stacks as profile.proto, gzip-compressed as pprof and
- * Go write it.  Frame name i is function i + 1 and location i + 1 (one
- * line), at its address in the mapping it was seen in when the profile
- * knows one (ember record: ELF modules with their build-ids), else at no
- * address in a last mapping for the rest; every mapping is marked as
- * symbolized, so that pprof does not try to symbolize addresses.  Each
- * stack is a sample whose locations run leaf first.  The string table
- * holds "" first, then the sample type and unit, the frame names, then
- * each mapping's file name and build-id.
+ * pprof out: the sample-level profile as profile.proto, gzip-compressed
+ * as pprof and Go write it.  Folded stacks alone become a profile first
+ * (one sample per stack, no time, a function per frame name).
+ *
+ * A Sample per distinct (stack, thread), its values summed, with the
+ * labels pid, tid (numeric) and thread (the name); its locations leaf
+ * first.  A Location per distinct (mapping, address): the profile's
+ * frames of one address, the inlined ones deeper, are its Lines
+ * (innermost first).  Frames without an address each have their own
+ * location in a last mapping for them, marked as symbolized so that
+ * pprof does not try.  Mappings: the main program first, then the other
+ * files, the kernel as "[kernel.kallsyms]".  Sample types as the profile
+ * has them ("samples/count", then the time); microseconds become
+ * nanoseconds (pprof's unit for times), as weights that are not integers
+ * are rounded.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
-#include "stacks.h"
+#include "profile.h"
 #include "proto.h"
+#include "stacks.h"
 
 /* profile.proto's field numbers */
 enum {
@@ -25,27 +32,11 @@ enum {
 	P_LOCATION = 4,
 	P_FUNCTION = 5,
 	P_STRING = 6,
+	P_TIME_NANOS = 9,
+	P_DURATION_NANOS = 10,
 	P_PERIOD_TYPE = 11,
 	P_PERIOD = 12,
 };
-
-static int weight(const struct ember_profile *p, size_t e, double scale,
-		  int64_t *v)
-{
-	uint64_t x = p->exact && e < p->nexact ? p->exact[e] : UINT64_MAX;
-
-	if (x != UINT64_MAX && scale == 1) {
-		if (x > INT64_MAX)
-			return -1;
-		*v = (int64_t)x;
-		return 0;
-	}
-	double d = p->stacks->ents[e].count * scale;
-	if (!isfinite(d) || fabs(d) >= 9.2e18)
-		return -1;
-	*v = llround(d);
-	return 0;
-}
 
 static int gzip_out(const struct ember_buf *raw, ember_write_fn w, void *ctx)
 {
@@ -80,116 +71,562 @@ static int gzip_out(const struct ember_buf *raw, ember_write_fn w, void *ctx)
 	return err;
 }
 
+/* One Sample being summed: (stack, thread) and its values. */
+struct agg {
+	uint32_t stack, thread;
+};
+
+struct writer {
+	const struct ember_prof *p;
+	struct ember_intern strs; /* pprof's string table, "" first */
+	uint32_t *pstr;		  /* profile string id -> pprof's + 1 */
+	/* samples summed */
+	struct agg *aggs;
+	int64_t *vals; /* ntypes per agg */
+	size_t naggs, aaggs;
+	uint32_t *slots;
+	size_t mask;
+	double *scale; /* per type */
+	int rounded, err;
+	/* locations: frames loc_frames[loc_off[l] .. loc_off[l + 1]) */
+	uint32_t *loc_of; /* innermost frame -> location id (0: none) */
+	uint32_t *loc_frames, *loc_off;
+	uint32_t *loc_num, *loc_order; /* written numbers, and back */
+	size_t nlocs, nlf, alf, aoff;
+	uint32_t *fn_id;   /* profile func -> pprof function id (0: none) */
+	uint32_t *fn_list; /* the functions used, in id order */
+	size_t nfns;
+	uint32_t *map_id; /* profile mapping -> pprof mapping id */
+	uint32_t rest;	  /* the mapping of frames without one */
+	struct ember_buf out, m, tmp;
+};
+
+static uint32_t str_bytes(struct writer *w, const char *s, size_t n)
+{
+	return ember_intern(&w->strs, s, n);
+}
+
+static uint32_t str(struct writer *w, uint32_t id)
+{
+	if (!w->pstr[id]) {
+		size_t len;
+		const char *s = ember_prof_s(w->p, id, &len);
+		w->pstr[id] = str_bytes(w, s, len) + 1;
+	}
+	return w->pstr[id] - 1;
+}
+
+static uint32_t strz(struct writer *w, const char *s)
+{
+	return str_bytes(w, s, strlen(s));
+}
+
+/* The summed sample of (stack, thread). */
+static size_t agg_of(struct writer *w, uint32_t stack, uint32_t thread)
+{
+	uint64_t key = (uint64_t)stack << 32 | thread;
+	uint64_t h = key * 0x9e3779b97f4a7c15ull;
+	size_t i = (size_t)(h >> 32) & w->mask;
+	size_t nt = w->p->ntypes;
+
+	for (; w->slots[i]; i = (i + 1) & w->mask) {
+		struct agg *a = &w->aggs[w->slots[i] - 1];
+		if (a->stack == stack && a->thread == thread)
+			return w->slots[i] - 1;
+	}
+	EMBER_GROW(w->aggs, w->naggs + 1, w->aaggs);
+	w->vals = ember_xreallocarray(w->vals, w->aaggs * (nt ? nt : 1),
+				      sizeof(*w->vals));
+	w->aggs[w->naggs] = (struct agg){stack, thread};
+	memset(w->vals + w->naggs * nt, 0, nt * sizeof(*w->vals));
+	w->slots[i] = (uint32_t)++w->naggs;
+	if (w->naggs * 2 > w->mask) {
+		free(w->slots);
+		w->mask = w->mask * 2 + 1;
+		w->slots = ember_xcalloc(w->mask + 1, sizeof(*w->slots));
+		for (size_t k = 0; k < w->naggs; k++) {
+			uint64_t kk = (uint64_t)w->aggs[k].stack << 32 |
+				      w->aggs[k].thread;
+			size_t j =
+			    (size_t)((kk * 0x9e3779b97f4a7c15ull) >> 32) &
+			    w->mask;
+			while (w->slots[j])
+				j = (j + 1) & w->mask;
+			w->slots[j] = (uint32_t)k + 1;
+		}
+	}
+	return w->naggs - 1;
+}
+
+static int add_value(struct writer *w, int64_t *sum, size_t i, size_t t)
+{
+	uint64_t u;
+
+	if (w->scale[t] == 1 && !ember_prof_value_u64(w->p, t, i, &u) &&
+	    u <= INT64_MAX && *sum <= INT64_MAX - (int64_t)u) {
+		*sum += (int64_t)u; /* exact, beyond 2^53 too */
+		return 0;
+	}
+	double d = ember_prof_value(w->p, t, i) * w->scale[t];
+
+	if (!isfinite(d) || fabs(d) >= 9.2e18) {
+		ember_log(EMBER_LOG_ERROR,
+			  "a weight (%g) does not fit in pprof's 64-bit "
+			  "integers",
+			  d);
+		return EMBER_EINVAL;
+	}
+	int64_t x = llround(d);
+	if ((double)x != d)
+		w->rounded = 1;
+	if ((x > 0 && *sum > INT64_MAX - x) ||
+	    (x < 0 && *sum < INT64_MIN - x)) {
+		ember_log(EMBER_LOG_ERROR,
+			  "a sum of weights does not fit in pprof's 64-bit "
+			  "integers");
+		return EMBER_EINVAL;
+	}
+	*sum += x;
+	return 0;
+}
+
+static int sum_samples(struct writer *w)
+{
+	const struct ember_prof *p = w->p;
+	size_t nt = p->ntypes;
+
+	for (size_t i = 0; i < p->n; i++) {
+		size_t a = agg_of(w, p->stack[i], p->thread[i]);
+		for (size_t t = 0; t < nt; t++) {
+			int err = add_value(w, &w->vals[a * nt + t], i, t);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+static uint32_t function_of(struct writer *w, uint32_t fn)
+{
+	if (!w->fn_id[fn]) {
+		w->fn_list[w->nfns] = fn;
+		w->fn_id[fn] = (uint32_t)++w->nfns;
+	}
+	return w->fn_id[fn];
+}
+
+/* The location of the run of frames f[0 .. n) (leaf first: the
+ * innermost frame first), made on first use. */
+static uint32_t location_of(struct writer *w, const uint32_t *f, size_t n)
+{
+	if (w->loc_of[f[0]])
+		return w->loc_of[f[0]];
+	EMBER_GROW(w->loc_frames, w->nlf + n, w->alf);
+	memcpy(w->loc_frames + w->nlf, f, n * sizeof(*f));
+	EMBER_GROW(w->loc_off, w->nlocs + 2, w->aoff);
+	w->loc_off[w->nlocs] = (uint32_t)w->nlf;
+	w->nlf += n;
+	w->loc_off[w->nlocs + 1] = (uint32_t)w->nlf;
+	for (size_t i = 0; i < n; i++)
+		function_of(w, w->p->frames[f[i]].func);
+	w->loc_of[f[0]] = (uint32_t)++w->nlocs;
+	return w->loc_of[f[0]];
+}
+
+/* How many frames from f[0] on (leaf first) are one address: the same
+ * mapping and address, inline depths going down by one to 0. */
+static size_t run_length(const struct ember_prof *p, const uint32_t *f,
+			 size_t n)
+{
+	const struct ember_prof_frame *a = &p->frames[f[0]];
+	size_t k = 1;
+
+	if (!a->address || a->mapping == EMBER_PROF_NONE)
+		return 1;
+	while (k < n) {
+		const struct ember_prof_frame *prev = &p->frames[f[k - 1]];
+		const struct ember_prof_frame *b = &p->frames[f[k]];
+		if (!prev->inline_depth || b->address != a->address ||
+		    b->mapping != a->mapping ||
+		    b->inline_depth + 1 != prev->inline_depth)
+			break;
+		k++;
+	}
+	return k;
+}
+
+static void put_label_num(struct writer *w, uint32_t key, int64_t v)
+{
+	ember_buf_reset(&w->tmp);
+	pb_put_uint(&w->tmp, 1, key);
+	pb_put_uint(&w->tmp, 3, (uint64_t)v);
+	pb_put_bytes(&w->m, 3, w->tmp.buf, w->tmp.len);
+}
+
+static void put_label_str(struct writer *w, uint32_t key, uint32_t v)
+{
+	ember_buf_reset(&w->tmp);
+	pb_put_uint(&w->tmp, 1, key);
+	pb_put_uint(&w->tmp, 2, v);
+	pb_put_bytes(&w->m, 3, w->tmp.buf, w->tmp.len);
+}
+
+/* Whether the root frame of stack s is a thread's name, left out: the
+ * thread is in the labels (pprof -tagroot=thread puts it back). */
+static int drop_root(const struct ember_prof *p, uint32_t s, uint32_t thread)
+{
+	if (!(p->flags & EMBER_PROF_THREAD_ROOTS) || thread == EMBER_PROF_NONE)
+		return 0;
+	while (p->stacks[s].parent != EMBER_PROF_NONE)
+		s = p->stacks[s].parent;
+	return p->frames[p->stacks[s].frame].kind == EMBER_PROF_SYNTHETIC;
+}
+
+/* Whether the outermost frame written of a is in the main program. */
+static int main_root(const struct writer *w, const struct agg *a)
+{
+	const struct ember_prof *p = w->p;
+	uint32_t s = a->stack, below = EMBER_PROF_NONE;
+
+	while (p->stacks[s].parent != EMBER_PROF_NONE) {
+		below = s;
+		s = p->stacks[s].parent;
+	}
+	if (drop_root(p, a->stack, a->thread))
+		s = below;
+	if (s == EMBER_PROF_NONE)
+		return 0;
+	uint32_t m = p->frames[p->stacks[s].frame].mapping;
+	return m != EMBER_PROF_NONE && p->maps[m].is_main;
+}
+
+/* The order of the Samples: those whose root is in the main program
+ * first, then the heaviest.  Go's pprof (1.19) works out a binary's load
+ * address for -disasm from the first address of its graph, whose first
+ * node is the first sample's root: one in another mapping fails it. */
+static const struct writer *order_w;
+static const uint8_t *order_main;
+
+static int cmp_agg(const void *x, const void *y)
+{
+	const struct writer *w = order_w;
+	uint32_t i = *(const uint32_t *)x, j = *(const uint32_t *)y;
+	size_t nt = w->p->ntypes;
+	int mi = order_main[i], mj = order_main[j];
+
+	if (mi != mj)
+		return mj - mi;
+	if (nt && w->vals[i * nt + nt - 1] != w->vals[j * nt + nt - 1])
+		return w->vals[i * nt + nt - 1] > w->vals[j * nt + nt - 1] ? -1
+									   : 1;
+	return i < j ? -1 : i > j;
+}
+
+static void write_sample(struct writer *w, size_t a, const uint32_t *f,
+			 size_t n, uint32_t k_pid, uint32_t k_tid,
+			 uint32_t k_thread);
+
+/* The locations' numbers: those of the main program first (Go's pprof
+ * 1.19 works out a binary's load address for -disasm from the first
+ * location's address: one of another mapping fails it). */
+static void number_locations(struct writer *w)
+{
+	const struct ember_prof *p = w->p;
+	uint32_t next = 1;
+
+	w->loc_num = ember_xcalloc(w->nlocs + 1, sizeof(*w->loc_num));
+	w->loc_order = ember_xcalloc(w->nlocs + 1, sizeof(*w->loc_order));
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t l = 0; l < w->nlocs; l++) {
+			uint32_t m =
+			    p->frames[w->loc_frames[w->loc_off[l]]].mapping;
+			int main = m != EMBER_PROF_NONE && p->maps[m].is_main;
+			if (main != !pass)
+				continue;
+			w->loc_order[next - 1] = (uint32_t)l;
+			w->loc_num[l] = next++;
+		}
+}
+
+static void write_samples(struct writer *w)
+{
+	const struct ember_prof *p = w->p;
+	size_t amax = 0;
+	uint32_t *f = NULL;
+	uint32_t k_pid = strz(w, "pid"), k_tid = strz(w, "tid"),
+		 k_thread = strz(w, "thread");
+
+	uint32_t *order = ember_xcalloc(w->naggs + 1, sizeof(*order));
+	for (size_t a = 0; a < w->naggs; a++)
+		order[a] = (uint32_t)a;
+	uint8_t *in_main = ember_xcalloc(w->naggs + 1, 1);
+	for (size_t a = 0; a < w->naggs; a++)
+		in_main[a] = (uint8_t)main_root(w, &w->aggs[a]);
+	order_w = w; /* qsort has no context argument */
+	order_main = in_main;
+	qsort(order, w->naggs, sizeof(*order), cmp_agg);
+	free(in_main);
+	/* two passes: the locations made, numbered main program first,
+	 * then the samples written with those numbers */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t o = 0; o < w->naggs; o++) {
+			size_t a = order[o];
+			const struct agg *g = &w->aggs[a];
+			size_t n =
+			    ember_prof_stack_frames(p, g->stack, f, amax);
+			if (n > amax) {
+				EMBER_GROW(f, n, amax);
+				n = ember_prof_stack_frames(p, g->stack, f,
+							    amax);
+			}
+			if (n && drop_root(p, g->stack, g->thread))
+				n--;
+			if (!pass) {
+				for (size_t i = 0; i < n;) {
+					size_t k = run_length(p, f + i, n - i);
+					location_of(w, f + i, k);
+					i += k;
+				}
+				if (o + 1 == w->naggs)
+					number_locations(w);
+				continue;
+			}
+			write_sample(w, a, f, n, k_pid, k_tid, k_thread);
+		}
+	if (!w->naggs)
+		number_locations(w);
+	free(order);
+	free(f);
+}
+
+static void write_sample(struct writer *w, size_t a, const uint32_t *f,
+			 size_t n, uint32_t k_pid, uint32_t k_tid,
+			 uint32_t k_thread)
+{
+	const struct ember_prof *p = w->p;
+	const struct agg *g = &w->aggs[a];
+	size_t nt = p->ntypes;
+
+	{
+		ember_buf_reset(&w->m);
+		ember_buf_reset(&w->tmp);
+		for (size_t i = 0; i < n;) {
+			size_t k = run_length(p, f + i, n - i);
+			pb_put_varint(&w->tmp,
+				      w->loc_num[location_of(w, f + i, k) - 1]);
+			i += k;
+		}
+		pb_put_bytes(&w->m, 1, w->tmp.buf, w->tmp.len);
+		ember_buf_reset(&w->tmp);
+		for (size_t t = 0; t < nt; t++)
+			pb_put_varint(&w->tmp, (uint64_t)w->vals[a * nt + t]);
+		pb_put_bytes(&w->m, 2, w->tmp.buf, w->tmp.len);
+		if (g->thread != EMBER_PROF_NONE) {
+			const struct ember_prof_thread *th =
+			    &p->threads[g->thread];
+			put_label_num(w, k_pid, th->pid);
+			put_label_num(w, k_tid, th->tid);
+			if (th->name)
+				put_label_str(w, k_thread, str(w, th->name));
+		}
+		pb_put_bytes(&w->out, P_SAMPLE, w->m.buf, w->m.len);
+	}
+}
+
+static void write_mapping(struct writer *w, uint32_t id,
+			  const struct ember_prof_mapping *m)
+{
+	ember_buf_reset(&w->m);
+	pb_put_uint(&w->m, 1, id);
+	pb_put_uint(&w->m, 2, m->start);
+	pb_put_uint(&w->m, 3, m->limit);
+	pb_put_uint(&w->m, 4, m->offset);
+	pb_put_uint(&w->m, 5, str(w, m->path));
+	if (m->build_id)
+		pb_put_uint(&w->m, 6, str(w, m->build_id));
+	pb_put_uint(&w->m, 7, 1);
+	if (m->has_lines) {
+		pb_put_uint(&w->m, 8, 1);
+		pb_put_uint(&w->m, 9, 1);
+	}
+	if (m->has_inline)
+		pb_put_uint(&w->m, 10, 1);
+	pb_put_bytes(&w->out, P_MAPPING, w->m.buf, w->m.len);
+}
+
+/* The mappings: the main program first, the rest in order, then one
+ * for frames in none (symbolized: has_functions). */
+static void write_mappings(struct writer *w)
+{
+	const struct ember_prof *p = w->p;
+	uint32_t next = 1;
+
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < p->nmaps; i++)
+			if ((p->maps[i].is_main != 0) == (pass == 0)) {
+				w->map_id[i] = next++;
+				write_mapping(w, w->map_id[i], &p->maps[i]);
+			}
+	w->rest = next;
+	ember_buf_reset(&w->m);
+	pb_put_uint(&w->m, 1, w->rest);
+	pb_put_uint(&w->m, 7, 1);
+	pb_put_bytes(&w->out, P_MAPPING, w->m.buf, w->m.len);
+}
+
+static void write_locations(struct writer *w)
+{
+	const struct ember_prof *p = w->p;
+
+	for (size_t o = 0; o < w->nlocs; o++) {
+		size_t l = w->loc_order[o];
+		const uint32_t *f = w->loc_frames + w->loc_off[l];
+		size_t n = w->loc_off[l + 1] - w->loc_off[l];
+		const struct ember_prof_frame *a = &p->frames[f[0]];
+		ember_buf_reset(&w->m);
+		pb_put_uint(&w->m, 1, o + 1);
+		if (a->mapping != EMBER_PROF_NONE && a->address) {
+			pb_put_uint(&w->m, 2, w->map_id[a->mapping]);
+			pb_put_uint(&w->m, 3, a->address);
+		} else {
+			pb_put_uint(&w->m, 2, w->rest);
+		}
+		for (size_t i = 0; i < n; i++) {
+			ember_buf_reset(&w->tmp);
+			pb_put_uint(&w->tmp, 1, w->fn_id[p->frames[f[i]].func]);
+			if (p->frames[f[i]].line)
+				pb_put_uint(&w->tmp, 2, p->frames[f[i]].line);
+			pb_put_bytes(&w->m, 4, w->tmp.buf, w->tmp.len);
+		}
+		pb_put_bytes(&w->out, P_LOCATION, w->m.buf, w->m.len);
+	}
+	for (size_t i = 0; i < w->nfns; i++) {
+		const struct ember_prof_func *fn = &p->funcs[w->fn_list[i]];
+		ember_buf_reset(&w->m);
+		pb_put_uint(&w->m, 1, i + 1);
+		pb_put_uint(&w->m, 2, str(w, fn->name));
+		pb_put_uint(&w->m, 3, str(w, fn->system_name));
+		if (fn->file)
+			pb_put_uint(&w->m, 4, str(w, fn->file));
+		if (fn->start_line)
+			pb_put_uint(&w->m, 5, fn->start_line);
+		pb_put_bytes(&w->out, P_FUNCTION, w->m.buf, w->m.len);
+	}
+}
+
+static void put_value_type(struct writer *w, uint32_t field, uint32_t type,
+			   uint32_t unit)
+{
+	ember_buf_reset(&w->m);
+	pb_put_uint(&w->m, 1, type);
+	pb_put_uint(&w->m, 2, unit);
+	pb_put_bytes(&w->out, field, w->m.buf, w->m.len);
+}
+
+/* A unit as pprof writes it, and the factor to it. */
+static uint32_t unit_of(struct writer *w, uint32_t unit, double *scale)
+{
+	size_t len;
+	const char *s = ember_prof_s(w->p, unit, &len);
+
+	*scale = 1;
+	if (!strcmp(s, "microseconds")) {
+		*scale = 1000;
+		return strz(w, "nanoseconds");
+	}
+	return str(w, unit);
+}
+
+static int write_prof(const struct ember_prof *p, ember_write_fn wf, void *ctx)
+{
+	struct writer w;
+	int err;
+
+	memset(&w, 0, sizeof(w));
+	w.p = p;
+	ember_intern_init(&w.strs);
+	ember_intern(&w.strs, "", 0);
+	w.pstr = ember_xcalloc(p->strs.n, sizeof(*w.pstr));
+	w.mask = 1023;
+	w.slots = ember_xcalloc(w.mask + 1, sizeof(*w.slots));
+	w.scale = ember_xcalloc(p->ntypes + 1, sizeof(*w.scale));
+	w.loc_of = ember_xcalloc(p->nframes + 1, sizeof(*w.loc_of));
+	w.fn_id = ember_xcalloc(p->nfuncs + 1, sizeof(*w.fn_id));
+	w.fn_list = ember_xcalloc(p->nfuncs + 1, sizeof(*w.fn_list));
+	w.map_id = ember_xcalloc(p->nmaps + 1, sizeof(*w.map_id));
+	ember_buf_init(&w.out, 1 << 16);
+	ember_buf_init(&w.m, 256);
+	ember_buf_init(&w.tmp, 256);
+	for (size_t t = 0; t < p->ntypes; t++) {
+		uint32_t unit = unit_of(&w, p->types[t].unit, &w.scale[t]);
+		put_value_type(&w, P_SAMPLE_TYPE, str(&w, p->types[t].type),
+			       unit);
+	}
+	err = sum_samples(&w);
+	if (err)
+		goto out;
+	write_samples(&w);
+	write_mappings(&w);
+	write_locations(&w);
+	if (p->start_ns > 0)
+		pb_put_uint(&w.out, P_TIME_NANOS, (uint64_t)p->start_ns);
+	if (p->duration_ns)
+		pb_put_uint(&w.out, P_DURATION_NANOS, p->duration_ns);
+	if (p->period_type.type) {
+		double s;
+		uint32_t unit = unit_of(&w, p->period_type.unit, &s);
+		put_value_type(&w, P_PERIOD_TYPE, str(&w, p->period_type.type),
+			       unit);
+		pb_put_uint(&w.out, P_PERIOD,
+			    (uint64_t)llround((double)p->period * s));
+	} else if (p->ntypes) {
+		/* folded stacks: the sample type, one at a time */
+		put_value_type(&w, P_PERIOD_TYPE, str(&w, p->types[0].type),
+			       unit_of(&w, p->types[0].unit, &w.scale[0]));
+		pb_put_uint(&w.out, P_PERIOD, 1);
+	}
+	for (size_t i = 0; i < ember_intern_count(&w.strs); i++) {
+		size_t len;
+		const char *s = ember_intern_str(&w.strs, (uint32_t)i, &len);
+		pb_put_bytes(&w.out, P_STRING, s, len);
+	}
+	if (w.rounded)
+		ember_log(EMBER_LOG_WARN,
+			  "pprof holds integers: weights were rounded");
+	err = gzip_out(&w.out, wf, ctx);
+out:
+	ember_intern_release(&w.strs);
+	free(w.pstr);
+	free(w.aggs);
+	free(w.vals);
+	free(w.slots);
+	free(w.scale);
+	free(w.loc_of);
+	free(w.loc_frames);
+	free(w.loc_off);
+	free(w.loc_num);
+	free(w.loc_order);
+	free(w.fn_id);
+	free(w.fn_list);
+	free(w.map_id);
+	ember_buf_release(&w.out);
+	ember_buf_release(&w.m);
+	ember_buf_release(&w.tmp);
+	return err;
+}
+
 int ember_pprof_write(const struct ember_profile *p, ember_write_fn w,
 		      void *ctx)
 {
-	struct ember_buf b = EMBER_BUF_INIT, m = EMBER_BUF_INIT;
-	const char *type = p->sample_type ? p->sample_type : "samples";
-	const char *unit = p->sample_unit ? p->sample_unit : "count";
-	size_t nn = ember_intern_count(p->names);
-	double scale = 1;
-	int err = 0, rounded = 0;
+	struct ember_prof m;
+	int err;
 
-	if (!strcmp(unit, "microseconds")) {
-		unit = "nanoseconds"; /* pprof's unit for times */
-		scale = 1000;
-	}
-	/* sample_type and period_type: strings 1 and 2 */
-	ember_buf_reset(&m);
-	pb_put_uint(&m, 1, 1);
-	pb_put_uint(&m, 2, 2);
-	pb_put_bytes(&b, P_SAMPLE_TYPE, m.buf, m.len);
-	for (size_t e = 0; e < p->stacks->n && !err; e++) {
-		size_t n;
-		const uint32_t *f = ember_stacks_frames(p->stacks, e, &n);
-		int64_t v;
-		if (weight(p, e, scale, &v)) {
-			ember_log(
-			    EMBER_LOG_ERROR,
-			    "a weight (%g) does not fit in pprof's 64-bit "
-			    "integers",
-			    p->stacks->ents[e].count * scale);
-			err = EMBER_EINVAL;
-			break;
-		}
-		if (!rounded && (double)v != p->stacks->ents[e].count * scale)
-			rounded = 1;
-		ember_buf_reset(&m);
-		/* location ids, leaf first, packed */
-		struct ember_buf ids = EMBER_BUF_INIT;
-		for (size_t i = n; i-- > 0;)
-			pb_put_varint(&ids, (uint64_t)f[i] + 1);
-		pb_put_bytes(&m, 1, ids.buf, ids.len);
-		ember_buf_reset(&ids);
-		pb_put_varint(&ids, (uint64_t)v);
-		pb_put_bytes(&m, 2, ids.buf, ids.len);
-		ember_buf_release(&ids);
-		pb_put_bytes(&b, P_SAMPLE, m.buf, m.len);
-	}
-	/* the mappings known, then one for the rest; all symbolized
-	 * (has_functions) */
-	size_t nm = p->nmappings, rest = nm + 1;
-	for (size_t i = 0; i < nm; i++) {
-		const struct ember_pprof_mapping *pm = &p->mappings[i];
-		ember_buf_reset(&m);
-		pb_put_uint(&m, 1, i + 1);
-		pb_put_uint(&m, 2, pm->start);
-		pb_put_uint(&m, 3, pm->limit);
-		pb_put_uint(&m, 4, pm->offset);
-		pb_put_uint(&m, 5, 3 + nn + 2 * i);
-		if (pm->build_id)
-			pb_put_uint(&m, 6, 3 + nn + 2 * i + 1);
-		pb_put_uint(&m, 7, 1);
-		pb_put_bytes(&b, P_MAPPING, m.buf, m.len);
-	}
-	ember_buf_reset(&m);
-	pb_put_uint(&m, 1, rest);
-	pb_put_uint(&m, 7, 1);
-	pb_put_bytes(&b, P_MAPPING, m.buf, m.len);
-	for (size_t i = 0; i < nn && !err; i++) {
-		struct ember_buf line = EMBER_BUF_INIT;
-		uint32_t map = i < p->nlocs ? p->loc_mapping[i] : 0;
-		ember_buf_reset(&m);
-		pb_put_uint(&m, 1, i + 1);
-		pb_put_uint(&m, 2, map && map <= nm ? map : rest);
-		if (map && map <= nm)
-			pb_put_uint(&m, 3, p->loc_addr[i]);
-		pb_put_uint(&line, 1, i + 1);
-		pb_put_bytes(&m, 4, line.buf, line.len);
-		ember_buf_release(&line);
-		pb_put_bytes(&b, P_LOCATION, m.buf, m.len);
-		ember_buf_reset(&m);
-		pb_put_uint(&m, 1, i + 1);
-		pb_put_uint(&m, 2, i + 3);
-		pb_put_uint(&m, 3, i + 3);
-		pb_put_bytes(&b, P_FUNCTION, m.buf, m.len);
-	}
-	pb_put_bytes(&b, P_STRING, "", 0);
-	pb_put_bytes(&b, P_STRING, type, strlen(type));
-	pb_put_bytes(&b, P_STRING, unit, strlen(unit));
-	for (size_t i = 0; i < nn; i++) {
-		size_t len;
-		const char *s = ember_intern_str(p->names, (uint32_t)i, &len);
-		pb_put_bytes(&b, P_STRING, s, len);
-	}
-	for (size_t i = 0; i < nm; i++) {
-		const char *f = p->mappings[i].file,
-			   *id = p->mappings[i].build_id;
-		pb_put_bytes(&b, P_STRING, f, strlen(f));
-		pb_put_bytes(&b, P_STRING, id ? id : "", id ? strlen(id) : 0);
-	}
-	ember_buf_reset(&m);
-	pb_put_uint(&m, 1, 1);
-	pb_put_uint(&m, 2, 2);
-	pb_put_bytes(&b, P_PERIOD_TYPE, m.buf, m.len);
-	pb_put_uint(&b, P_PERIOD, 1);
-	if (!err) {
-		if (rounded)
-			ember_log(EMBER_LOG_WARN,
-				  "pprof holds integers: weights were rounded");
-		err = gzip_out(&b, w, ctx);
-	}
-	ember_buf_release(&b);
-	ember_buf_release(&m);
+	if (p->prof)
+		return write_prof(p->prof, w, ctx);
+	ember_prof_init(&m);
+	ember_prof_from_stacks(&m, p->names, p->stacks, p->exact, p->nexact,
+			       p->sample_type, p->sample_unit);
+	err = write_prof(&m, w, ctx);
+	ember_prof_release(&m);
 	return err;
 }

@@ -37,6 +37,7 @@
 #include "symbols/procfs.h"
 #include "symbols/jitdump.h"
 #include "perf/offcpu.h"
+#include "perf/samples.h"
 
 #define MAX_FRAMES 1024
 
@@ -61,6 +62,7 @@ void rec_events_release(struct rec_events *r)
 	rec_world_release(&r->world);
 	rec_frames_release(&r->frames);
 	ember_intern_release(&r->roots);
+	rec_prof_free(r->prof);
 	ember_stacks_release(&r->stacks);
 	free(r->ubuf);
 	free(r->ibuf);
@@ -1101,6 +1103,15 @@ static uint32_t thread_root(struct rec_events *r, struct rec_thread *t)
 	return id;
 }
 
+/* The sample in the sample-level profile (samples.c). */
+static void prof_sample(struct rec_events *r, const struct rec_sample *s,
+			struct rec_thread *t, uint32_t stack, double weight)
+{
+	int cpu = r->sample_type & PERF_SAMPLE_CPU ? (int)s->cpu : -1;
+
+	rec_prof_sample(r, t, s->time, cpu, stack, (uint64_t)(weight + 0.5));
+}
+
 static void on_sample(struct rec_events *r, const void *rec, size_t size)
 {
 	struct rec_sample s;
@@ -1146,6 +1157,9 @@ static void on_sample(struct rec_events *r, const void *rec, size_t size)
 			r->stats->bad_callchains += e->bad;
 			r->stats->fp_truncated += e->truncated;
 			r->stacks.ents[e->stack].count += (double)s.period;
+			if (r->prof)
+				prof_sample(r, &s, t, e->stack,
+					    (double)s.period);
 			r->stats->samples++;
 			r->stats->weight += (double)s.period;
 			return;
@@ -1186,6 +1200,8 @@ static void on_sample(struct rec_events *r, const void *rec, size_t size)
 	double w = r->off ? rec_offcpu_ran(r, (int)s.tid, s.time, s.period)
 			  : (double)s.period;
 	size_t stack = ember_stacks_add(&r->stacks, ids, n, w, 0);
+	if (r->prof)
+		prof_sample(r, &s, t, (uint32_t)stack, w);
 	r->stats->samples++;
 	r->stats->weight += w;
 	if (chain && stable && (e || slot != SIZE_MAX)) {

@@ -45,6 +45,9 @@ struct rec_events {
 	struct rec_interp_merge *interp;
 	int reader_set;		 /* the unwinder reads code through us */
 	const char *perfmap_dir; /* perf maps' directory (NULL: /tmp) */
+	/* the sample-level profile, when a writer needs it (samples.c;
+	 * owned); NULL: none kept */
+	struct rec_prof *prof;
 };
 
 void rec_events_init(struct rec_events *ev, struct ember_record_stats *stats);

@@ -46,6 +46,7 @@
 #include <unistd.h>
 
 #include "perf/events.h"
+#include "perf/samples.h"
 #include "perf/offcpu.h"
 
 struct pending {
@@ -449,6 +450,8 @@ static void charge(struct rec_events *r, struct pending *p, uint64_t time)
 		return;
 	}
 	r->stacks.ents[p->stack].count += (double)d;
+	if (r->prof)
+		rec_prof_wait(r, p->tid, p->time, d, (uint32_t)p->stack);
 	r->stats->waits++;
 	r->stats->offcpu_ns += d;
 }

@@ -24,6 +24,7 @@
 #include "symbols/names.h"
 #include "perf/symbolize.h"
 #include "perf/interp.h"
+#include "perf/samples.h"
 
 /* ---- folding names as stackcollapse-perf does ------------------------- */
 
@@ -697,6 +698,8 @@ int rec_symbolize(struct rec_events *r, int flags, const char *perfmap_dir,
 	struct kpre kp = {0};
 	preload(&c, &kp);
 	name_frames(&c, names, &ids, off, locs, nlocs);
+	if (r->prof)
+		rec_prof_build_ids(r, &c, names, ids, off);
 	for (size_t i = 0; i < r->stacks.n; i++) {
 		size_t n, m = 0;
 		const uint32_t *f = ember_stacks_frames(&r->stacks, i, &n);

@@ -30,6 +30,7 @@
 #include "perf/order.h"
 #include "record/reader.h"
 #include "record/ring.h"
+#include "perf/samples.h"
 #include "perf/symbolize.h"
 #include "record/target.h"
 #include "symbols/procfs.h"
@@ -193,6 +194,29 @@ static int setup_modes(struct ember_record *r)
 	return 0;
 }
 
+/* The sample-level profile: its weights named as the CLI names them. */
+static void start_profile(struct ember_record *r)
+{
+	int64_t period = (int64_t)r->o.period;
+
+	if (r->o.mode != EMBER_RECORD_CPU) {
+		rec_prof_start(&r->events,
+			       r->o.mode == EMBER_RECORD_OFFCPU ? "off-cpu"
+								: "wall",
+			       "nanoseconds", 0);
+		return;
+	}
+	if (r->ev->clock && !period)
+		period = (int64_t)llround(1e9 / r->o.freq);
+	rec_prof_start(&r->events, r->ev->clock ? "cpu" : r->o.event,
+		       r->ev->clock ? "nanoseconds" : "count", period);
+}
+
+struct ember_prof *ember_record_profile(struct ember_record *r)
+{
+	return rec_prof_detach(&r->events);
+}
+
 int ember_record_new(struct ember_record **out,
 		     const struct ember_record_options *o)
 {
@@ -304,7 +328,10 @@ int ember_record_new(struct ember_record **out,
 			    "this kernel has no perf events "
 			    "(/proc/sys/kernel/perf_event_paranoid is "
 			    "missing): profiling needs CONFIG_PERF_EVENTS");
-	return setup_modes(r);
+	int err = setup_modes(r);
+	if (!err && o->profile)
+		start_profile(r);
+	return err;
 }
 
 static void close_all(struct ember_record *r)

@@ -259,9 +259,10 @@ static const char *die_name(Dwarf_Die *die, int perf, char **freeme)
 	return name ? name : "??";
 }
 
-static void add_loc(struct ember_buf *b, const char *file, int line)
+static void add_loc(struct ember_buf *b, const char *file, int line, int flags)
 {
-	const char *base = file ? strrchr(file, '/') : NULL;
+	const char *base =
+	    file && !(flags & EMBER_INLINE_PATHS) ? strrchr(file, '/') : NULL;
 
 	ember_buf_adds(b, file ? (base ? base + 1 : file) : "??");
 	ember_buf_addf(b, ":%d", line);
@@ -539,7 +540,7 @@ static int resolve(struct ember_inliner *in, struct module *m, uint64_t addr,
 		ember_buf_adds(&in->tmp, name);
 		ember_buf_addch(&in->tmp, '\t');
 		if (context)
-			add_loc(&in->tmp, file, line);
+			add_loc(&in->tmp, file, line, in->flags);
 		ember_buf_addch(&in->tmp, '\n');
 		ember_buf_grow(b, in->tmp.len);
 		memmove(b->buf + start + in->tmp.len, b->buf + start,

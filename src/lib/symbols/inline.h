@@ -15,6 +15,9 @@ enum {
 	 * lists), and the inlined calls only: the function they are inlined
 	 * into is the symbol's; the symbol table is not consulted */
 	EMBER_INLINE_PERF = 2,
+	/* with EMBER_INLINE_CONTEXT: the file's whole path, not its base
+	 * name (the sample-level profile's source files) */
+	EMBER_INLINE_PATHS = 4,
 };
 
 /* Modules (ELF files) opened once each, results cached per (module,
