@@ -167,19 +167,19 @@ PYCHAIN=';Py_RunMain;.*;py::<module>:[^;]*;(.*;)?py::main:[^;]*;(.*;)?py::baz:[^
 pychain() { pct "$(weight "$1" "^[^;]*;$START;.*$PYCHAIN")" "$(weight "$1" ';py::foo:[^;]*( |;)')"; }
 py12=$(findpy 3.12)
 if [ -n "$py12" ]; then
-	status 0 "Python 3.12 -X perf" "$EMBER" record --pid -o "$T/py12.folded" -- "$py12" -X perf tests/unwind/nested.py 1.5
+	status 0 "Python 3.12 -X perf" "$EMBER" record --no-python --pid -o "$T/py12.folded" -- "$py12" -X perf tests/unwind/nested.py 1.5
 	rm -f "/tmp/perf-$(rootpid "$T/py12.folded").map"
 	c=$(pychain "$T/py12.folded")
 	echo "dwarf: Python 3.12 -X perf: $c% of the samples in foo with the whole py:: chain; $(truncated) stacks truncated"
 	check "Python 3.12 -X perf: full py:: chains ($c%)" test "$c" -ge 80
 	# no -X perf: ember leaves 3.12 as it is (its trampolines cost C
 	# recursion), and says how to name its functions
-	status 0 "Python 3.12 without -X perf" env -u PYTHONPERFSUPPORT "$EMBER" record --pid -o "$T/py12env.folded" -- "$py12" tests/unwind/nested.py 1
+	status 0 "Python 3.12 without -X perf" env -u PYTHONPERFSUPPORT "$EMBER" record --no-python --pid -o "$T/py12env.folded" -- "$py12" tests/unwind/nested.py 1
 	check "Python 3.12 without -X perf: no perf map written" test ! -e "/tmp/perf-$(rootpid "$T/py12env.folded").map"
 	check "Python 3.12 without -X perf: no py:: frames" sh -c "! grep -q 'py::' '$T/py12env.folded'"
 	has "run Python 3.12 with -X perf" "$T/err" && ok || bad "Python 3.12 without -X perf: the summary says how: $(cat "$T/err")"
 	# perf 6.1 gets one py:: frame here; frame pointers get none
-	status 0 "Python 3.12, fp mode" "$EMBER" record --pid --call-graph fp -o "$T/py12fp.folded" -- "$py12" -X perf tests/unwind/nested.py 0.8
+	status 0 "Python 3.12, fp mode" "$EMBER" record --no-python --pid --call-graph fp -o "$T/py12fp.folded" -- "$py12" -X perf tests/unwind/nested.py 0.8
 	rm -f "/tmp/perf-$(rootpid "$T/py12fp.folded").map"
 	c=$(pychain "$T/py12fp.folded")
 	check "Python 3.12, fp mode: no full chains ($c%)" test "$c" -le 10
@@ -187,7 +187,7 @@ if [ -n "$py12" ]; then
 	# attached to a running interpreter: mappings from /proc
 	"$py12" -X perf tests/unwind/nested.py 3 & bg=$!
 	sleep 0.5
-	status 0 "Python 3.12 -p" "$EMBER" record -d 1 -o "$T/py12p.folded" -p "$bg"
+	status 0 "Python 3.12 -p" "$EMBER" record --no-python -d 1 -o "$T/py12p.folded" -p "$bg"
 	kill "$bg" 2> /dev/null
 	wait "$bg" 2> /dev/null
 	rm -f "/tmp/perf-$bg.map"
@@ -198,7 +198,7 @@ if [ -n "$py12" ]; then
 	# ember is held up (here stopped while the command runs and ends):
 	# the trampolines' code is gone with the process, rebuilt from its
 	# perf map
-	"$EMBER" record --pid -m 4096 -o "$T/py12late.folded" -- "$py12" -X perf tests/unwind/nested.py 0.3 > /dev/null 2> "$T/err" & ep=$!
+	"$EMBER" record --no-python --pid -m 4096 -o "$T/py12late.folded" -- "$py12" -X perf tests/unwind/nested.py 0.3 > /dev/null 2> "$T/err" & ep=$!
 	i=0 c=
 	while [ $i -lt 500 ]; do
 		c=$(awk '{ print $1 }' "/proc/$ep/task/$ep/children" 2> /dev/null)
@@ -226,7 +226,7 @@ if [ -n "$py12" ]; then
 
 	# deep recursion: all 50 levels with 64 KiB copies; cut, said and
 	# never guessed with 16 KiB ones
-	status 0 "deep recursion, 64 KiB" "$EMBER" record --pid --call-graph dwarf,65528 -o "$T/deep.folded" -- "$py12" -X perf tests/record/deep.py 1 50
+	status 0 "deep recursion, 64 KiB" "$EMBER" record --no-python --pid --call-graph dwarf,65528 -o "$T/deep.folded" -- "$py12" -X perf tests/record/deep.py 1 50
 	rm -f "/tmp/perf-$(rootpid "$T/deep.folded").map"
 	all50=$(awk '/;py::leaf:/ { n = gsub(/;py::rec:/, "&"); if (n == 50 && /;py::<module>:[^;]*;/) s += $NF; t += $NF }
 		END { printf "%.0f\n", t ? 100 * s / t : -1 }' "$T/deep.folded")
@@ -234,7 +234,7 @@ if [ -n "$py12" ]; then
 	check "deep recursion, 64 KiB: all 50 py::rec frames ($all50%)" test "$all50" -ge 80
 	# deeper than the largest copy: said so, not blamed on unwinding
 	# information
-	status 0 "deep recursion past 64 KiB" "$EMBER" record --pid --call-graph dwarf,65528 -o "$T/deep200.folded" -- "$py12" -X perf tests/record/deep.py 1 200
+	status 0 "deep recursion past 64 KiB" "$EMBER" record --no-python --pid --call-graph dwarf,65528 -o "$T/deep200.folded" -- "$py12" -X perf tests/record/deep.py 1 200
 	rm -f "/tmp/perf-$(rootpid "$T/deep200.folded").map"
 	has "deeper than the largest stack copy the kernel gives" "$T/err" && ok ||
 		bad "deep recursion past 64 KiB: the summary says the stacks are deeper than the largest copy: $(cat "$T/err")"
@@ -242,7 +242,7 @@ if [ -n "$py12" ]; then
 	other=$(sed -n 's/.* \([0-9]*\) in code whose unwinding information.*/\1/p' "$T/err")
 	check "deep recursion past 64 KiB: not blamed on unwinding information (${deeper:-0} deeper, ${other:-0} other)" \
 		test "${deeper:-0}" -gt $((10 * ${other:-0}))
-	status 0 "deep recursion, 16 KiB" "$EMBER" record --pid --call-graph dwarf,16384 -o "$T/deep16.folded" -- "$py12" -X perf tests/record/deep.py 1 50
+	status 0 "deep recursion, 16 KiB" "$EMBER" record --no-python --pid --call-graph dwarf,16384 -o "$T/deep16.folded" -- "$py12" -X perf tests/record/deep.py 1 50
 	rm -f "/tmp/perf-$(rootpid "$T/deep16.folded").map"
 	t=$(truncated)
 	echo "dwarf: deep recursion, 16 KiB copies: ${t:-?} stacks truncated"
@@ -264,7 +264,7 @@ py13=$(findpy 3.13)
 if [ -n "$py13" ]; then
 	# no perf map (no PYTHONPERFSUPPORT): names and unwinding info from
 	# the jitdump alone
-	status 0 "Python 3.13 -X perf_jit" "$EMBER" record -v --pid --no-jit-env -o "$T/py13.folded" -- "$py13" -X perf_jit tests/unwind/nested.py 1.5
+	status 0 "Python 3.13 -X perf_jit" "$EMBER" record --no-python -v --pid --no-jit-env -o "$T/py13.folded" -- "$py13" -X perf_jit tests/unwind/nested.py 1.5
 	p=$(rootpid "$T/py13.folded")
 	check "Python 3.13 -X perf_jit: no perf map written" test ! -e "/tmp/perf-$p.map"
 	check "Python 3.13 -X perf_jit: jitdump written" test -s "/tmp/jit-$p.dump"
@@ -274,7 +274,7 @@ if [ -n "$py13" ]; then
 	echo "dwarf: Python 3.13 -X perf_jit: $c% of the samples in foo with the whole py:: chain; $(truncated) stacks truncated"
 	check "Python 3.13 -X perf_jit: full py:: chains from the jitdump ($c%)" test "$c" -ge 80
 	# no switch: ember asks 3.13 for its jitdump, and removes it after
-	status 0 "Python 3.13 by the environment" env -u PYTHONPERFSUPPORT -u PYTHON_PERF_JIT_SUPPORT "$EMBER" record --pid -o "$T/py13env.folded" -- "$py13" tests/unwind/nested.py 1
+	status 0 "Python 3.13 by the environment" env -u PYTHONPERFSUPPORT -u PYTHON_PERF_JIT_SUPPORT "$EMBER" record --no-python --pid -o "$T/py13env.folded" -- "$py13" tests/unwind/nested.py 1
 	p=$(rootpid "$T/py13env.folded")
 	c=$(pychain "$T/py13env.folded")
 	check "Python 3.13 by the environment: full py:: chains ($c%)" test "$c" -ge 80

@@ -535,7 +535,7 @@ for c in python3.13 python3.12 "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.1[2-9]*/
 	fi
 done
 if [ -n "$py" ]; then
-	status 0 "python" env -u PYTHONPERFSUPPORT -u PYTHON_PERF_JIT_SUPPORT "$EMBER" record --pid -o "$T/py.folded" -- "$py" -c '
+	status 0 "python" env -u PYTHONPERFSUPPORT -u PYTHON_PERF_JIT_SUPPORT "$EMBER" record --no-python --pid -o "$T/py.folded" -- "$py" -c '
 def leaf(n):
     s = 0
     for i in range(n): s += i
@@ -548,7 +548,7 @@ leaf(2000000)'
 		has "Python functions are not named" "$T/err" && ok || bad "python 3.12: the summary says how to name py:: frames"
 	fi
 	check "python: no perf map or jitdump left" test ! -e "/tmp/perf-$pp.map" -a ! -e "/tmp/jit-$pp.dump"
-	status 0 "python --keep-jit-maps" env -u PYTHONPERFSUPPORT -u PYTHON_PERF_JIT_SUPPORT "$EMBER" record -q --keep-jit-maps --pid -o "$T/py.folded" -- "$py" -c 'sum(range(3000000))'
+	status 0 "python --keep-jit-maps" env -u PYTHONPERFSUPPORT -u PYTHON_PERF_JIT_SUPPORT "$EMBER" record --no-python -q --keep-jit-maps --pid -o "$T/py.folded" -- "$py" -c 'sum(range(3000000))'
 	pp=$(sed -n 's/^[^;]*-\([0-9]*\);.*/\1/p' "$T/py.folded" | head -1)
 	if "$py" -c 'import sys; sys.exit(sys.version_info < (3, 13))'; then
 		check "python --keep-jit-maps: its map kept" test -e "/tmp/jit-$pp.dump" -o -e "/tmp/perf-$pp.map"
@@ -556,7 +556,7 @@ leaf(2000000)'
 	rm -f "/tmp/perf-$pp.map" "/tmp/jit-$pp.dump"
 	# the summary's top functions: the one the user wrote, not the
 	# interpreter's C functions under it
-	status 0 "python -X perf: top functions" "$EMBER" record --pid -o "$T/py.folded" -- "$py" -X perf -c '
+	status 0 "python -X perf: top functions" "$EMBER" record --no-python --pid -o "$T/py.folded" -- "$py" -X perf -c '
 def leaf(n):
     s = 0
     for i in range(n): s += i
@@ -565,7 +565,7 @@ leaf(3000000)'
 	sed -n '/top functions/,$p' "$T/err" | grep -q '^ *[0-9.]*%  py::leaf:<string>$' && ok ||
 		bad "python: py::leaf among the summary's top functions: $(sed -n '/top functions/,$p' "$T/err" | head -4)"
 	rm -f "/tmp/perf-$(sed -n 's/^[^;]*-\([0-9]*\);.*/\1/p' "$T/py.folded" | head -1).map"
-	status 0 "python -X perf: the user's own map" "$EMBER" record -q --pid -o "$T/py.folded" -- "$py" -X perf -c 'sum(range(3000000))'
+	status 0 "python -X perf: the user's own map" "$EMBER" record --no-python -q --pid -o "$T/py.folded" -- "$py" -X perf -c 'sum(range(3000000))'
 	pp=$(sed -n 's/^[^;]*-\([0-9]*\);.*/\1/p' "$T/py.folded" | head -1)
 	check "python -X perf: the map asked for stays" test -e "/tmp/perf-$pp.map"
 	rm -f "/tmp/perf-$pp.map"
@@ -611,7 +611,7 @@ try:
 finally:
     print("clean-up ran", flush=True)
 PYEOF
-	status 0 "python 3.13 -d" env -u PYTHONPERFSUPPORT -u PYTHON_PERF_JIT_SUPPORT "$EMBER" record -d 3 -o "$T/py13d.folded" -- "$py13" "$T/long.py"
+	status 0 "python 3.13 -d" env -u PYTHONPERFSUPPORT -u PYTHON_PERF_JIT_SUPPORT "$EMBER" record --no-python -d 3 -o "$T/py13d.folded" -- "$py13" "$T/long.py"
 	s=$(pyshare "$T/py13d.folded")
 	check "python 3.13 -d: py:: frames in ${s}% of the interpreter's samples" test "$s" -ge 95
 	check "python 3.13 -d: a KeyboardInterrupt" has KeyboardInterrupt "$T/err"
@@ -619,19 +619,19 @@ PYEOF
 	pp=$(head -1 "$T/out")
 	check "python 3.13 -d: no perf map or jitdump left" test -n "$pp" -a ! -e "/tmp/perf-$pp.map" -a ! -e "/tmp/jit-$pp.dump"
 	if command -v python3 > /dev/null 2>&1; then
-		status 130 "python 3.13 Ctrl-C" env -u PYTHONPERFSUPPORT -u PYTHON_PERF_JIT_SUPPORT python3 tests/record/ctrlc.py 3 1 "$EMBER" record -o "$T/py13c.folded" -- "$py13" "$T/long.py"
+		status 130 "python 3.13 Ctrl-C" env -u PYTHONPERFSUPPORT -u PYTHON_PERF_JIT_SUPPORT python3 tests/record/ctrlc.py 3 1 "$EMBER" record --no-python -o "$T/py13c.folded" -- "$py13" "$T/long.py"
 		s=$(pyshare "$T/py13c.folded")
 		check "python 3.13 Ctrl-C: py:: frames in ${s}% of the interpreter's samples" test "$s" -ge 95
 		check "python 3.13 Ctrl-C: a KeyboardInterrupt" has KeyboardInterrupt "$T/err"
 		check "python 3.13 Ctrl-C: its clean-up ran" grep -q "clean-up ran" "$T/out"
 	fi
 	# what the user asked for stays: -X perf (a perf map, not a jitdump)
-	status 0 "python 3.13 -X perf" env -u PYTHONPERFSUPPORT -u PYTHON_PERF_JIT_SUPPORT "$EMBER" record -q -o "$T/x.folded" -- "$py13" -X perf -c 'import os; print(os.getpid()); sum(i * i for i in range(2000000))'
+	status 0 "python 3.13 -X perf" env -u PYTHONPERFSUPPORT -u PYTHON_PERF_JIT_SUPPORT "$EMBER" record --no-python -q -o "$T/x.folded" -- "$py13" -X perf -c 'import os; print(os.getpid()); sum(i * i for i in range(2000000))'
 	pp=$(head -1 "$T/out")
 	check "python 3.13 -X perf: its perf map written and kept" test -n "$pp" -a -s "/tmp/perf-$pp.map"
 	check "python 3.13 -X perf: no jitdump instead" test ! -e "/tmp/jit-$pp.dump"
 	rm -f "/tmp/perf-$pp.map" "/tmp/jit-$pp.dump"
-	status 0 "python 3.13 PYTHONPERFSUPPORT=1" env -u PYTHON_PERF_JIT_SUPPORT PYTHONPERFSUPPORT=1 "$EMBER" record -q -o "$T/x.folded" -- "$py13" -c 'import os; print(os.getpid()); sum(i * i for i in range(2000000))'
+	status 0 "python 3.13 PYTHONPERFSUPPORT=1" env -u PYTHON_PERF_JIT_SUPPORT PYTHONPERFSUPPORT=1 "$EMBER" record --no-python -q -o "$T/x.folded" -- "$py13" -c 'import os; print(os.getpid()); sum(i * i for i in range(2000000))'
 	pp=$(head -1 "$T/out")
 	check "python 3.13 PYTHONPERFSUPPORT=1: a perf map, no jitdump" test -n "$pp" -a -s "/tmp/perf-$pp.map" -a ! -e "/tmp/jit-$pp.dump"
 	rm -f "/tmp/perf-$pp.map" "/tmp/jit-$pp.dump"
@@ -639,7 +639,7 @@ PYEOF
 	env -u PYTHONPERFSUPPORT -u PYTHON_PERF_JIT_SUPPORT "$py13" "$T/long.py" > "$T/bg.out" 2>&1 &
 	bg=$!
 	sleep 1
-	status 0 "python 3.13 -p without perf support" "$EMBER" record -d 1 -o "$T/x.folded" -p "$bg"
+	status 0 "python 3.13 -p without perf support" "$EMBER" record --no-python -d 1 -o "$T/x.folded" -p "$bg"
 	kill "$bg" 2> /dev/null
 	wait "$bg" 2> /dev/null
 	check "python 3.13 -p: the note says how to name its functions" has "in process $bg, Python 3.13: it runs without perf support; restart it with -X perf or PYTHONPERFSUPPORT=1, or have it call sys.activate_stack_trampoline(\"perf\")" "$T/err"
@@ -661,7 +661,7 @@ end = time.time() + 5
 while time.time() < end: sum(range(1000))' &
 	bg=$!
 	sleep 1
-	status 0 "python 3.11 -p" "$EMBER" record -d 1 -o "$T/x.folded" -p "$bg"
+	status 0 "python 3.11 -p" "$EMBER" record --no-python -d 1 -o "$T/x.folded" -p "$bg"
 	kill "$bg" 2> /dev/null
 	wait "$bg" 2> /dev/null
 	check "python 3.11 -p: the note says it has no perf support" has "Python 3.11 has no perf support" "$T/err"
@@ -675,7 +675,7 @@ JSEOF
 	env -u NODE_OPTIONS node "$T/spin.js" &
 	bg=$!
 	sleep 1.5
-	status 0 "node -p without a perf map" "$EMBER" record -d 1 -o "$T/x.folded" -p "$bg"
+	status 0 "node -p without a perf map" "$EMBER" record --no-python -d 1 -o "$T/x.folded" -p "$bg"
 	kill "$bg" 2> /dev/null
 	wait "$bg" 2> /dev/null
 	check "node -p: the note says its JIT code has no map, and what writes one" has "JIT code of process $bg is not named ([perf-$bg.map] frames): it wrote no /tmp/perf-$bg.map; start it with node --perf-basic-prof" "$T/err"
@@ -696,11 +696,11 @@ def r(n):
     return 0 if n == 0 else 1 + r(n - 1)
 print(r(900))
 EOF
-	status 0 "python 3.12: a recursion 900 deep" env -u PYTHONPERFSUPPORT "$EMBER" record -q -o "$T/x.folded" -- "$py12" "$T/r.py"
+	status 0 "python 3.12: a recursion 900 deep" env -u PYTHONPERFSUPPORT "$EMBER" record --no-python -q -o "$T/x.folded" -- "$py12" "$T/r.py"
 	check "python 3.12: no RecursionError" sh -c "! grep -q RecursionError '$T/err'"
 	check "python 3.12: the program's own output" grep -qx 900 "$T/out"
 	# PYTHONPERFSUPPORT=1 before the command, as CPython's docs write it
-	status 0 "python 3.12: PYTHONPERFSUPPORT=1 before the command" env -u PYTHONPERFSUPPORT "$EMBER" record -q -o "$T/py12a.folded" PYTHONPERFSUPPORT=1 "$py12" -c 'import os; print(os.getpid())
+	status 0 "python 3.12: PYTHONPERFSUPPORT=1 before the command" env -u PYTHONPERFSUPPORT "$EMBER" record --no-python -q -o "$T/py12a.folded" PYTHONPERFSUPPORT=1 "$py12" -c 'import os; print(os.getpid())
 def leaf(n):
     return sum(i * i for i in range(n))
 leaf(3000000)'
@@ -709,7 +709,7 @@ leaf(3000000)'
 	check "python 3.12: PYTHONPERFSUPPORT=1 word: the map asked for stays" test -n "$pp" -a -e "/tmp/perf-$pp.map"
 	rm -f "/tmp/perf-$pp.map"
 	# a program that writes its own perf map keeps it
-	status 0 "python 3.12: its own trampoline" env -u PYTHONPERFSUPPORT "$EMBER" record -q -o "$T/py12t.folded" -- "$py12" -c 'import os, sys
+	status 0 "python 3.12: its own trampoline" env -u PYTHONPERFSUPPORT "$EMBER" record --no-python -q -o "$T/py12t.folded" -- "$py12" -c 'import os, sys
 sys.activate_stack_trampoline("perf")
 print(os.getpid())
 def leaf(n):
