@@ -243,6 +243,19 @@ struct ember_fg_options {
 				 * to draw (NULL: "ERROR: No valid input
 				 * provided to ...") */
 	int html;		/* a canvas viewer page instead of the SVG */
+	/* inferno-flamegraph's options */
+	int inferno;	     /* inferno's drawing: whole counts, its labels,
+			      * tooltips, colours (seeded random, in its
+			      * order), icicle layout and differential hues */
+	int deterministic;   /* --deterministic: colours by an FNV-1a hash */
+	int color_diffusion; /* --colordiffusion: wider frames are redder */
+	int truncate_right;  /* --truncate-text-right (inferno cuts left) */
+	int no_sort;	     /* --no-sort: the input is sorted already */
+	const char *uicolor; /* --uicolor "#rrggbb" (NULL: black) */
+	const char *search_color; /* --search-color (NULL: #e600e6) */
+	const char *stroke_color; /* --stroke-color (NULL, "none": none) */
+	const char *const *base;  /* --base: stacks start at these frames */
+	size_t nbase;
 };
 void ember_fg_options_init(struct ember_fg_options *o);
 
@@ -250,6 +263,10 @@ void ember_fg_options_init(struct ember_fg_options *o);
  * 0, or EMBER_EINVAL for a colour flamegraph.pl does not know. */
 int ember_fg_bgcolors(const char *bgcolors, const char *colors, char c1[8],
 		      char c2[8]);
+
+/* Whether colors names a palette: flamegraph.pl's and inferno's python
+ * and rust, or only inferno's (no chain) when inferno. */
+int ember_fg_palette_known(const char *colors, int inferno);
 
 /* Reports from a render, for the caller to print. */
 struct ember_fg_stats {
@@ -259,6 +276,7 @@ struct ember_fg_stats {
 	size_t frames;		    /* boxes drawn */
 	int total_ignored;	    /* --total was below the real total */
 	const char *bad_file;	    /* --nameattr or palette file that failed */
+	int fractional;		    /* inferno: fractions of counts dropped */
 };
 
 struct ember_flamegraph;

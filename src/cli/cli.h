@@ -100,6 +100,8 @@ void cli_fg_longopts(struct option *v, const struct option *own,
 int cli_fg_option(const char *cmd, int c, const char *arg,
 		  struct ember_fg_options *o);
 int cli_fg_check(const char *cmd, const struct ember_fg_options *o);
+/* The option value of inferno-flamegraph's -c (--colors), -i (--inverted). */
+int cli_fg_short(int c);
 
 /* Whether standard error is a terminal (for progress lines). */
 int cli_stderr_tty(void);

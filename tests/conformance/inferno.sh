@@ -1,0 +1,112 @@
+#!/bin/sh
+# ember as inferno's tools (invoked as inferno-flamegraph, inferno-collapse-*
+# and inferno-diff-folded) against inferno 0.12's own test vectors
+# (tests/conformance/inferno/README.md): flame graphs frame by frame with
+# build/tests/svgframes (tooltip, label, geometry, fill: inferno's colours
+# are all deterministic), folded output byte for byte.
+set -u
+ember=${EMBER:-build/ember}
+check=${SVGFRAMES:-build/tests/svgframes}
+root=$(pwd)
+dir=tests/conformance
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+case "$ember" in /*) ;; *) ember=$root/$ember ;; esac
+case "$check" in /*) ;; *) check=$root/$check ;; esac
+mkdir "$tmp/bin"
+for l in inferno-flamegraph inferno-collapse-perf inferno-collapse-dtrace \
+	 inferno-collapse-sample inferno-collapse-vtune inferno-collapse-vsprof \
+	 inferno-collapse-guess inferno-collapse-recursive inferno-diff-folded; do
+	ln -s "$ember" "$tmp/bin/$l"
+done
+tab=$(printf '\t')
+
+# a vector's path: as named, or gzip-compressed (the large ones are)
+vec() {
+	if [ -e "$root/$dir/$1" ]; then echo "$root/$dir/$1"; else echo "$root/$dir/$1.gz"; fi
+}
+
+# Splits "--name value --flag" into the positional parameters of `args`:
+# a value runs to the next " -"; paths of vectors become absolute.
+split_args() {
+	printf '%s\n' "$1" | sed 's/ -/\n-/g' > "$tmp/args"
+	: > "$tmp/argv"
+	while IFS= read -r chunk; do
+		case "$chunk" in
+		*" "*) printf '%s\n%s\n' "${chunk%% *}" "${chunk#* }" ;;
+		?*) printf '%s\n' "$chunk" ;;
+		esac >> "$tmp/argv"
+	done < "$tmp/args"
+}
+
+fg_pass=0 fg_fail=0
+while IFS= read -r line; do
+	name=${line%%"$tab"*}; rest=${line#*"$tab"}
+	inputs=${rest%%"$tab"*}; rest=${rest#*"$tab"}
+	expected=${rest%%"$tab"*}; args=${rest#*"$tab"}
+	[ "$name" = name ] && continue
+	rm -rf "$tmp/run"; mkdir "$tmp/run"
+	set --
+	split_args "$args"
+	while IFS= read -r a; do
+		case "$a" in
+		inferno/*|collapse/*)
+			if [ "${prev:-}" = --cp ]; then
+				cp "$root/$dir/$a" "$tmp/run/palette.map"
+				prev=; continue
+			fi
+			a=$root/$dir/$a ;;
+		esac
+		prev=$a
+		set -- "$@" "$a"
+	done < "$tmp/argv"
+	prev=
+	for i in $inputs; do set -- "$@" "$(vec "$i")"; done
+	(cd "$tmp/run" && "$tmp/bin/inferno-flamegraph" "$@") > "$tmp/out.svg" 2> "$tmp/err"
+	rc=$?
+	ok=1
+	if ! "$check" --check-svg "$(vec "$expected")" "$tmp/out.svg" > "$tmp/diff" 2>&1; then
+		ok=0
+	fi
+	case "$name" in
+	empty) [ $rc -eq 1 ] || { echo "  $name: exit status $rc on empty input, not 1"; ok=0; } ;;
+	*) [ $rc -eq 0 ] || { echo "  $name: exit status $rc"; head -3 "$tmp/err"; ok=0; } ;;
+	esac
+	if [ $ok = 1 ]; then
+		fg_pass=$((fg_pass + 1))
+	else
+		fg_fail=$((fg_fail + 1))
+		echo "FAIL inferno-flamegraph: $name"
+		head -8 "$tmp/diff" | sed 's/^/  /'
+	fi
+done < "$dir/inferno/flamegraph/cases.tsv"
+echo "inferno-flamegraph: $fg_pass of $((fg_pass + fg_fail)) vectors frame-identical"
+
+cl_pass=0 cl_fail=0
+while IFS= read -r line; do
+	name=${line%%"$tab"*}; rest=${line#*"$tab"}
+	tool=${rest%%"$tab"*}; rest=${rest#*"$tab"}
+	inputs=${rest%%"$tab"*}; rest=${rest#*"$tab"}
+	expected=${rest%%"$tab"*}; args=${rest#*"$tab"}
+	[ "$name" = name ] && continue
+	set --
+	if [ -n "$args" ]; then
+		split_args "$args"
+		while IFS= read -r a; do set -- "$@" "$a"; done < "$tmp/argv"
+	fi
+	for i in $inputs; do set -- "$@" "$(vec "$i")"; done
+	"$tmp/bin/$tool" "$@" > "$tmp/out" 2> "$tmp/err"
+	rc=$?
+	exp=$(vec "$expected")
+	case "$exp" in *.gz) gzip -dc "$exp" > "$tmp/exp" ;; *) cp "$exp" "$tmp/exp" ;; esac
+	if [ $rc -eq 0 ] && cmp -s "$tmp/exp" "$tmp/out"; then
+		cl_pass=$((cl_pass + 1))
+	else
+		cl_fail=$((cl_fail + 1))
+		echo "FAIL $tool: $name (exit status $rc)"
+		head -3 "$tmp/err" | sed 's/^/  /'
+		diff "$tmp/exp" "$tmp/out" | head -6 | sed 's/^/  /'
+	fi
+done < "$dir/inferno/collapse/cases.tsv"
+echo "inferno collapse and diff-folded: $cl_pass of $((cl_pass + cl_fail)) vectors byte-identical"
+[ $fg_fail -eq 0 ] && [ $cl_fail -eq 0 ]
