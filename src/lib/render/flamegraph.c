@@ -102,6 +102,9 @@ static int parse_line(struct ember_flamegraph *fg, const char *s, size_t len,
 		l->two = 1;
 	}
 	if (fg->o.inferno) {
+		/* its stack ends before the spaces (Perl's keeps one) */
+		while (l->stack_len && folded_space(s[l->stack_len - 1]))
+			l->stack_len--;
 		if (l->c1 != floor(l->c1) || l->c2 != floor(l->c2))
 			fg->fractional = 1;
 		l->c1 = floor(l->c1);
@@ -504,7 +507,12 @@ static void reverse_lines(struct ember_flamegraph *fg)
 
 	for (size_t i = 0; i < fg->nlines; i++) {
 		struct fg_line *l = &fg->lines[i];
-		size_t n = ember_folded_frames(l->s, l->stack_len, &fr, &afr);
+		/* Perl's split drops trailing empty frames, Rust's keeps them
+		 */
+		size_t n =
+		    fg->o.inferno
+			? ember_folded_fields(l->s, l->stack_len, 0, &fr, &afr)
+			: ember_folded_frames(l->s, l->stack_len, &fr, &afr);
 		size_t tail = l->len - l->stack_len; /* " count[ count2]" */
 		char *out = ember_arena_alloc(&fg->arena, l->len + 1);
 		size_t pos = 0;
@@ -514,6 +522,12 @@ static void reverse_lines(struct ember_flamegraph *fg)
 			if (j)
 				out[pos++] = ';';
 		}
+		/* inferno trims the reversed line's start */
+		size_t lead = 0;
+		while (fg->o.inferno && lead < pos && folded_space(out[lead]))
+			lead++;
+		memmove(out, out + lead, pos - lead);
+		pos -= lead;
 		memcpy(out + pos, l->s + l->stack_len, tail);
 		l->s = out;
 		l->stack_len = (uint32_t)pos;
@@ -641,7 +655,7 @@ int ember_flamegraph_render(struct ember_flamegraph *fg, ember_write_fn w,
 			nraw = ember_folded_fields(l->s + (fg->coded ? 0 : pre),
 						   clen - pre, k, &fr, &afr);
 		size_t n = nraw;
-		while (n && !fr[n - 1].len)
+		while (n && !fr[n - 1].len && !o->inferno)
 			n--; /* Perl's split drops trailing empty fields */
 		size_t known = k < n ? k : n;
 		if (known > nprev)
