@@ -493,6 +493,8 @@ void ember_collapse_profile(struct ember_collapse *c, struct ember_profile *p);
 struct ember_diff_options {
 	int normalize; /* -n: scale BEFORE's counts to AFTER's total */
 	int strip_hex; /* -s: 0x1234 -> 0x... before merging */
+	int whole;     /* inferno-diff-folded: counts cut to whole numbers,
+			* stacks end before any spaces */
 };
 struct ember_diff_stats {
 	uint64_t lines[2]; /* per input */

@@ -2,6 +2,7 @@
  * folded stacks out, as FlameGraph's stackcollapse-*.pl scripts do. */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -241,6 +242,8 @@ enum {
 	O_LABEL,
 	O_TIME,
 	O_FORMAT,
+	O_NO_MODULES,
+	O_VERBOSE,
 };
 
 static const struct option longopts[] = {
@@ -273,6 +276,9 @@ static const struct option longopts[] = {
     {"label", required_argument, NULL, O_LABEL},
     {"time", no_argument, NULL, O_TIME},
     {"format", required_argument, NULL, O_FORMAT},
+    {"no-modules", no_argument, NULL, O_NO_MODULES},
+    {"nthreads", required_argument, NULL, 'n'},
+    {"verbose", no_argument, NULL, O_VERBOSE},
     {"threads", required_argument, NULL, 'j'},
     {"output", required_argument, NULL, 'o'},
     {"quiet", no_argument, NULL, 'q'},
@@ -637,9 +643,35 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 			    (struct restricted){longopts[li].name, formats};   \
 	} while (0)
 	int li = 0;
-	while ((c = getopt_long_only(argc, argv, "o:j:qhv:", longopts, &li)) !=
-	       -1) {
+	/* inferno's tools (clap): two dashes, -n THREADS, -q, -v */
+	int inferno = preset && !strncmp(prog, "inferno-", 8);
+	while ((c = inferno
+			? getopt_long(argc, argv, "o:j:n:qhv", longopts, &li)
+			: getopt_long_only(argc, argv, "o:j:qhv:", longopts,
+					   &li)) != -1) {
+		if (inferno && c == 'v')
+			c = O_VERBOSE;
 		switch (c) {
+		case O_VERBOSE:
+			if (cli_verbose >= 0)
+				cli_verbose++;
+			break;
+		case O_NO_MODULES:
+			o.sample_no_modules = 1;
+			RESTRICT("sample vtune");
+			break;
+		case 'n':
+			/* inferno's --nthreads; ember's output does not
+			 * depend on it, and 64 threads are plenty */
+			if (cli_long(optarg, 1, LONG_MAX, &lv)) {
+				free(skip);
+				return cli_usage(cmd,
+						 "--nthreads takes a number "
+						 "of threads, not '%s'",
+						 optarg);
+			}
+			o.threads = lv > 64 ? 64 : (int)lv;
+			break;
 		case O_PID:
 			o.pid = o.elfutils_pid = 1;
 			RESTRICT("perf elfutils");
@@ -786,7 +818,7 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 			return 0;
 		default:
 			free(skip);
-			return cli_bad_option(cmd, argv, "oj");
+			return cli_bad_option(cmd, argv, "ojn");
 		}
 	}
 	o.skip_after = skip;
