@@ -313,6 +313,9 @@ struct ember_collapse_options {
 	const char *format; /* "perf", "stap", "dtrace", "recursive";
 			       NULL or "guess": detect from the first input */
 	int threads;	    /* 0: one per CPU for large inputs; 1: no threads */
+	int inferno;	    /* as inferno's collapsers (perf, dtrace, sample):
+			     * Rust names repaired, a last sample without its
+			     * blank line counted, perf's names as inferno's */
 	size_t job_size;    /* input bytes per thread's job (0: 2 MiB) */
 	/* perf (stackcollapse-perf.pl's options, and inferno's --skip-after) */
 	int pid, tid;	   /* root frame comm-PID, comm-PID/TID */

@@ -645,6 +645,7 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 	int li = 0;
 	/* inferno's tools (clap): two dashes, -n THREADS, -q, -v */
 	int inferno = preset && !strncmp(prog, "inferno-", 8);
+	o.inferno = inferno;
 	while ((c = inferno
 			? getopt_long(argc, argv, "o:j:n:qhv", longopts, &li)
 			: getopt_long_only(argc, argv, "o:j:qhv:", longopts,

@@ -24,10 +24,14 @@ struct ember_perf_frame {
 	size_t addr_len;
 };
 enum {
-	EMBER_PERF_JAVA = 1,   /* the process name starts with "java" */
-	EMBER_PERF_KERNEL = 2, /* --kernel: _[k] */
-	EMBER_PERF_JIT = 4,    /* --jit: _[j] */
-	EMBER_PERF_ADDRS = 8,  /* --addrs: [module <addr>] */
+	EMBER_PERF_JAVA = 1,	 /* the process name starts with "java" */
+	EMBER_PERF_KERNEL = 2,	 /* --kernel: _[k] */
+	EMBER_PERF_JIT = 4,	 /* --jit: _[j] */
+	EMBER_PERF_ADDRS = 8,	 /* --addrs: [module <addr>] */
+	EMBER_PERF_INFERNO = 16, /* inferno-collapse-perf's naming: Rust
+				  * hashes and $LT$-escapes undone, the
+				  * arguments cut at the first '(', quotes
+				  * kept */
 };
 /* Appends the names, callers first, joined by ';'; returns how many
  * (0: the frame is left out, as perf's "(...)" pseudo-frames are). */
@@ -48,6 +52,10 @@ size_t cl_strip_offset(const char *s, size_t n);
 void cl_clean_part(const char *s, size_t n, const struct ember_perf_frame *f,
 		   int flags, struct ember_buf *tmp, const char **out,
 		   size_t *outn);
+/* inferno's repair of a Rust symbol that perf left half mangled
+ * ("a..b$LT$T$GT$::f::h0123456789abcdef" -> "a::b<T>::f") into out;
+ * 0 when s is not one (no ::h<16 hex digits> at its end). */
+int cl_rust_fix(const char *s, size_t n, struct ember_buf *out);
 int cl_has(const char *s, size_t n, const char *lit);
 int cl_starts(const char *s, size_t n, const char *lit);
 
