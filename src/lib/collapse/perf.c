@@ -691,10 +691,20 @@ static void perf_parse(void *arg, const char *p, size_t len)
 			srcline(st, s, n);
 			continue;
 		}
-		if (!cl_space(s[0]) && event_ids(s, n, &ev))
+		if (!cl_space(s[0]) && event_ids(s, n, &ev)) {
 			event_line(st, &ev, s, n);
-		else
+		} else if (st->o->inferno && !st->open) {
+			/* inferno takes indented event lines between samples */
+			size_t i = 0;
+			while (i < n && cl_space(s[i]))
+				i++;
+			if (i < n && event_ids(s + i, n - i, &ev))
+				event_line(st, &ev, s + i, n - i);
+			else
+				other_line(st, s, n);
+		} else {
 			other_line(st, s, n);
+		}
 	}
 }
 
