@@ -166,10 +166,28 @@ static void help(FILE *f, const char *prog, const char *format)
 	    "  -j, --threads N      parse on N threads (default: one per CPU "
 	    "for\n"
 	    "                       large inputs); the output is the same\n"
+	    "  -n, --nthreads N     the same (inferno's spelling; -n for "
+	    "inferno-*)\n"
 	    "  -q, --quiet          no warnings\n"
+	    "  -v, --verbose        more messages (inferno-*: -v; else "
+	    "perf-sched's\n"
+	    "                       -v NAME=VALUE)\n"
+	    "      --no-modules     sample, vtune: no \"module`\" before "
+	    "names\n"
 	    "  -h, --help           this help\n"
+	    "%s"
 	    "\nEXAMPLES\n",
-	    perf || dtrace || more ? "\n" : "");
+	    perf || dtrace || more ? "\n" : "",
+	    strncmp(prog, "inferno-", 8)
+		? ""
+		: "\nAs inferno's tool of this name (inferno 0.12): two-dash "
+		  "options, -n, -q, -v;\n"
+		  "perf and dtrace frames named as inferno names them (Rust "
+		  "symbols that\n"
+		  "perf or DTrace left half-mangled repaired; perf: "
+		  "arguments cut at the\n"
+		  "first '(', quotes kept, a last sample without its blank "
+		  "line counted).\n");
 	if (!format) {
 		fprintf(f,
 			"  %s perf.data | ember flamegraph > out.svg\n"

@@ -82,7 +82,11 @@ while IFS= read -r line; do
 done < "$dir/inferno/flamegraph/cases.tsv"
 echo "inferno-flamegraph: $fg_pass of $((fg_pass + fg_fail)) vectors frame-identical"
 
-cl_pass=0 cl_fail=0
+# cases where ember's reader is FlameGraph's script and inferno's tool is
+# another program (docs/COMPATIBILITY.md says how they differ): they must
+# still differ, so that the list stays true
+known=" $(grep -v '^#' "$dir/inferno/collapse/differs.txt" | cut -f1 | tr '\n' ' ') "
+cl_pass=0 cl_fail=0 cl_known=0
 while IFS= read -r line; do
 	name=${line%%"$tab"*}; rest=${line#*"$tab"}
 	tool=${rest%%"$tab"*}; rest=${rest#*"$tab"}
@@ -112,7 +116,19 @@ while IFS= read -r line; do
 	case "$expected" in collapse/*)
 		tr -d "\"'" < "$tmp/out" > "$tmp/out.q" && mv "$tmp/out.q" "$tmp/out" ;;
 	esac
-	if [ $rc -eq 0 ] && cmp -s "$tmp/exp" "$tmp/out"; then
+	same=0
+	[ $rc -eq 0 ] && cmp -s "$tmp/exp" "$tmp/out" && same=1
+	case "$known" in
+	*" $name "*)
+		if [ $same = 0 ]; then
+			cl_known=$((cl_known + 1))
+		else
+			cl_fail=$((cl_fail + 1))
+			echo "FAIL $tool: $name is identical now: take it out of differs.txt"
+		fi
+		continue ;;
+	esac
+	if [ $same = 1 ]; then
 		cl_pass=$((cl_pass + 1))
 	else
 		cl_fail=$((cl_fail + 1))
@@ -121,5 +137,54 @@ while IFS= read -r line; do
 		diff "$tmp/exp" "$tmp/out" | head -6 | sed 's/^/  /'
 	fi
 done < "$dir/inferno/collapse/cases.tsv"
-echo "inferno collapse and diff-folded: $cl_pass of $((cl_pass + cl_fail)) vectors byte-identical"
-[ $fg_fail -eq 0 ] && [ $cl_fail -eq 0 ]
+echo "inferno collapse and diff-folded: $cl_pass of $((cl_pass + cl_fail + cl_known)) vectors byte-identical, $cl_known differing as docs/COMPATIBILITY.md documents"
+# inferno's palettes ember had no rule for (rust, python), by their hue
+# families, and inferno's option errors
+ex_fail=0
+hue() { # NAME FAMILY: the fill of the frame whose tooltip starts NAME (
+	fill=$("$check" "$tmp/p.svg" | awk -F '\t' -v n="$1 (" 'index($1, n) == 1 { print $6; exit }')
+	echo "$fill" | awk -F '[(,)]' -v f="$2" -v n="$1" -v c="$fill" '{
+		r = $2; g = $3; b = $4; ok = 0
+		if (f == "orange") ok = b == 0 && r >= 190 && g >= 90 && g <= 155
+		if (f == "aqua") ok = r >= 50 && r <= 110 && g == b && g >= 165
+		if (f == "yellow") ok = r == g && r >= 175 && b >= 50 && b <= 70
+		if (f == "red") ok = r >= 200 && g == b && g >= 50 && g <= 130
+		if (!ok) { print "FAIL inferno palette: " n " is " c ", not " f; exit 1 }
+	}' || ex_fail=$((ex_fail + 1))
+}
+printf '%s\n' 'main;std::rt::lang_start;mycrate::run;core::ptr::drop_in_place 10' \
+	'main;mycrate::run;<alloc::vec::Vec<T> as Drop>::drop 5' > "$tmp/rust.folded"
+"$tmp/bin/inferno-flamegraph" --colors rust --hash "$tmp/rust.folded" > "$tmp/p.svg"
+hue std::rt::lang_start orange; hue core::ptr::drop_in_place orange
+hue '<alloc::vec::Vec<T> as Drop>::drop' orange; hue mycrate::run aqua; hue main yellow
+printf '%s\n' 'app.py:main;/usr/lib/python3.11/json/decoder.py:decode;<built-in method loads> 4' \
+	'app.py:main;/venv/lib/site-packages/requests/api.py:get 6' > "$tmp/py.folded"
+"$tmp/bin/inferno-flamegraph" -c python --deterministic "$tmp/py.folded" > "$tmp/p.svg"
+hue app.py:main red; hue /usr/lib/python3.11/json/decoder.py:decode yellow
+hue '<built-in method loads>' yellow; hue /venv/lib/site-packages/requests/api.py:get aqua
+usage() { # EXPECTED-STATUS WHAT ARGS...
+	want=$1 what=$2; shift 2
+	"$@" < "$tmp/rust.folded" > "$tmp/out" 2> "$tmp/err"
+	got=$?
+	if [ $got -ne "$want" ]; then
+		echo "FAIL inferno options: $what: exit status $got, not $want"; head -3 "$tmp/err"
+		ex_fail=$((ex_fail + 1))
+	fi
+}
+usage 2 "--colors chain (not inferno's)" "$tmp/bin/inferno-flamegraph" --colors chain
+usage 2 "--uicolor red" "$tmp/bin/inferno-flamegraph" --uicolor red
+usage 2 "--hash with --deterministic" "$tmp/bin/inferno-flamegraph" --hash --deterministic
+usage 2 "--flamechart with --reverse" "$tmp/bin/inferno-flamegraph" --flamechart --reverse
+usage 2 "-n without a number" "$tmp/bin/inferno-collapse-perf" -n x
+usage 0 "-q -v accepted" "$tmp/bin/inferno-flamegraph" -q -v -i
+usage 0 "-h" "$tmp/bin/inferno-flamegraph" -h
+grep -q -- '--deterministic' "$tmp/out" && grep -q '^EXAMPLES' "$tmp/out" ||
+	{ echo "FAIL inferno options: -h lists no --deterministic or EXAMPLES"; ex_fail=$((ex_fail + 1)); }
+for t in inferno-collapse-perf inferno-diff-folded; do
+	usage 0 "$t -h" "$tmp/bin/$t" -h
+	grep -q -- '--nthreads\|--normalize' "$tmp/out" && grep -q '^EXAMPLES' "$tmp/out" ||
+		{ echo "FAIL inferno options: $t -h"; ex_fail=$((ex_fail + 1)); }
+done
+echo "inferno palettes and options: $ex_fail failed"
+
+[ $fg_fail -eq 0 ] && [ $cl_fail -eq 0 ] && [ $ex_fail -eq 0 ]
