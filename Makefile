@@ -94,7 +94,11 @@ LINKS := flamegraph.pl stackcollapse-perf.pl stackcollapse-stap.pl \
          stackcollapse-vtune.pl stackcollapse-vtune-mc.pl stackcollapse-vsprof.pl \
          stackcollapse-xdebug.php inferno-collapse-ghcprof \
          inferno-collapse-xctrace files.pl \
-         pkgsplit-perf.pl range-perf.pl
+         pkgsplit-perf.pl range-perf.pl \
+         inferno-flamegraph inferno-collapse-perf inferno-collapse-dtrace \
+         inferno-collapse-sample inferno-collapse-vtune \
+         inferno-collapse-vsprof inferno-collapse-guess \
+         inferno-collapse-recursive inferno-diff-folded
 
 ifeq ($(V),0)
 Q = @

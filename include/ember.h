@@ -243,6 +243,19 @@ struct ember_fg_options {
 				 * to draw (NULL: "ERROR: No valid input
 				 * provided to ...") */
 	int html;		/* a canvas viewer page instead of the SVG */
+	/* inferno-flamegraph's options */
+	int inferno;	     /* inferno's drawing: whole counts, its labels,
+			      * tooltips, colours (seeded random, in its
+			      * order), icicle layout and differential hues */
+	int deterministic;   /* --deterministic: colours by an FNV-1a hash */
+	int color_diffusion; /* --colordiffusion: wider frames are redder */
+	int truncate_right;  /* --truncate-text-right (inferno cuts left) */
+	int no_sort;	     /* --no-sort: the input is sorted already */
+	const char *uicolor; /* --uicolor "#rrggbb" (NULL: black) */
+	const char *search_color; /* --search-color (NULL: #e600e6) */
+	const char *stroke_color; /* --stroke-color (NULL, "none": none) */
+	const char *const *base;  /* --base: stacks start at these frames */
+	size_t nbase;
 };
 void ember_fg_options_init(struct ember_fg_options *o);
 
@@ -250,6 +263,12 @@ void ember_fg_options_init(struct ember_fg_options *o);
  * 0, or EMBER_EINVAL for a colour flamegraph.pl does not know. */
 int ember_fg_bgcolors(const char *bgcolors, const char *colors, char c1[8],
 		      char c2[8]);
+
+/* Whether colors names a palette: flamegraph.pl's and inferno's python
+ * and rust, or only inferno's (no chain) when inferno. */
+int ember_fg_palette_known(const char *colors, int inferno);
+/* The i-th palette name --colors takes, NULL past the last. */
+const char *ember_fg_palette(size_t i);
 
 /* Reports from a render, for the caller to print. */
 struct ember_fg_stats {
@@ -259,6 +278,7 @@ struct ember_fg_stats {
 	size_t frames;		    /* boxes drawn */
 	int total_ignored;	    /* --total was below the real total */
 	const char *bad_file;	    /* --nameattr or palette file that failed */
+	int fractional;		    /* inferno: fractions of counts dropped */
 };
 
 struct ember_flamegraph;
@@ -295,6 +315,9 @@ struct ember_collapse_options {
 	const char *format; /* "perf", "stap", "dtrace", "recursive";
 			       NULL or "guess": detect from the first input */
 	int threads;	    /* 0: one per CPU for large inputs; 1: no threads */
+	int inferno;	    /* as inferno's collapsers (perf, dtrace, sample):
+			     * Rust names repaired, a last sample without its
+			     * blank line counted, perf's names as inferno's */
 	size_t job_size;    /* input bytes per thread's job (0: 2 MiB) */
 	/* perf (stackcollapse-perf.pl's options, and inferno's --skip-after) */
 	int pid, tid;	   /* root frame comm-PID, comm-PID/TID */
@@ -494,6 +517,8 @@ void ember_collapse_profile(struct ember_collapse *c, struct ember_profile *p);
 struct ember_diff_options {
 	int normalize; /* -n: scale BEFORE's counts to AFTER's total */
 	int strip_hex; /* -s: 0x1234 -> 0x... before merging */
+	int whole;     /* inferno-diff-folded: counts cut to whole numbers,
+			* stacks end before any spaces */
 };
 struct ember_diff_stats {
 	uint64_t lines[2]; /* per input */

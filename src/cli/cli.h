@@ -118,6 +118,8 @@ int cli_fg_option(const char *cmd, int c, const char *arg,
 int cli_fg_check(const char *cmd, const struct ember_fg_options *o);
 /* The i-th palette --colors knows, NULL past the last. */
 const char *cli_fg_palette(size_t i);
+/* The option value of inferno-flamegraph's -c (--colors), -i (--inverted). */
+int cli_fg_short(int c);
 
 /* Whether standard error is a terminal (for progress lines). */
 int cli_stderr_tty(void);

@@ -2,6 +2,7 @@
  * folded stacks out, as FlameGraph's stackcollapse-*.pl scripts do. */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -182,10 +183,28 @@ static void help(FILE *f, const char *prog, const char *format)
 	    "  -j, --threads N      parse on N threads (default: one per CPU "
 	    "for\n"
 	    "                       large inputs); the output is the same\n"
+	    "  -n, --nthreads N     the same (inferno's spelling; -n for "
+	    "inferno-*)\n"
 	    "  -q, --quiet          no warnings\n"
+	    "  -v, --verbose        more messages (inferno-*: -v; else "
+	    "perf-sched's\n"
+	    "                       -v NAME=VALUE)\n"
+	    "      --no-modules     sample, vtune: no \"module`\" before "
+	    "names\n"
 	    "  -h, --help           this help\n"
+	    "%s"
 	    "\nEXAMPLES\n",
-	    perf || dtrace || more ? "\n" : "");
+	    perf || dtrace || more ? "\n" : "",
+	    strncmp(prog, "inferno-", 8)
+		? ""
+		: "\nAs inferno's tool of this name (inferno 0.12): two-dash "
+		  "options, -n, -q, -v;\n"
+		  "perf and dtrace frames named as inferno names them (Rust "
+		  "symbols that\n"
+		  "perf or DTrace left half-mangled repaired; perf: "
+		  "arguments cut at the\n"
+		  "first '(', quotes kept, a last sample without its blank "
+		  "line counted).\n");
 	if (!format) {
 		fprintf(f,
 			"  %s perf.data | ember flamegraph > out.svg\n"
@@ -258,6 +277,8 @@ enum {
 	O_LABEL,
 	O_TIME,
 	O_FORMAT,
+	O_NO_MODULES,
+	O_VERBOSE,
 };
 
 static const struct option longopts[] = {
@@ -290,6 +311,9 @@ static const struct option longopts[] = {
     {"label", required_argument, NULL, O_LABEL},
     {"time", no_argument, NULL, O_TIME},
     {"format", required_argument, NULL, O_FORMAT},
+    {"no-modules", no_argument, NULL, O_NO_MODULES},
+    {"nthreads", required_argument, NULL, 'n'},
+    {"verbose", no_argument, NULL, O_VERBOSE},
     {"threads", required_argument, NULL, 'j'},
     {"output", required_argument, NULL, 'o'},
     {"quiet", no_argument, NULL, 'q'},
@@ -661,9 +685,36 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 			    (struct restricted){longopts[li].name, formats};   \
 	} while (0)
 	int li = 0;
-	while ((c = getopt_long_only(argc, argv, shortopts, longopts, &li)) !=
-	       -1) {
+	/* inferno's tools (clap): two dashes, -n THREADS, -q, -v */
+	int inferno = preset && !strncmp(prog, "inferno-", 8);
+	o.inferno = inferno;
+	while ((c = inferno
+			? getopt_long(argc, argv, "o:j:n:qhv", longopts, &li)
+			: getopt_long_only(argc, argv, shortopts, longopts,
+					   &li)) != -1) {
+		if (inferno && c == 'v')
+			c = O_VERBOSE;
 		switch (c) {
+		case O_VERBOSE:
+			if (cli_verbose >= 0)
+				cli_verbose++;
+			break;
+		case O_NO_MODULES:
+			o.sample_no_modules = 1;
+			RESTRICT("sample vtune");
+			break;
+		case 'n':
+			/* inferno's --nthreads; ember's output does not
+			 * depend on it, and 64 threads are plenty */
+			if (cli_long(optarg, 1, LONG_MAX, &lv)) {
+				free(skip);
+				return cli_usage(cmd,
+						 "--nthreads takes a number "
+						 "of threads, not '%s'",
+						 optarg);
+			}
+			o.threads = lv > 64 ? 64 : (int)lv;
+			break;
 		case O_PID:
 			o.pid = o.elfutils_pid = 1;
 			RESTRICT("perf elfutils");
@@ -810,7 +861,7 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 			return 0;
 		default:
 			free(skip);
-			return cli_bad_option(cmd, argv, "oj");
+			return cli_bad_option(cmd, argv, "ojn");
 		}
 	}
 	o.skip_after = skip;

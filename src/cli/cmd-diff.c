@@ -37,7 +37,13 @@ static void help(FILE *f, const char *prog)
 	    "                       graph itself; or by -o's extension "
 	    "(.folded, .svg)\n"
 	    "  -q, --quiet          no warnings\n"
+	    "  -v, --verbose        more messages (inferno-diff-folded)\n"
 	    "  -h, --help           this help\n"
+	    "\n"
+	    "As inferno-diff-folded (inferno 0.12), counts are cut to whole "
+	    "numbers, as\n"
+	    "inferno reads them; the lines come sorted (inferno's are in no "
+	    "order).\n"
 	    "\n"
 	    "Widths follow AFTER: to see what disappeared too, draw the "
 	    "reverse with\n"
@@ -58,6 +64,7 @@ static const struct option longopts[] = {
     {"output", required_argument, NULL, 'o'},
     {"format", required_argument, NULL, 'F'},
     {"quiet", no_argument, NULL, 'q'},
+    {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -88,10 +95,18 @@ int cmd_diff(int argc, char **argv, const char *preset)
 		const char *base = strrchr(argv[0], '/');
 		prog = base ? base + 1 : argv[0];
 	}
+	/* inferno-diff-folded: whole counts, and -v */
+	int inferno = preset && !strcmp(preset, "inferno");
+	o.whole = inferno;
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, inferno ? "nso:qhv" : shortopts,
+				longopts, NULL)) != -1) {
 		switch (c) {
+		case 'v':
+			if (cli_verbose >= 0)
+				cli_verbose++;
+			break;
 		case 'n':
 			o.normalize = 1;
 			break;

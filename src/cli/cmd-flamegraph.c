@@ -48,8 +48,9 @@ static void help(FILE *f, const char *prog)
 	    "  --nametype TEXT      what the frames are (default "
 	    "\"Function:\")\n"
 	    "  --colors PALETTE     hot (default) mem io wakeup chain java js "
-	    "perl red\n"
-	    "                       green blue aqua yellow purple orange\n"
+	    "perl python\n"
+	    "                       rust red green blue aqua yellow purple "
+	    "orange\n"
 	    "  --bgcolors COLOR     background: yellow blue green grey or "
 	    "#rrggbb\n"
 	    "  --hash               colours by a hash of the name "
@@ -69,6 +70,17 @@ static void help(FILE *f, const char *prog)
 	    "  --encoding ENC       XML encoding declaration\n"
 	    "  --nameattr FILE      per-function attributes (title, href, "
 	    "class...)\n"
+	    "  --colors python, rust and the options below are inferno's:\n"
+	    "  --deterministic      colours by a hash of the name (FNV-1a)\n"
+	    "  --colordiffusion     wider frames are redder\n"
+	    "  --truncate-text-right cut long names on the right\n"
+	    "  --no-sort            the input is sorted already\n"
+	    "  --pretty-xml, --no-javascript  accepted (no effect)\n"
+	    "  --uicolor COLOR      the colour of the controls (#rrggbb)\n"
+	    "  --search-color COLOR the colour of search matches (#rrggbb)\n"
+	    "  --stroke-color COLOR the frames' outline (#rrggbb, or none)\n"
+	    "  --base FRAME         frames drawn as the base of every stack "
+	    "(repeatable)\n"
 	    "  -h, --help           this help\n"
 	    "\n"
 	    "Lines with two counts (\"stack before after\", from ember diff) "
@@ -85,7 +97,89 @@ static void help(FILE *f, const char *prog)
 	    prog, prog, prog, prog, prog, prog, prog);
 }
 
-enum { O_FORMAT = 256 };
+/* inferno-flamegraph's -h: its options, as ember reads them. */
+static void help_inferno(FILE *f)
+{
+	fputs("usage: inferno-flamegraph [OPTIONS] [PATH...] > out.svg\n"
+	      "\n"
+	      "Draws folded stacks as an interactive SVG flame graph, as "
+	      "inferno's\n"
+	      "inferno-flamegraph (0.12) does: its defaults (monospace, "
+	      "--minwidth in\n"
+	      "percent), labels, tooltips and colours, frame for frame.  "
+	      "With no PATH,\n"
+	      "or PATH '-', reads standard input.\n"
+	      "\n"
+	      "      --cp                  consistent palette (palette.map)\n"
+	      "      --hash                colours by a hash of the name, "
+	      "early characters\n"
+	      "                            weighing more\n"
+	      "      --deterministic       colours by a hash of the name "
+	      "(FNV-1a)\n"
+	      "  -i, --inverted            icicle graph\n"
+	      "      --truncate-text-right cut long names on the right\n"
+	      "      --negate              switch differential hues\n"
+	      "      --no-sort             the input is sorted already\n"
+	      "      --pretty-xml          accepted (ember writes a line a "
+	      "frame)\n"
+	      "      --no-javascript       accepted (ember's script is always "
+	      "there)\n"
+	      "  -q, --quiet               no warnings\n"
+	      "  -v, --verbose             more messages\n"
+	      "      --reverse             stack-reversed flame graph\n"
+	      "      --flamechart          flame chart (time order, "
+	      "unmerged)\n"
+	      "      --bgcolors STRING     yellow (default), blue, green, grey "
+	      "or #rrggbb\n"
+	      "  -c, --colors STRING       hot (default), mem, io, wakeup, "
+	      "java, js, perl,\n"
+	      "                            python, rust, red, green, blue, "
+	      "aqua, yellow,\n"
+	      "                            purple, orange\n"
+	      "      --colordiffusion      wider frames are redder\n"
+	      "      --countname STRING    count type label (default "
+	      "samples)\n"
+	      "      --factor FLOAT        scale the counts shown (default "
+	      "1)\n"
+	      "      --fontsize UINT       font size (default 12)\n"
+	      "      --fonttype STRING     font (default monospace)\n"
+	      "      --fontwidth FLOAT     glyph width / font size (default "
+	      "0.59)\n"
+	      "      --uicolor #RRGGBB     colour of the texts (default "
+	      "#000000)\n"
+	      "      --height UINT         frame height (default 16)\n"
+	      "      --minwidth FLOAT      omit frames under FLOAT percent "
+	      "(default 0.01)\n"
+	      "      --nameattr PATH       per-function attributes\n"
+	      "      --nametype STRING     name type label (default "
+	      "\"Function:\")\n"
+	      "      --notes STRING        notes in the SVG\n"
+	      "      --search-color STRING search colour (default #e600e6)\n"
+	      "      --stroke-color STRING frame outline (default none)\n"
+	      "      --subtitle STRING     second title line\n"
+	      "      --title STRING        title (default \"Flame Graph\")\n"
+	      "      --width UINT          image width (default 1200)\n"
+	      "      --base STRING         keep only stacks through this "
+	      "frame, drawn from\n"
+	      "                            it up (repeatable)\n"
+	      "  -o, --output FILE         write the SVG to FILE (ember's)\n"
+	      "  -h, --help                this help\n"
+	      "\n"
+	      "Also ember's: --total, --encoding, --random, --format html.  "
+	      "Lines with\n"
+	      "two counts draw a differential graph.\n"
+	      "\n"
+	      "EXAMPLES\n"
+	      "  inferno-collapse-perf perf.txt | inferno-flamegraph > "
+	      "out.svg\n"
+	      "  inferno-flamegraph --colors rust --deterministic out.folded > "
+	      "out.svg\n"
+	      "  inferno-diff-folded before.folded after.folded | "
+	      "inferno-flamegraph > diff.svg\n",
+	      f);
+}
+
+enum { O_FORMAT = 256, O_VERBOSE };
 
 static const struct option longopts[] = {
     {"format", required_argument, NULL, O_FORMAT},
@@ -99,6 +193,16 @@ const char *cmd_flamegraph_options(struct option *v)
 	cli_fg_longopts(v, longopts, 1);
 	return "o:h";
 }
+
+/* inferno-flamegraph's own: -c, -i, -q, -v */
+static const struct option inferno_longopts[] = {
+    {"format", required_argument, NULL, O_FORMAT},
+    {"output", required_argument, NULL, 'o'},
+    {"help", no_argument, NULL, 'h'},
+    {"quiet", no_argument, NULL, 'q'},
+    {"verbose", no_argument, NULL, 'v'},
+    {NULL, 0, NULL, 0},
+};
 
 /* An input that is not folded stacks but a format `ember collapse` knows
  * (pprof, perf script, trace events...): read whole from r and folded into
@@ -216,23 +320,54 @@ int cmd_flamegraph(int argc, char **argv, const char *preset)
 	const char *output = NULL, *format = NULL;
 	int c, rc = 1, as;
 
+	int inferno = preset && !strcmp(preset, "inferno");
+
 	ember_fg_options_init(&o);
-	o.perl_compat = preset != NULL;
+	o.perl_compat = preset != NULL && !inferno;
+	if (inferno) {
+		prog = "inferno-flamegraph";
+		o.inferno = 1;
+		o.fonttype = "monospace";
+		o.minwidth = 0.01;
+		o.minwidth_pct = 1;
+		o.empty_text = "ERROR: No valid input provided to flamegraph";
+	}
 	opterr = 0;
 	optind = 1;
-	/* single-dash long options too, as Perl's Getopt::Long takes them */
+	/* single-dash long options too, as Perl's Getopt::Long takes them;
+	 * inferno's (clap's) take two dashes and have short forms */
 	struct option opts[CLI_OPTS_MAX];
 	int stop = -1; /* the exit status when the options end the command */
 
 	const char *shortopts = cmd_flamegraph_options(opts);
-	while (stop < 0 && (c = getopt_long_only(argc, argv, shortopts, opts,
-						 NULL)) != -1) {
+	if (inferno)
+		cli_fg_longopts(opts, inferno_longopts, 1);
+	while (stop < 0 &&
+	       (c = inferno ? getopt_long(argc, argv, "o:hc:iqv", opts, NULL)
+			    : getopt_long_only(argc, argv, shortopts, opts,
+					       NULL)) != -1) {
 		int fg = cli_fg_option(cmd, c, optarg, &o);
 		if (fg) {
 			stop = fg == 1 ? -1 : fg;
 			continue;
 		}
+		if (inferno && c == 'c')
+			c = cli_fg_short('c');
+		else if (inferno && c == 'i')
+			c = cli_fg_short('i');
+		if (c >= CLI_FG_OPT) {
+			fg = cli_fg_option(cmd, c, optarg, &o);
+			stop = fg == 1 ? -1 : fg;
+			continue;
+		}
 		switch (c) {
+		case 'q':
+			cli_verbose = -1;
+			break;
+		case 'v':
+			if (cli_verbose >= 0)
+				cli_verbose++;
+			break;
 		case O_FORMAT:
 			format = optarg;
 			break;
@@ -240,16 +375,20 @@ int cmd_flamegraph(int argc, char **argv, const char *preset)
 			output = optarg;
 			break;
 		case 'h':
-			help(stdout, prog);
+			if (inferno)
+				help_inferno(stdout);
+			else
+				help(stdout, prog);
 			stop = 0;
 			break;
 		default:
-			stop = cli_bad_option(cmd, argv, "o");
+			stop = cli_bad_option(cmd, argv, inferno ? "oc" : "o");
 			break;
 		}
 	}
 	if (stop >= 0)
 		return stop;
+	o.minwidth_pct |= inferno; /* inferno's is a percentage always */
 	if (cli_fg_check(cmd, &o))
 		return 2;
 	if (cli_format_pick(cmd, format, output, 1u << CLI_SVG | 1u << CLI_HTML,
@@ -287,10 +426,15 @@ int cmd_flamegraph(int argc, char **argv, const char *preset)
 		cli_error("no stack counts found in the input");
 		/* the error SVG, as flamegraph.pl, but never over a file */
 		cli_out_close(&out, cli_out_is_stream(&out));
-		rc = preset ? 2 : 1;
+		rc = preset && !inferno ? 2 : 1;
 		goto out;
 	}
-	if (!err && !strcmp(o.countname, "samples") && st.total < 100)
+	if (st.fractional)
+		cli_warn("the input has fractional sample counts, cut to whole "
+			 "numbers (scale them up and use --factor to keep "
+			 "them)");
+	if (!err && !inferno && !strcmp(o.countname, "samples") &&
+	    st.total < 100)
 		cli_warn("stack count is low (%g); did something go wrong?",
 			 st.total);
 	if (err == EMBER_EFORMAT && st.bad_file)

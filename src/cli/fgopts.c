@@ -1,5 +1,6 @@
-/* The flame graph's options (flamegraph.pl's), one table and one parser
- * for every command that draws: ember flamegraph and ember record. */
+/* The flame graph's options (flamegraph.pl's and inferno-flamegraph's),
+ * one table and one parser for every command that draws: ember flamegraph
+ * and ember record. */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,16 @@ enum {
 	O_TOTAL,
 	O_ENCODING,
 	O_NAMEATTR,
+	O_DETERMINISTIC,
+	O_DIFFUSION,
+	O_TRUNC_RIGHT,
+	O_NO_SORT,
+	O_PRETTY,
+	O_NO_JS,
+	O_UICOLOR,
+	O_SEARCHCOLOR,
+	O_STROKECOLOR,
+	O_BASE,
 };
 
 static const struct option fg_longopts[] = {
@@ -58,12 +69,27 @@ static const struct option fg_longopts[] = {
     {"total", required_argument, NULL, O_TOTAL},
     {"encoding", required_argument, NULL, O_ENCODING},
     {"nameattr", required_argument, NULL, O_NAMEATTR},
+    {"deterministic", no_argument, NULL, O_DETERMINISTIC},
+    {"colordiffusion", no_argument, NULL, O_DIFFUSION},
+    {"truncate-text-right", no_argument, NULL, O_TRUNC_RIGHT},
+    {"no-sort", no_argument, NULL, O_NO_SORT},
+    {"pretty-xml", no_argument, NULL, O_PRETTY},
+    {"no-javascript", no_argument, NULL, O_NO_JS},
+    {"uicolor", required_argument, NULL, O_UICOLOR},
+    {"search-color", required_argument, NULL, O_SEARCHCOLOR},
+    {"stroke-color", required_argument, NULL, O_STROKECOLOR},
+    {"base", required_argument, NULL, O_BASE},
 };
 
-static const char *const palettes[] = {
-    "hot", "mem",   "io",   "wakeup", "chain",	"java",	  "js",	    "perl",
-    "red", "green", "blue", "aqua",   "yellow", "purple", "orange",
-};
+/* "#rrggbb", as inferno's parse_hex_color takes it */
+static int hex_color(const char *s)
+{
+	return strlen(s) == 7 && s[0] == '#' &&
+	       strspn(s + 1, "0123456789abcdefABCDEF") == 6;
+}
+
+/* --base frames, for the life of the command */
+static const char **bases;
 
 void cli_longopts_copy(struct option *v, const struct option *own)
 {
@@ -78,7 +104,7 @@ void cli_longopts_copy(struct option *v, const struct option *own)
 
 const char *cli_fg_palette(size_t i)
 {
-	return i < sizeof(palettes) / sizeof(palettes[0]) ? palettes[i] : NULL;
+	return ember_fg_palette(i);
 }
 
 void cli_fg_longopts(struct option *v, const struct option *own,
@@ -95,7 +121,8 @@ void cli_fg_longopts(struct option *v, const struct option *own,
 	for (size_t i = 0; i < sizeof(fg_longopts) / sizeof(fg_longopts[0]);
 	     i++) {
 		int val = fg_longopts[i].val;
-		if (!input_order && (val == O_FLAMECHART || val == O_NEGATE))
+		if (!input_order && (val == O_FLAMECHART || val == O_NEGATE ||
+				     val == O_NO_SORT || val == O_BASE))
 			continue;
 		v[k++] = fg_longopts[i];
 	}
@@ -223,23 +250,78 @@ int cli_fg_option(const char *cmd, int c, const char *arg,
 	case O_NAMEATTR:
 		o->nameattr_file = arg;
 		break;
+	case O_DETERMINISTIC:
+		o->deterministic = 1;
+		break;
+	case O_DIFFUSION:
+		o->color_diffusion = 1;
+		break;
+	case O_TRUNC_RIGHT:
+		o->truncate_right = 1;
+		break;
+	case O_NO_SORT:
+		o->no_sort = 1;
+		break;
+	case O_PRETTY:
+	case O_NO_JS:
+		break; /* ember's SVG is a line a frame, its script small */
+	case O_UICOLOR:
+	case O_SEARCHCOLOR:
+	case O_STROKECOLOR:
+		if (!hex_color(arg) &&
+		    (c != O_STROKECOLOR || strcmp(arg, "none")))
+			return cli_usage(cmd,
+					 "--%s takes a colour as #rrggbb%s, "
+					 "not '%s'",
+					 c == O_UICOLOR	      ? "uicolor"
+					 : c == O_SEARCHCOLOR ? "search-color"
+							      : "stroke-color",
+					 c == O_STROKECOLOR ? " or none" : "",
+					 arg);
+		if (c == O_UICOLOR)
+			o->uicolor = arg;
+		else if (c == O_SEARCHCOLOR)
+			o->search_color = arg;
+		else
+			o->stroke_color = arg;
+		break;
+	case O_BASE:
+		bases =
+		    ember_xreallocarray(bases, o->nbase + 1, sizeof(*bases));
+		bases[o->nbase++] = arg;
+		o->base = bases;
+		break;
 	default:
 		return 0;
 	}
 	return 1;
 }
 
+int cli_fg_short(int c)
+{
+	return c == 'c' ? O_COLORS : O_INVERTED;
+}
+
 int cli_fg_check(const char *cmd, const struct ember_fg_options *o)
 {
-	int known = 0;
-
-	for (size_t i = 0; i < sizeof(palettes) / sizeof(palettes[0]); i++)
-		known |= !strcmp(o->colors, palettes[i]);
-	if (!known)
+	if (o->inferno && !ember_fg_palette_known(o->colors, 1))
+		return cli_usage(cmd,
+				 "--colors takes aqua, blue, green, hot, io, "
+				 "java, js, mem, orange, perl, python, purple, "
+				 "red, rust, wakeup or yellow, not '%s'",
+				 o->colors);
+	if (!ember_fg_palette_known(o->colors, 0))
 		cli_warn("unknown palette '%s': frames will be black "
-			 "(palettes: hot mem io wakeup chain java js perl red "
-			 "green blue aqua yellow purple orange)",
+			 "(palettes: hot mem io wakeup chain java js perl "
+			 "python rust red green blue aqua yellow purple "
+			 "orange)",
 			 o->colors);
+	if (o->hash && o->deterministic)
+		return cli_usage(cmd, "--hash and --deterministic cannot be "
+				      "used together");
+	if (o->flamechart && (o->reverse || o->no_sort))
+		return cli_usage(cmd, "--flamechart cannot be used with "
+				      "--reverse or --no-sort");
 	if (o->bgcolors) {
 		char c1[8], c2[8];
 		if (ember_fg_bgcolors(o->bgcolors, o->colors, c1, c2))

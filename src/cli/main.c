@@ -22,7 +22,8 @@ static const struct cmd {
     {"diff", cmd_diff, "compare two folded profiles", cmd_diff_options},
 };
 
-/* Invoked as one of these names, ember is that FlameGraph script. */
+/* Invoked as one of these names, ember is that FlameGraph script (or
+ * inferno's tool of that name). */
 static const struct link {
 	const char *name;
 	cmd_fn fn;
@@ -52,8 +53,17 @@ static const struct link {
     {"stackcollapse-vtune-mc", cmd_collapse, "vtune-mc"},
     {"stackcollapse-vsprof", cmd_collapse, "vsprof"},
     {"stackcollapse-xdebug", cmd_collapse, "xdebug"},
+    {"inferno-flamegraph", cmd_flamegraph, "inferno"},
+    {"inferno-collapse-perf", cmd_collapse, "perf"},
+    {"inferno-collapse-dtrace", cmd_collapse, "dtrace"},
+    {"inferno-collapse-sample", cmd_collapse, "sample"},
+    {"inferno-collapse-vtune", cmd_collapse, "vtune"},
+    {"inferno-collapse-vsprof", cmd_collapse, "vsprof"},
+    {"inferno-collapse-guess", cmd_collapse, "guess"},
+    {"inferno-collapse-recursive", cmd_collapse, "recursive"},
     {"inferno-collapse-ghcprof", cmd_collapse, "ghcprof"},
     {"inferno-collapse-xctrace", cmd_collapse, "xctrace"},
+    {"inferno-diff-folded", cmd_diff, "inferno"},
     {"files", cmd_collapse, "files"},
     {"pkgsplit-perf", cmd_collapse, "pkgsplit-perf"},
     {"range-perf", cmd_collapse, "range-perf"},

@@ -111,6 +111,13 @@ static int read_input(struct diff *d, int which, const char *path,
 			/* the count: the digits after the stack and a space */
 			uint64_t v = 0;
 			int exact = ember_parse_u64(s + sl + 1, n - sl - 1, &v);
+			if (o->whole) {
+				count = trunc(count);
+				exact = count < 18446744073709551616.0;
+				v = exact ? (uint64_t)count : 0;
+				while (sl && folded_space(s[sl - 1]))
+					sl--;
+			}
 			if (o->strip_hex)
 				s = strip_hex(&d->tmp, s, &sl);
 			add(d, which, s, sl, count, v, exact);

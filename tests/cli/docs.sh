@@ -74,7 +74,7 @@ END
 	comp ember collapse perf-s
 	check "bash: ember collapse perf-s<TAB>" test "$(sed 1d "$T/comp")" = perf-sched
 	comp ember flamegraph --co
-	check "bash: ember flamegraph --co<TAB>" test "$(sed 1d "$T/comp" | sort | tr '\n' ' ')" = "--colors --countname "
+	check "bash: ember flamegraph --co<TAB>" test "$(sed 1d "$T/comp" | sort | tr '\n' ' ')" = "--colordiffusion --colors --countname "
 	comp ember flamegraph --colors ja
 	check "bash: --colors ja<TAB> gives java" test "$(sed 1d "$T/comp")" = java
 	comp ember record --no-i

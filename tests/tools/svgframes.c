@@ -6,6 +6,13 @@
  *   svgframes FILE.svg                 print the description
  *   svgframes --check EXPECTED FILE.svg   compare (gzip accepted); exit 1
  *                                         and say why when they differ
+ *   svgframes --check-svg EXPECTED.svg FILE.svg
+ *                                         the same with an SVG as expected:
+ *                                         frames, image size, and the title,
+ *                                         subtitle and details texts
+ *
+ * inferno's SVGs are read too: frames in <svg id="frames" x= width=>, x
+ * and widths in percent of it, texts' x in percent of the image.
  */
 #include <math.h>
 #include <stdio.h>
@@ -133,6 +140,19 @@ static double num(const char *tag, const char *name)
 	return d;
 }
 
+/* A length that may be a percentage of scale, then offset by off. */
+static double len_at(const char *tag, const char *name, double off,
+		     double scale)
+{
+	char *v = attr(tag, name), *end = NULL;
+	double d = v ? strtod(v, &end) : NAN;
+
+	if (v && end && *end == '%')
+		d = off + d * scale / 100;
+	free(v);
+	return d;
+}
+
 static void parse_svg(const char *svg, struct desc *d)
 {
 	static const char *const ids[] = {"title",  "subtitle", "details",
@@ -156,12 +176,19 @@ static void parse_svg(const char *svg, struct desc *d)
 		const char *c = strchr(t, '>') + 1, *e = strstr(c, "</text>");
 		char *content = decode(c, (size_t)(e - c));
 		char *line = malloc(strlen(content) + 128);
-		sprintf(line, "%s\t%.1f\t%.1f\t%s", ids[i], num(t, "x"),
-			num(t, "y"), content);
+		sprintf(line, "%s\t%.1f\t%.1f\t%s", ids[i],
+			len_at(t, "x", 0, d->svg_w), num(t, "y"), content);
 		free(content);
 		d->texts[d->ntexts++] = line;
 	}
+	/* inferno's: a nested <svg> whose x and width the percentages
+	 * are of */
+	double fx = 0, fw = 0;
 	p = strstr(svg, "<g id=\"frames\"");
+	if (!p && (p = strstr(svg, "<svg id=\"frames\""))) {
+		fx = num(p, "x");
+		fw = num(p, "width");
+	}
 	while (p && (p = strstr(p, "<title>"))) {
 		const char *te = strstr(p, "</title>");
 		const char *next = strstr(te, "<title>");
@@ -170,9 +197,9 @@ static void parse_svg(const char *svg, struct desc *d)
 		if (!te || !r)
 			break;
 		f.tip = decode(p + 7, (size_t)(te - p - 7));
-		f.x = num(r, "x");
+		f.x = fw ? len_at(r, "x", fx, fw) : num(r, "x");
 		f.y = num(r, "y");
-		f.w = num(r, "width");
+		f.w = fw ? len_at(r, "width", 0, fw) : num(r, "width");
 		f.h = num(r, "height");
 		f.fill = attr(r, "fill");
 		const char *lim = next ? next : r + strlen(r);
@@ -309,6 +336,23 @@ static int check(struct desc *exp, struct desc *act)
 	return bad;
 }
 
+/* Only the title, subtitle and details texts: where ember and inferno
+ * place the search and zoom buttons differs. */
+static void keep_common_texts(struct desc *d)
+{
+	int k = 0;
+
+	for (int i = 0; i < d->ntexts; i++) {
+		if (!strncmp(d->texts[i], "title\t", 6) ||
+		    !strncmp(d->texts[i], "subtitle\t", 9) ||
+		    !strncmp(d->texts[i], "details\t", 8))
+			d->texts[k++] = d->texts[i];
+		else
+			free(d->texts[i]);
+	}
+	d->ntexts = k;
+}
+
 int main(int argc, char **argv)
 {
 	struct desc exp, act;
@@ -325,14 +369,25 @@ int main(int argc, char **argv)
 			print_frame(stdout, "", &act.f[i]);
 		return 0;
 	}
-	if (argc != 4 || strcmp(argv[1], "--check")) {
+	if (argc != 4 ||
+	    (strcmp(argv[1], "--check") && strcmp(argv[1], "--check-svg"))) {
 		fprintf(stderr, "usage: svgframes FILE.svg\n"
-				"       svgframes --check EXPECTED FILE.svg\n");
+				"       svgframes --check EXPECTED FILE.svg\n"
+				"       svgframes --check-svg EXPECTED.svg "
+				"FILE.svg\n");
 		return 2;
 	}
 	char *e = slurp(argv[2], &len);
 	char *svg = slurp(argv[3], &len);
-	parse_frames(e, &exp);
-	parse_svg(svg, &act);
+	if (!strcmp(argv[1], "--check-svg")) {
+		/* the texts both drawings have in the same place */
+		parse_svg(e, &exp);
+		parse_svg(svg, &act);
+		keep_common_texts(&exp);
+		keep_common_texts(&act);
+	} else {
+		parse_frames(e, &exp);
+		parse_svg(svg, &act);
+	}
 	return check(&exp, &act) ? 1 : 0;
 }

@@ -12,8 +12,10 @@
 struct dtrace_state {
 	struct collapse_sink *k;
 	int includeoffset;
-	int header;	  /* header lines still to skip */
-	uint32_t *frames; /* leaf first */
+	int inferno;	      /* Rust names repaired, as inferno does */
+	struct ember_buf fix; /* a repaired name */
+	int header;	      /* header lines still to skip */
+	uint32_t *frames;     /* leaf first */
 	size_t n, alloc;
 	struct ember_buf tmp;
 };
@@ -24,6 +26,35 @@ static void push(struct dtrace_state *st, const char *s, size_t n)
 {
 	EMBER_GROW(st->frames, st->n + 1, st->alloc);
 	st->frames[st->n++] = ember_intern(&st->k->names, s, n);
+}
+
+/* inferno's repair of a half-demangled Rust name after "module`" (and
+ * before a kept +offset): *s and *n then point into st->fix. */
+static void rust_fix(struct dtrace_state *st, const char **s, size_t *n)
+{
+	const char *tick = memchr(*s, '`', *n);
+	struct ember_buf name = EMBER_BUF_INIT;
+
+	if (!tick)
+		return;
+	const char *f = tick + 1, *end = *s + *n, *off = end;
+	if (st->includeoffset) {
+		const char *plus = memrchr(f, '+', (size_t)(end - f));
+		if (plus)
+			off = plus;
+	}
+	const char *fe = off;
+	while (fe > f && cl_space(fe[-1]))
+		fe--;
+	if (rec_rust_fix(f, (size_t)(fe - f), &name)) {
+		ember_buf_reset(&st->fix);
+		ember_buf_add(&st->fix, *s, (size_t)(f - *s));
+		ember_buf_add(&st->fix, name.buf, name.len);
+		ember_buf_add(&st->fix, off, (size_t)(end - off));
+		*s = st->fix.buf;
+		*n = st->fix.len;
+	}
+	ember_buf_release(&name);
 }
 
 /* One frame line: the offset and C++ arguments removed, Java's "->"
@@ -55,6 +86,8 @@ static void frame(struct dtrace_state *st, const char *s, size_t n)
 	if (!n) {
 		s = "-";
 		n = 1;
+	} else if (st->inferno) {
+		rust_fix(st, &s, &n);
 	}
 	/* split /->/, dropping empty trailing parts */
 	size_t i = 0;
@@ -142,6 +175,8 @@ static void *dtrace_new(const struct ember_collapse_options *o,
 
 	st->k = k;
 	st->includeoffset = o->includeoffset;
+	st->inferno = o->inferno;
+	ember_buf_init(&st->fix, 0);
 	ember_buf_init(&st->tmp, 256);
 	return st;
 }
@@ -154,6 +189,7 @@ static void dtrace_free(void *arg)
 		return;
 	free(st->frames);
 	ember_buf_release(&st->tmp);
+	ember_buf_release(&st->fix);
 	free(st);
 }
 

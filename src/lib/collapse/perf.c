@@ -289,12 +289,63 @@ static void set_event(struct perf_state *st, const char *e, size_t n,
 
 static void set_root(struct perf_state *st, const struct event_line *e);
 
+/*
+ * inferno reads the event from the words after the timestamp's ':' (a
+ * period, then "event:"), whatever follows: perf prints a sample of one
+ * frame on its event line ("... 1 cycles:u:  ffff81 f ([k])"), and that
+ * frame is in *frame (NULL when there is none).
+ */
+static void inferno_event(const char *s, size_t n, struct event_line *ev,
+			  const char **frame, size_t *frame_len)
+{
+	size_t i = (size_t)(ev->tid + ev->tid_len - s);
+	const char *c1 = memchr(s + i, ':', n - i), *c2;
+
+	*frame = NULL;
+	if (!c1 || !(c2 = memchr(c1 + 1, ':', (size_t)(s + n - c1 - 1))))
+		return;
+	const char *b = c2, *w;
+	while (b > c1 + 1 && !cl_space(b[-1]))
+		b--;
+	ev->event = b;
+	ev->event_len = (size_t)(c2 - b);
+	w = b;
+	while (w > c1 + 1 && cl_space(w[-1]))
+		w--;
+	const char *d = w;
+	while (d > c1 + 1 && cl_digit(d[-1]))
+		d--;
+	if (d < w && (d == c1 + 1 || cl_space(d[-1]))) {
+		ev->period = d;
+		ev->period_len = (size_t)(w - d);
+	}
+	/* after the event's ':', the first ':' or space ends its modifiers */
+	const char *p = c2 + 1, *end = s + n;
+	while (p < end && *p != ':' && *p != ' ')
+		p++;
+	p = p < end ? p + 1 : c2 + 1;
+	while (p < end && cl_space(*p))
+		p++;
+	while (end > p && cl_space(end[-1]))
+		end--;
+	if (end > p) {
+		*frame = p;
+		*frame_len = (size_t)(end - p);
+	}
+}
+
+static void other_line(struct perf_state *st, const char *s, size_t n);
+
 static void event_line(struct perf_state *st, const struct event_line *ev,
 		       const char *s, size_t n)
 {
 	struct event_line e = *ev;
+	const char *frame = NULL;
+	size_t frame_len = 0;
 
 	event_name(s, n, &e);
+	if (!e.event && st->o->inferno)
+		inferno_event(s, n, &e, &frame, &frame_len);
 	if (e.event) {
 		if (!st->event) {
 			set_event(st, e.event, e.event_len, 1);
@@ -328,6 +379,10 @@ static void event_line(struct perf_state *st, const struct event_line *ev,
 	}
 
 	set_root(st, &e);
+	if (frame) { /* a sample of one frame, ended by its line */
+		other_line(st, frame, frame_len);
+		end_sample(st);
+	}
 }
 
 /* The root frame of the sample: "comm", "comm-pid" or "comm-pid/tid". */
@@ -636,10 +691,20 @@ static void perf_parse(void *arg, const char *p, size_t len)
 			srcline(st, s, n);
 			continue;
 		}
-		if (!cl_space(s[0]) && event_ids(s, n, &ev))
+		if (!cl_space(s[0]) && event_ids(s, n, &ev)) {
 			event_line(st, &ev, s, n);
-		else
+		} else if (st->o->inferno && !st->open) {
+			/* inferno takes indented event lines between samples */
+			size_t i = 0;
+			while (i < n && cl_space(s[i]))
+				i++;
+			if (i < n && event_ids(s + i, n - i, &ev))
+				event_line(st, &ev, s + i, n - i);
+			else
+				other_line(st, s, n);
+		} else {
 			other_line(st, s, n);
+		}
 	}
 }
 
@@ -647,7 +712,10 @@ static void perf_end(void *arg)
 {
 	struct perf_state *st = arg;
 
-	if (st->open)
+	/* inferno counts a last sample that no blank line ends */
+	if (st->open && st->o->inferno)
+		end_sample(st);
+	else if (st->open)
 		st->k->n.truncated++;
 	reset_sample(st);
 }
@@ -675,7 +743,8 @@ static void *perf_new(const struct ember_collapse_options *o,
 	k->thread_roots = !o->nskip_after;
 	st->flags = (o->kernel ? EMBER_PERF_KERNEL : 0) |
 		    (o->jit ? EMBER_PERF_JIT : 0) |
-		    (o->addrs ? EMBER_PERF_ADDRS : 0);
+		    (o->addrs ? EMBER_PERF_ADDRS : 0) |
+		    (o->inferno ? EMBER_PERF_INFERNO : 0);
 	st->pid = o->pid;
 	st->tid = o->tid;
 	st->srcline = o->srcline;

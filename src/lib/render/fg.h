@@ -47,6 +47,7 @@ struct ember_flamegraph {
 	struct ember_bad_lines bad;
 	/* sums over the input lines in input order, as the script makes them */
 	double time, maxdelta;
+	int fractional;	   /* inferno: counts with a fraction were cut */
 	const char *input; /* the input being read, and its lines so far */
 	uint64_t lineno;
 	struct ember_arena arena; /* the lines, and rewritten ones */

@@ -78,8 +78,10 @@ void ember_flamegraph_free(struct ember_flamegraph *fg)
 	free(fg);
 }
 
-/* Parses one line into l; returns 0, or -1 for an invalid line. */
-static int parse_line(const char *s, size_t len, struct fg_line *l)
+/* Parses one line into l; returns 0, or -1 for an invalid line.  inferno
+ * keeps the whole part of the counts (and warns of the rest). */
+static int parse_line(struct ember_flamegraph *fg, const char *s, size_t len,
+		      struct fg_line *l)
 {
 	double c1, c2;
 	size_t st, st2;
@@ -98,6 +100,42 @@ static int parse_line(const char *s, size_t len, struct fg_line *l)
 		l->c1 = c2;
 		l->c2 = c1;
 		l->two = 1;
+	}
+	if (fg->o.inferno) {
+		/* its stack ends before the spaces (Perl's keeps one) */
+		while (l->stack_len && folded_space(s[l->stack_len - 1]))
+			l->stack_len--;
+		if (l->c1 != floor(l->c1) || l->c2 != floor(l->c2))
+			fg->fractional = 1;
+		l->c1 = floor(l->c1);
+		l->c2 = floor(l->c2);
+	}
+	return 0;
+}
+
+/* --base: the stack from the last of its frames (not the leaf) that is
+ * one of the base frames on; 0 when none is, or it is the root (then
+ * inferno drops the line). */
+static int base_cut(const struct ember_fg_options *o, const char **s, size_t *n)
+{
+	const char *p = *s, *end = *s + *n;
+	const char *last = memrchr(p, ';', *n);
+
+	while (last) {
+		const char *f = memrchr(p, ';', (size_t)(last - p));
+		const char *fs = f ? f + 1 : p;
+		for (size_t i = 0; i < o->nbase; i++) {
+			size_t m = strlen(o->base[i]);
+			if ((size_t)(last - fs) == m &&
+			    !memcmp(fs, o->base[i], m)) {
+				if (fs == p)
+					return 0;
+				*n = (size_t)(end - fs);
+				*s = fs;
+				return 1;
+			}
+		}
+		last = f;
 	}
 	return 0;
 }
@@ -239,7 +277,7 @@ static int add_coded(struct ember_flamegraph *fg, const char *s, size_t n)
 	size_t m = mismatch(last, fg->last_n, s, n);
 	int less = m < fg->last_n &&
 		   (m == n || (unsigned char)s[m] < (unsigned char)last[m]);
-	if (n > UINT32_MAX || parse_line(s, n, &nl) < 0) {
+	if (n > UINT32_MAX || parse_line(fg, s, n, &nl) < 0) {
 		ember_bad_lines_add(&fg->bad, fg->lineno, fg->input, s, n);
 		return 0;
 	}
@@ -265,6 +303,18 @@ static void add_line(struct ember_flamegraph *fg, const char *s, size_t n)
 	fg->nlines_in++;
 	if (n && s[n - 1] == '\r')
 		n--; /* CRLF input */
+	if (fg->o.inferno) {
+		/* inferno trims lines, skips blank ones and "# " comments */
+		while (n && folded_space(*s))
+			s++, n--;
+		while (n && folded_space(s[n - 1]))
+			n--;
+		if (!n || (n >= 2 && s[0] == '#' && s[1] == ' '))
+			return;
+		if (fg->o.nbase && !fg->o.reverse && !fg->o.flamechart &&
+		    !fg->o.no_sort && !base_cut(&fg->o, &s, &n))
+			return;
+	}
 	if (fg->coded) {
 		if (!add_coded(fg, s, n))
 			return;
@@ -287,7 +337,7 @@ static void add_line(struct ember_flamegraph *fg, const char *s, size_t n)
 			return;
 		}
 	}
-	if (n > UINT32_MAX || parse_line(s, n, &nl) < 0) {
+	if (n > UINT32_MAX || parse_line(fg, s, n, &nl) < 0) {
 		ember_bad_lines_add(&fg->bad, fg->lineno, fg->input, s, n);
 		return;
 	}
@@ -457,7 +507,12 @@ static void reverse_lines(struct ember_flamegraph *fg)
 
 	for (size_t i = 0; i < fg->nlines; i++) {
 		struct fg_line *l = &fg->lines[i];
-		size_t n = ember_folded_frames(l->s, l->stack_len, &fr, &afr);
+		/* Perl's split drops trailing empty frames, Rust's keeps them
+		 */
+		size_t n =
+		    fg->o.inferno
+			? ember_folded_fields(l->s, l->stack_len, 0, &fr, &afr)
+			: ember_folded_frames(l->s, l->stack_len, &fr, &afr);
 		size_t tail = l->len - l->stack_len; /* " count[ count2]" */
 		char *out = ember_arena_alloc(&fg->arena, l->len + 1);
 		size_t pos = 0;
@@ -467,6 +522,12 @@ static void reverse_lines(struct ember_flamegraph *fg)
 			if (j)
 				out[pos++] = ';';
 		}
+		/* inferno trims the reversed line's start */
+		size_t lead = 0;
+		while (fg->o.inferno && lead < pos && folded_space(out[lead]))
+			lead++;
+		memmove(out, out + lead, pos - lead);
+		pos -= lead;
 		memcpy(out + pos, l->s + l->stack_len, tail);
 		l->s = out;
 		l->stack_len = (uint32_t)pos;
@@ -522,10 +583,17 @@ int ember_flamegraph_render(struct ember_flamegraph *fg, ember_write_fn w,
 	int err;
 
 	int chain = o->colors && !strcmp(o->colors, "chain");
-	if (fg->coded && (o->reverse || chain))
+	if (fg->coded && (o->reverse || chain || (o->inferno && o->flamechart)))
 		decode_lines(fg); /* rewritten whole */
 	if (o->reverse)
 		reverse_lines(fg);
+	/* inferno's flame chart runs from the input's last line */
+	for (size_t i = 0; o->inferno && o->flamechart && i < fg->nlines / 2;
+	     i++) {
+		struct fg_line t = fg->lines[i];
+		fg->lines[i] = fg->lines[fg->nlines - 1 - i];
+		fg->lines[fg->nlines - 1 - i] = t;
+	}
 	free(fg->slots); /* no more lines come */
 	fg->slots = NULL;
 	time = fg->time;
@@ -543,6 +611,7 @@ int ember_flamegraph_render(struct ember_flamegraph *fg, ember_write_fn w,
 	stats->lines = fg->nlines_in;
 	stats->bad = fg->bad;
 	stats->total = time;
+	stats->fractional = fg->fractional;
 
 	if (time <= 0 || fg->nlines == 0) {
 		err = o->html ? ember_fg_write_html_error(fg, w, ctx)
@@ -586,7 +655,7 @@ int ember_flamegraph_render(struct ember_flamegraph *fg, ember_write_fn w,
 			nraw = ember_folded_fields(l->s + (fg->coded ? 0 : pre),
 						   clen - pre, k, &fr, &afr);
 		size_t n = nraw;
-		while (n && !fr[n - 1].len)
+		while (n && !fr[n - 1].len && !o->inferno)
 			n--; /* Perl's split drops trailing empty fields */
 		size_t known = k < n ? k : n;
 		if (known > nprev)

@@ -3,6 +3,11 @@
  * the same per-name random variables (Perl's srand/rand, which is drand48),
  * the name hash of --hash, the differential scale and palette.map files.
  * Names are read as UTF-8 code points, as Perl reads its input.
+ *
+ * inferno's rules too (EMBER_COLOR_INFERNO): its own java, js and perl
+ * palettes and its python and rust ones, the same formulas in single
+ * precision, --hash over bytes, --deterministic (FNV-1a) and its default,
+ * a xorshift64 generator seeded with 1234 and drawn three times a frame.
  */
 #include <errno.h>
 #include <math.h>
@@ -33,6 +38,8 @@ enum base {
 	P_JS,
 	P_WAKEUP,
 	P_CHAIN,
+	P_PYTHON,
+	P_RUST,
 };
 
 static const struct {
@@ -44,6 +51,7 @@ static const struct {
     {"aqua", P_AQUA},	  {"yellow", P_YELLOW}, {"purple", P_PURPLE},
     {"orange", P_ORANGE}, {"java", P_JAVA},	{"perl", P_PERL},
     {"js", P_JS},	  {"wakeup", P_WAKEUP}, {"chain", P_CHAIN},
+    {"python", P_PYTHON}, {"rust", P_RUST},
 };
 
 struct map_ent {
@@ -55,8 +63,8 @@ struct map_ent {
 
 struct ember_palette {
 	enum base base;
-	int mode;
-	uint64_t rand_state; /* drand48 state for --random */
+	int mode, inferno;
+	uint64_t rand_state; /* drand48 state for --random, xorshift64's */
 	/* --cp: palette.map entries, by name */
 	struct map_ent *map;
 	size_t nmap, amap;
@@ -79,10 +87,101 @@ struct ember_palette *ember_palette_new(const char *colors, int mode)
 	for (size_t i = 0; i < ARRAY_SIZE(palettes); i++)
 		if (colors && !strcmp(colors, palettes[i].name))
 			p->base = palettes[i].p;
-	p->mode = mode;
+	p->inferno = !!(mode & EMBER_COLOR_INFERNO);
+	p->mode = mode & ~EMBER_COLOR_INFERNO;
 	p->rand_state = ((uint64_t)time(NULL) ^ ((uint64_t)getpid() << 20)) &
 			((1ull << 48) - 1);
+	if (p->mode == EMBER_COLOR_SEEDED)
+		p->rand_state = 1234;
 	return p;
+}
+
+int ember_fg_palette_known(const char *colors, int inferno)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(palettes); i++)
+		if (!strcmp(colors, palettes[i].name))
+			return !inferno || palettes[i].p != P_CHAIN;
+	return 0;
+}
+
+const char *ember_fg_palette(size_t i)
+{
+	return i < ARRAY_SIZE(palettes) ? palettes[i].name : NULL;
+}
+
+/* inferno's generator: xorshift64, its top 53 bits as a double, then
+ * single precision. */
+static double xorshift_step(uint64_t *a)
+{
+	uint64_t x = *a;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	*a = x;
+	return (float)ldexp((double)(x >> 11), -53);
+}
+
+/* --deterministic: FNV-1a of the bytes, then two more rounds of a zero
+ * byte, each scaled to [0, 1] in single precision. */
+static void fnv_vars(const char *s, size_t n, double v[3])
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 0x100000001b3ull;
+	}
+	for (int k = 0; k < 3; k++) {
+		if (k)
+			h *= 0x100000001b3ull;
+		v[k] = (float)((double)h / (double)UINT64_MAX);
+	}
+}
+
+struct nh {
+	float vector, weight, max;
+	int mod;
+};
+
+static void nh_update(struct nh *h, unsigned char c)
+{
+	float i = (float)(c % h->mod);
+
+	h->vector += (i / (float)(h->mod - 1)) * h->weight;
+	h->mod++;
+	h->max += h->weight;
+	h->weight *= 0.70f;
+}
+
+/* inferno's namehash: flamegraph.pl's over bytes, in single precision,
+ * read backwards when rev.  The first three bytes weigh in; a '`' after
+ * the first starts the hash again after it (s/.(.*?)`//). */
+static double inferno_namehash(const char *s, size_t n, int rev)
+{
+	struct nh h = {0, 1, 1, 10};
+	size_t i = 0, found = 0;
+#define AT(k) ((unsigned char)s[rev ? n - 1 - (k) : (k)])
+
+	if (!n)
+		return 1;
+	nh_update(&h, AT(i++));
+	for (int k = 0; k < 2 && i < n; k++) {
+		if (AT(i++) == '`') {
+			found = 1;
+			break;
+		}
+		nh_update(&h, AT(i - 1));
+	}
+	while (!found && i < n)
+		found = AT(i++) == '`';
+	if (found) {
+		h = (struct nh){0, 1, 1, 10};
+		for (int k = 0; k < 3 && i < n; k++)
+			nh_update(&h, AT(i++));
+	}
+#undef AT
+	return 1.0f - h.vector / h.max;
 }
 
 void ember_palette_free(struct ember_palette *p)
@@ -200,6 +299,131 @@ static enum base js_base(const char *s, size_t n)
 	return P_RED;
 }
 
+static int starts_with(const char *s, size_t n, const char *pre)
+{
+	size_t m = strlen(pre);
+	return n >= m && !memcmp(s, pre, m);
+}
+
+/* inferno's java: the annotation, C++ and Objective-C, then Java by a
+ * '/', a '.' or a capital. */
+static enum base inferno_java(const char *s, size_t n)
+{
+	if (n >= 4 && s[n - 1] == ']' && s[n - 4] == '_' && s[n - 3] == '[') {
+		if (s[n - 2] == 'k')
+			return P_ORANGE;
+		if (s[n - 2] == 'i')
+			return P_AQUA;
+		if (s[n - 2] == 'j')
+			return P_GREEN;
+	}
+	const char *t = s;
+	size_t tn = n;
+	if (tn && *t == 'L')
+		t++, tn--;
+	if (contains(s, n, "::") || starts_with(s, n, "-[") ||
+	    starts_with(s, n, "+["))
+		return P_YELLOW;
+	if (memchr(t, '/', tn) || (memchr(t, '.', tn) && !(tn && *t == '[')) ||
+	    (tn && *t >= 'A' && *t <= 'Z'))
+		return P_GREEN;
+	return P_RED;
+}
+
+static enum base inferno_perl(const char *s, size_t n)
+{
+	if (ends_with(s, n, "_[k]"))
+		return P_ORANGE;
+	if (contains(s, n, "Perl") || contains(s, n, ".pl"))
+		return P_GREEN;
+	if (contains(s, n, "::"))
+		return P_YELLOW;
+	return P_RED;
+}
+
+static enum base inferno_js(const char *s, size_t n)
+{
+	size_t sp = 0;
+
+	while (sp < n && strchr(" \t\n\r\v\f", s[sp]) && s[sp])
+		sp++;
+	if (n && sp == n)
+		return P_GREEN; /* missing symbol */
+	if (ends_with(s, n, "_[k]"))
+		return P_ORANGE;
+	if (ends_with(s, n, "_[j]"))
+		return memchr(s, '/', n) ? P_GREEN : P_AQUA;
+	if (contains(s, n, "::"))
+		return P_YELLOW;
+	if (memchr(s, ':', n))
+		return P_AQUA;
+	const char *slash = memchr(s, '/', n);
+	if (slash) {
+		size_t rest = n - (size_t)(slash - s);
+		if (contains(slash, rest, "node_modules/"))
+			return P_PURPLE;
+		if (contains(slash, rest, ".js"))
+			return P_GREEN;
+	}
+	return P_RED;
+}
+
+/* python (inferno's): site-packages aqua, the standard library (a
+ * pythonX.Y directory) and built-ins yellow, the program red. */
+static enum base python_base(const char *s, size_t n)
+{
+	int std = starts_with(s, n, "<built-in") ||
+		  starts_with(s, n, "<method") || starts_with(s, n, "<frozen");
+	const char *p = s, *end = s + n;
+
+	for (;;) {
+		const char *q = p;
+		while (q < end && *q != '/' && *q != '\\')
+			q++;
+		size_t len = (size_t)(q - p);
+		if (len == 13 && !memcmp(p, "site-packages", 13))
+			return P_AQUA;
+		if (starts_with(p, len, "python") ||
+		    starts_with(p, len, "Python")) {
+			size_t k = 6;
+			while (k < len &&
+			       ((p[k] >= '0' && p[k] <= '9') || p[k] == '.'))
+				k++;
+			std |= k == len;
+		}
+		if (q == end)
+			break;
+		p = q + 1;
+	}
+	return std ? P_YELLOW : P_RED;
+}
+
+/* rust (inferno's): core, std and alloc orange, other paths aqua, the
+ * rest yellow; a "module`" prefix is skipped. */
+static enum base rust_base(const char *s, size_t n)
+{
+	const char *tick = memchr(s, '`', n);
+
+	if (tick) {
+		n -= (size_t)(tick + 1 - s);
+		s = tick + 1;
+	}
+	if (starts_with(s, n, "core::") || starts_with(s, n, "std::") ||
+	    starts_with(s, n, "alloc::") ||
+	    (starts_with(s, n, "<core::") &&
+	     !starts_with(s, n,
+			  "<core::future::from_generator::GenFuture<T>")) ||
+	    starts_with(s, n, "<std::") || starts_with(s, n, "<alloc::"))
+		return P_ORANGE;
+	return contains(s, n, "::") ? P_AQUA : P_YELLOW;
+}
+
+/* a * v truncated, in inferno's single precision or Perl's double */
+static int part(const struct ember_palette *p, double a, double v)
+{
+	return p->inferno ? (int)((float)a * (float)v) : (int)(a * v);
+}
+
 struct ember_rgb ember_palette_color(struct ember_palette *p, const char *s,
 				     size_t n)
 {
@@ -207,7 +431,18 @@ struct ember_rgb ember_palette_color(struct ember_palette *p, const char *s,
 	double v1, v2, v3;
 	enum base b = p->base;
 
-	if (p->mode == EMBER_COLOR_HASH) {
+	if (p->mode == EMBER_COLOR_HASH && p->inferno) {
+		v1 = inferno_namehash(s, n, 0);
+		v2 = v3 = inferno_namehash(s, n, 1);
+	} else if (p->mode == EMBER_COLOR_FNV) {
+		double v[3];
+		fnv_vars(s, n, v);
+		v1 = v[0], v2 = v[1], v3 = v[2];
+	} else if (p->mode == EMBER_COLOR_SEEDED) {
+		v1 = xorshift_step(&p->rand_state);
+		v2 = xorshift_step(&p->rand_state);
+		v3 = xorshift_step(&p->rand_state);
+	} else if (p->mode == EMBER_COLOR_HASH) {
 		uint32_t small[256], *cp = small;
 		size_t k = ember_utf8_count(s, n);
 		if (k > ARRAY_SIZE(small))
@@ -240,13 +475,19 @@ struct ember_rgb ember_palette_color(struct ember_palette *p, const char *s,
 
 	switch (b) {
 	case P_JAVA:
-		b = java_base(s, n);
+		b = p->inferno ? inferno_java(s, n) : java_base(s, n);
 		break;
 	case P_PERL:
-		b = perl_base(s, n);
+		b = p->inferno ? inferno_perl(s, n) : perl_base(s, n);
 		break;
 	case P_JS:
-		b = js_base(s, n);
+		b = p->inferno ? inferno_js(s, n) : js_base(s, n);
+		break;
+	case P_PYTHON:
+		b = python_base(s, n);
+		break;
+	case P_RUST:
+		b = rust_base(s, n);
 		break;
 	case P_WAKEUP:
 		b = P_AQUA;
@@ -259,46 +500,46 @@ struct ember_rgb ember_palette_color(struct ember_palette *p, const char *s,
 	}
 	switch (b) {
 	case P_HOT:
-		c.r = (uint8_t)(205 + (int)(50 * v3));
-		c.g = (uint8_t)(230 * v1);
-		c.b = (uint8_t)(55 * v2);
+		c.r = (uint8_t)(205 + part(p, 50, v3));
+		c.g = (uint8_t)part(p, 230, v1);
+		c.b = (uint8_t)part(p, 55, v2);
 		break;
 	case P_MEM:
 		c.r = 0;
-		c.g = (uint8_t)(190 + (int)(50 * v2));
-		c.b = (uint8_t)(210 * v1);
+		c.g = (uint8_t)(190 + part(p, 50, v2));
+		c.b = (uint8_t)part(p, 210, v1);
 		break;
 	case P_IO:
-		c.r = c.g = (uint8_t)(80 + (int)(60 * v1));
-		c.b = (uint8_t)(190 + (int)(55 * v2));
+		c.r = c.g = (uint8_t)(80 + part(p, 60, v1));
+		c.b = (uint8_t)(190 + part(p, 55, v2));
 		break;
 	case P_RED:
-		c.r = (uint8_t)(200 + (int)(55 * v1));
-		c.g = c.b = (uint8_t)(50 + (int)(80 * v1));
+		c.r = (uint8_t)(200 + part(p, 55, v1));
+		c.g = c.b = (uint8_t)(50 + part(p, 80, v1));
 		break;
 	case P_GREEN:
-		c.g = (uint8_t)(200 + (int)(55 * v1));
-		c.r = c.b = (uint8_t)(50 + (int)(60 * v1));
+		c.g = (uint8_t)(200 + part(p, 55, v1));
+		c.r = c.b = (uint8_t)(50 + part(p, 60, v1));
 		break;
 	case P_BLUE:
-		c.r = c.g = (uint8_t)(80 + (int)(60 * v1));
-		c.b = (uint8_t)(205 + (int)(50 * v1));
+		c.r = c.g = (uint8_t)(80 + part(p, 60, v1));
+		c.b = (uint8_t)(205 + part(p, 50, v1));
 		break;
 	case P_YELLOW:
-		c.r = c.g = (uint8_t)(175 + (int)(55 * v1));
-		c.b = (uint8_t)(50 + (int)(20 * v1));
+		c.r = c.g = (uint8_t)(175 + part(p, 55, v1));
+		c.b = (uint8_t)(50 + part(p, 20, v1));
 		break;
 	case P_PURPLE:
-		c.r = c.b = (uint8_t)(190 + (int)(65 * v1));
-		c.g = (uint8_t)(80 + (int)(60 * v1));
+		c.r = c.b = (uint8_t)(190 + part(p, 65, v1));
+		c.g = (uint8_t)(80 + part(p, 60, v1));
 		break;
 	case P_AQUA:
-		c.r = (uint8_t)(50 + (int)(60 * v1));
-		c.g = c.b = (uint8_t)(165 + (int)(55 * v1));
+		c.r = (uint8_t)(50 + part(p, 60, v1));
+		c.g = c.b = (uint8_t)(165 + part(p, 55, v1));
 		break;
 	case P_ORANGE:
-		c.r = (uint8_t)(190 + (int)(65 * v1));
-		c.g = (uint8_t)(90 + (int)(65 * v1));
+		c.r = (uint8_t)(190 + part(p, 65, v1));
+		c.g = (uint8_t)(90 + part(p, 65, v1));
 		c.b = 0;
 		break;
 	default:
@@ -315,6 +556,22 @@ struct ember_rgb ember_color_scale(double value, double max)
 		c.g = c.b = (uint8_t)(int)(210 * (max - value) / max);
 	} else if (value < 0) {
 		c.r = c.g = (uint8_t)(int)(210 * (max + value) / max);
+	}
+	return c;
+}
+
+struct ember_rgb ember_color_scale_inferno(int64_t value, int64_t max)
+{
+	struct ember_rgb c = {250, 250, 250};
+
+	if (value > 0) {
+		c.r = 255;
+		c.g = c.b =
+		    (uint8_t)(100 + (uint8_t)(150 * (max - value) / max));
+	} else if (value < 0) {
+		c.b = 255;
+		c.r = c.g =
+		    (uint8_t)(100 + (uint8_t)(150 * (max + value) / max));
 	}
 	return c;
 }

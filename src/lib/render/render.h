@@ -20,6 +20,12 @@ enum ember_color_mode {
 	EMBER_COLOR_NAME,   /* default: seeded by the name, as flamegraph.pl */
 	EMBER_COLOR_HASH,   /* --hash */
 	EMBER_COLOR_RANDOM, /* --random */
+	EMBER_COLOR_FNV,    /* --deterministic: FNV-1a of the name's bytes */
+	EMBER_COLOR_SEEDED, /* inferno's default: xorshift64 seeded 1234, one
+			     * draw of three per frame in its order */
+	/* or'ed in: inferno's rules (its java, js and perl palettes, single
+	 * precision, --hash over bytes) */
+	EMBER_COLOR_INFERNO = 0x100,
 };
 struct ember_rgb {
 	uint8_t r, g, b;
@@ -38,5 +44,7 @@ struct ember_rgb ember_palette_map_color(struct ember_palette *p,
 int ember_palette_save_map(struct ember_palette *p, const char *path);
 /* The differential colour of flamegraph.pl's color_scale(). */
 struct ember_rgb ember_color_scale(double value, double max);
+/* inferno's: integer arithmetic, 250 grey for no change. */
+struct ember_rgb ember_color_scale_inferno(int64_t value, int64_t max);
 
 #endif

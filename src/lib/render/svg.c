@@ -104,6 +104,34 @@ static const char *default_title(const struct ember_fg_options *o)
 	return o->inverted ? "Icicle Graph" : "Flame Graph";
 }
 
+/* The space above and below the frames: flamegraph.pl's, or inferno's,
+ * whose icicle graphs put the details line on top. */
+static double ypad1(const struct ember_fg_options *o)
+{
+	double sub =
+	    o->subtitle && (*o->subtitle || o->inferno) ? o->fontsize * 2 : 0;
+	if (o->inferno && o->inverted)
+		return o->fontsize * 4 + sub + 4;
+	return o->fontsize * 3 + (o->inferno ? sub : 0);
+}
+
+static double ypad2(const struct ember_fg_options *o)
+{
+	return o->inferno && o->inverted ? o->fontsize + 10
+					 : o->fontsize * 2 + 10;
+}
+
+/* "#rrggbb" as "rgb(r,g,b)", or def when s is NULL (or "none"). */
+static void add_hex_rgb(struct ember_buf *b, const char *s, const char *def)
+{
+	unsigned r, g, bl;
+
+	if (s && strlen(s) == 7 && sscanf(s, "#%2x%2x%2x", &r, &g, &bl) == 3)
+		ember_buf_addf(b, "rgb(%u,%u,%u)", r, g, bl);
+	else
+		ember_buf_adds(b, def);
+}
+
 static void header(struct out *out, const struct ember_fg_options *o, int w,
 		   double h)
 {
@@ -203,9 +231,17 @@ static void style_and_script(struct out *out, const struct ember_fg_options *o,
 	ember_xml_escape(b, o->fonttype, strlen(o->fonttype), 0);
 	ember_buf_adds(b, "; font-size:");
 	ember_buf_addnum(b, o->fontsize);
-	ember_buf_adds(b, "px; fill:rgb(0,0,0); }\n#title { font-size:");
+	ember_buf_adds(b, "px; fill:");
+	add_hex_rgb(b, o->uicolor, "rgb(0,0,0)");
+	ember_buf_adds(b, "; }\n#frames text { fill:rgb(0,0,0); }\n"
+			  "#title { font-size:");
 	ember_buf_addnum(b, o->fontsize + 5);
 	ember_buf_adds(b, "px; }\n");
+	if (o->stroke_color && strcmp(o->stroke_color, "none")) {
+		ember_buf_adds(b, "#frames rect { stroke:");
+		add_hex_rgb(b, o->stroke_color, "none");
+		ember_buf_adds(b, "; stroke-width:1; }\n");
+	}
 	ember_buf_adds(b, ember_asset_flamegraph_css);
 	ember_buf_adds(b, "</style>\n<script type=\"text/ecmascript\">"
 			  "<![CDATA[\n\"use strict\";\nvar fg = {nametype: ");
@@ -219,20 +255,101 @@ static void style_and_script(struct out *out, const struct ember_fg_options *o,
 	ember_buf_addnum(b, h);
 	ember_buf_addf(b,
 		       ", frameheight: %d, inverted: %d, depthmax: %u, "
-		       "fanout: %d, searchcolor: \"rgb(230,0,230)\"};\n",
+		       "fanout: %d, ypad1: ",
 		       o->height, o->inverted ? 1 : 0, depthmax,
 		       EMBER_FG_FANOUT);
+	ember_buf_addnum(b, ypad1(o));
+	ember_buf_adds(b, ", ypad2: ");
+	ember_buf_addnum(b, ypad2(o));
+	/* inferno's script cuts long names on the left unless told */
+	ember_buf_addf(b, ", truncleft: %d, searchcolor: \"",
+		       o->inferno && !o->truncate_right);
+	add_hex_rgb(b, o->search_color, "rgb(230,0,230)");
+	ember_buf_adds(b, "\"};\n");
 	ember_buf_adds(b, ember_asset_flamegraph_js);
 	ember_buf_adds(b, "]]></script>\n");
 }
 
 /* One frame's opening <g> (or <a> with --nameattr), <title/>, <rect/> and
  * optional <text/>; returns the attributes, which decide the closing tag. */
+/* A frame's fill: the grey separators, --colordiffusion, the
+ * differential hues, then the palette (or palette.map). */
+static struct ember_rgb frame_color(const struct ember_fg_options *o,
+				    const struct ember_tree_node *nd,
+				    const struct fg_layout *lay,
+				    struct ember_palette *pal,
+				    struct ember_palette *io)
+{
+	const char *name = nd->name;
+	size_t len = nd->len;
+	int root = nd->depth == 0 && len == 0;
+	double end = root ? lay->timemax : nd->end;
+
+	if (len == 2 && name[0] == '-' && name[1] == '-')
+		return (struct ember_rgb){160, 160, 160};
+	if (len == 1 && name[0] == '-')
+		return (struct ember_rgb){200, 200, 200};
+	if (o->color_diffusion) {
+		/* wider is redder, by the square root of the share */
+		double x1 = nd->start * (100.0 / lay->timemax);
+		double x2 = end * (100.0 / lay->timemax);
+		return ember_color_scale_inferno(
+		    (int64_t)(sqrt((x2 - x1) / 100.0) * 2000.0), 2000);
+	}
+	if (nd->has_delta && o->inferno)
+		return ember_color_scale_inferno(
+		    (int64_t)(o->negate ? -nd->delta : nd->delta),
+		    (int64_t)lay->maxdelta);
+	if (nd->has_delta)
+		return ember_color_scale(o->negate ? -nd->delta : nd->delta,
+					 lay->maxdelta);
+	if (io && !nd->on_cpu)
+		return ember_palette_color(io, name, len); /* off-CPU only */
+	if (o->palette_file)
+		return ember_palette_map_color(pal, name, len);
+	return ember_palette_color(pal, name, len);
+}
+
+static int cmp_close(const void *pa, const void *pb, void *ctx)
+{
+	const struct ember_tree_node *n = ctx;
+	const struct ember_tree_node *a = &n[*(const size_t *)pa];
+	const struct ember_tree_node *b = &n[*(const size_t *)pb];
+
+	if (a->end != b->end)
+		return a->end < b->end ? -1 : 1;
+	return (a->depth > b->depth) - (a->depth < b->depth);
+}
+
+/*
+ * inferno draws its colours at random from a generator seeded once, frame
+ * after frame in the order its frames close: by end time, and frames that
+ * close together root-side first.  The colours are drawn in that order
+ * here, before the frames are written in theirs.
+ */
+static struct ember_rgb *inferno_colors(const struct ember_fg_options *o,
+					struct ember_tree *tree,
+					const struct fg_layout *lay,
+					struct ember_palette *pal)
+{
+	struct ember_rgb *c = ember_xreallocarray(NULL, tree->n, sizeof(*c));
+	size_t *ord = ember_xreallocarray(NULL, tree->n, sizeof(*ord));
+
+	for (size_t i = 0; i < tree->n; i++)
+		ord[i] = i;
+	qsort_r(ord, tree->n, sizeof(*ord), cmp_close, tree->nodes);
+	for (size_t i = 0; i < tree->n; i++)
+		c[ord[i]] =
+		    frame_color(o, &tree->nodes[ord[i]], lay, pal, NULL);
+	free(ord);
+	return c;
+}
+
 static const struct ember_nameattr_ent *
 frame(struct ember_flamegraph *fg, struct out *out,
       const struct ember_tree_node *nd, const struct fg_layout *lay, double h,
       struct ember_palette *pal, struct ember_palette *io,
-      const struct ember_nameattr *na)
+      const struct ember_nameattr *na, const struct ember_rgb *color)
 {
 	const struct ember_fg_options *o = &fg->o;
 	struct ember_buf *b = &out->b;
@@ -245,12 +362,12 @@ frame(struct ember_flamegraph *fg, struct out *out,
 	double y1, y2;
 
 	if (!o->inverted) {
-		y1 = h - (o->fontsize * 2 + 10) -
-		     (nd->depth + 1.0) * o->height + EMBER_FG_FRAMEPAD;
-		y2 = h - (o->fontsize * 2 + 10) - nd->depth * (double)o->height;
+		y1 = h - ypad2(o) - (nd->depth + 1.0) * o->height +
+		     EMBER_FG_FRAMEPAD;
+		y2 = h - ypad2(o) - nd->depth * (double)o->height;
 	} else {
-		y1 = o->fontsize * 3 + nd->depth * (double)o->height;
-		y2 = o->fontsize * 3 + (nd->depth + 1.0) * o->height -
+		y1 = ypad1(o) + nd->depth * (double)o->height;
+		y2 = ypad1(o) + (nd->depth + 1.0) * o->height -
 		     EMBER_FG_FRAMEPAD;
 	}
 
@@ -271,6 +388,8 @@ frame(struct ember_flamegraph *fg, struct out *out,
 	} else {
 		double samples = (etime - nd->start) * o->factor;
 		double rounded = ember_round_fixed(samples, 0);
+		if (o->inferno) /* half away from zero, shown rounded */
+			samples = rounded = round(samples);
 		if (root) {
 			ember_buf_adds(b, "all (");
 			add_grouped(b, samples);
@@ -303,20 +422,7 @@ frame(struct ember_flamegraph *fg, struct out *out,
 	}
 	ember_buf_adds(b, "</title>\n");
 
-	struct ember_rgb c;
-	if (len == 2 && name[0] == '-' && name[1] == '-')
-		c = (struct ember_rgb){160, 160, 160};
-	else if (len == 1 && name[0] == '-')
-		c = (struct ember_rgb){200, 200, 200};
-	else if (nd->has_delta)
-		c = ember_color_scale(o->negate ? -nd->delta : nd->delta,
-				      lay->maxdelta);
-	else if (io && !nd->on_cpu)
-		c = ember_palette_color(io, name, len); /* off-CPU only */
-	else if (o->palette_file)
-		c = ember_palette_map_color(pal, name, len);
-	else
-		c = ember_palette_color(pal, name, len);
+	struct ember_rgb c = color ? *color : frame_color(o, nd, lay, pal, io);
 
 	/* flamegraph.pl rounds both edges to 0.1 px, then subtracts */
 	double rx1 = ember_round_fixed(x1, 1), rx2 = ember_round_fixed(x2, 1);
@@ -335,6 +441,9 @@ frame(struct ember_flamegraph *fg, struct out *out,
 
 	/* the label: as many characters as fit, ".." when cut */
 	double fitc = (x2 - x1) / (o->fontsize * o->fontwidth);
+	if (o->inferno) /* inferno measures by the image's width */
+		fitc = (etime - nd->start) * (100.0 / lay->timemax) /
+		       (100.0 * o->fontsize * o->fontwidth / o->width);
 	size_t chars = fitc >= 3 ? (size_t)fitc : 0;
 	if (chars >= 3 && shown) {
 		size_t i = 0, k = 0, l;
@@ -343,15 +452,18 @@ frame(struct ember_flamegraph *fg, struct out *out,
 			i += l;
 			k++;
 		}
+		/* flamegraph.pl cuts a name of more characters than fit,
+		 * inferno one of as many bytes or more */
+		int cut = o->inferno ? shown >= chars : i < shown;
 		ember_buf_adds(b, "<text x=\"");
 		ember_buf_addfix(b, x1 + 3, 2);
 		ember_buf_adds(b, "\" y=\"");
 		ember_buf_addnum(b, 3 + (y1 + y2) / 2);
 		ember_buf_adds(b, "\">");
-		if (i < shown) {
-			/* cut: drop the last two characters kept for ".." */
+		if (cut) {
+			/* keep chars - 2 characters, then ".." */
 			size_t j = 0, m = 0;
-			while (m + 2 < k) {
+			while (m + 2 < chars && j < shown) {
 				ember_utf8_next(name + j, shown - j, &l);
 				j += l;
 				m++;
@@ -380,6 +492,8 @@ static void frames(struct ember_flamegraph *fg, struct out *out,
 		   struct ember_palette *io, const struct ember_nameattr *na,
 		   struct ember_buf *data)
 {
+	struct ember_rgb *colors =
+	    fg->o.inferno ? inferno_colors(&fg->o, tree, lay, pal) : NULL;
 	/* the frames each level of blocks holds, lowest level first */
 	size_t span[EMBER_FG_MAXLEVELS], nlevels = 0, line = 0;
 	for (size_t s = EMBER_FG_FANOUT; s < tree->n; s *= EMBER_FG_FANOUT)
@@ -421,14 +535,16 @@ static void frames(struct ember_flamegraph *fg, struct out *out,
 		for (size_t l = nlevels; l-- > 0;)
 			if (k % span[l] == 0)
 				ember_buf_adds(&out->b, "<g>");
-		ember_nameattr_close(&out->b,
-				     frame(fg, out, nd, lay, h, pal, io, na));
+		ember_nameattr_close(
+		    &out->b, frame(fg, out, nd, lay, h, pal, io, na,
+				   colors ? &colors[tree->n - 1 - k] : NULL));
 		for (size_t l = 0; l < nlevels; l++)
 			if ((k + 1) % span[l] == 0 || k + 1 == tree->n)
 				ember_buf_adds(&out->b, "</g>");
 		out_flush(out, 0);
 	}
 	free(st);
+	free(colors);
 }
 
 int ember_fg_write_svg(struct ember_flamegraph *fg, struct ember_tree *tree,
@@ -451,13 +567,17 @@ int ember_fg_write_svg(struct ember_flamegraph *fg, struct ember_tree *tree,
 			return err;
 		}
 	}
-	int mode = o->hash     ? EMBER_COLOR_HASH
-		   : o->random ? EMBER_COLOR_RANDOM
-			       : EMBER_COLOR_NAME;
+	int mode = o->hash	      ? EMBER_COLOR_HASH
+		   : o->deterministic ? EMBER_COLOR_FNV
+		   : o->random	      ? EMBER_COLOR_RANDOM
+		   : o->inferno	      ? EMBER_COLOR_SEEDED
+				      : EMBER_COLOR_NAME;
+	if (o->inferno)
+		mode |= EMBER_COLOR_INFERNO;
 	struct ember_palette *pal = ember_palette_new(o->colors, mode);
 	/* Gregg's wall-clock graphs: off-CPU time in the io palette */
 	struct ember_palette *io =
-	    lay->mixed ? ember_palette_new("io", mode) : NULL;
+	    lay->mixed && !o->inferno ? ember_palette_new("io", mode) : NULL;
 	if (o->palette_file) {
 		err = ember_palette_load_map(pal, o->palette_file);
 		if (err) {
@@ -466,10 +586,12 @@ int ember_fg_write_svg(struct ember_flamegraph *fg, struct ember_tree *tree,
 		}
 	}
 
-	double ypad1 = o->fontsize * 3, ypad2 = o->fontsize * 2 + 10;
-	double h = (tree->maxdepth + 1.0) * o->height + ypad1 + ypad2;
-	if (o->subtitle && *o->subtitle)
+	double pad1 = ypad1(o), pad2 = ypad2(o);
+	double h = (tree->maxdepth + 1.0) * o->height + pad1 + pad2;
+	if (o->subtitle && *o->subtitle && !o->inferno)
 		h += o->fontsize * 2;
+	/* inferno halves its pads in whole pixels */
+	double half2 = o->inferno ? floor(pad2 / 2) : pad2 / 2;
 
 	ember_buf_grow(b, FLUSH_AT + 4096);
 	header(&out, o, o->width, h);
@@ -485,15 +607,17 @@ int ember_fg_write_svg(struct ember_flamegraph *fg, struct ember_tree *tree,
 	if (o->subtitle && *o->subtitle)
 		text_el(b, "subtitle", (int)(o->width / 2), o->fontsize * 4,
 			NULL, o->subtitle);
-	text_el(b, "details", EMBER_FG_XPAD, h - ypad2 / 2, NULL, " ");
+	text_el(b, "details", EMBER_FG_XPAD,
+		o->inferno && o->inverted ? pad1 - o->fontsize : h - half2,
+		NULL, " ");
 	text_el(b, "unzoom", EMBER_FG_XPAD, o->fontsize * 2, "class=\"hide\"",
 		"Reset Zoom");
 	text_el(b, "search", o->width - EMBER_FG_XPAD - 100, o->fontsize * 2,
 		NULL, "Search");
 	text_el(b, "ignorecase", o->width - EMBER_FG_XPAD - 16, o->fontsize * 2,
 		NULL, "ic");
-	text_el(b, "matched", o->width - EMBER_FG_XPAD - 100, h - ypad2 / 2,
-		NULL, " ");
+	text_el(b, "matched", o->width - EMBER_FG_XPAD - 100, h - half2, NULL,
+		" ");
 	ember_buf_adds(b, "<g id=\"frames\">\n");
 	struct ember_buf data = EMBER_BUF_INIT;
 	frames(fg, &out, tree, lay, h, pal, io, na, &data);

@@ -237,6 +237,211 @@ void rec_clean_part(const char *s, size_t n, const struct ember_perf_frame *f,
 	*outn = n;
 }
 
+static int hex_digit(unsigned char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
+	       (c >= 'A' && c <= 'F');
+}
+
+static int alnum(unsigned char c)
+{
+	return (c >= '0' && c <= '9') ||
+	       ((c | 0x20) >= 'a' && (c | 0x20) <= 'z');
+}
+
+int rec_rust_fix(const char *s, size_t n, struct ember_buf *out)
+{
+	static const char *const esc[][2] = {
+	    {"$SP$", "@"},  {"$BP$", "*"},  {"$RF$", "&"},  {"$LT$", "<"},
+	    {"$GT$", ">"},  {"$LP$", "("},  {"$RP$", ")"},  {"$C$", ","},
+	    {"$u7e$", "~"}, {"$u20$", " "}, {"$u27$", "'"}, {"$u3d$", "="},
+	    {"$u5b$", "["}, {"$u5d$", "]"}, {"$u7b$", "{"}, {"$u7d$", "}"},
+	    {"$u3b$", ";"}, {"$u2b$", "+"}, {"$u21$", "!"}, {"$u22$", "\""},
+	};
+
+	if (n < 17 || s[n - 17] != 'h')
+		return 0;
+	for (size_t i = n - 16; i < n; i++)
+		if (!hex_digit((unsigned char)s[i]))
+			return 0;
+	n -= 17;
+	if (n >= 2 && s[n - 2] == ':' && s[n - 1] == ':')
+		n -= 2;
+	if (n >= 2 && s[0] == '_' && s[1] == '$')
+		s++, n--;
+	ember_buf_reset(out);
+	for (size_t i = 0; i < n;) {
+		if (s[i] == '.') {
+			int two = i + 1 < n && s[i + 1] == '.';
+			ember_buf_adds(out, two ? "::" : ".");
+			i += two ? 2 : 1;
+		} else if (s[i] == '$') {
+			size_t k = 0, m = 0;
+			for (; k < ARRAY_SIZE(esc); k++) {
+				m = strlen(esc[k][0]);
+				if (n - i >= m && !memcmp(s + i, esc[k][0], m))
+					break;
+			}
+			if (k == ARRAY_SIZE(esc)) {
+				/* unknown: the rest as it is */
+				ember_buf_add(out, s + i, n - i);
+				break;
+			}
+			ember_buf_adds(out, esc[k][1]);
+			i += m;
+		} else {
+			ember_buf_addch(out, s[i++]);
+		}
+	}
+	return 1;
+}
+
+/* inferno's kernel modules: [...] (not [unknown]), *.ko, a vmlinux file */
+static int inferno_kernel(const char *m, size_t n)
+{
+	if (n == 9 && !memcmp(m, "[unknown]", 9))
+		return 0;
+	if ((n && m[0] == '[') || (n >= 3 && !memcmp(m + n - 3, ".ko", 3)))
+		return 1;
+	for (size_t i = n; i >= 7; i--) {
+		if (memcmp(m + i - 7, "vmlinux", 7))
+			continue;
+		for (size_t j = i - 7; j < n; j++)
+			if (!alnum((unsigned char)m[j]) && !strchr("-._", m[j]))
+				return 0;
+		return 1;
+	}
+	return 0;
+}
+
+/* One "->" part as inferno names it, in tmp: [unknown] after the module,
+ * ';' made ':', cut at the first '(' outside brackets but a Go method's
+ * ".(" and "(anonymous namespace)", Java's L dropped. */
+static void inferno_part(const char *s, size_t n,
+			 const struct ember_perf_frame *f, int flags,
+			 struct ember_buf *tmp)
+{
+	ember_buf_reset(tmp);
+	if (n == 9 && !memcmp(s, "[unknown]", 9)) {
+		const char *m = f->dso;
+		size_t mn = f->dso_len;
+		int addrs = !!(flags & EMBER_PERF_ADDRS);
+		if (mn == 9 && !memcmp(m, "[unknown]", 9) && !addrs) {
+			ember_buf_add(tmp, s, n);
+		} else {
+			if (mn == 9 && !memcmp(m, "[unknown]", 9)) {
+				m = "unknown";
+				mn = 7;
+			}
+			const char *sl = memrchr(m, '/', mn);
+			if (sl) {
+				mn -= (size_t)(sl + 1 - m);
+				m = sl + 1;
+			}
+			ember_buf_addch(tmp, '[');
+			ember_buf_add(tmp, m, mn);
+			if (addrs) {
+				ember_buf_adds(tmp, " <");
+				ember_buf_add(tmp, f->addr, f->addr_len);
+				ember_buf_addch(tmp, '>');
+			}
+			ember_buf_addch(tmp, ']');
+		}
+	} else {
+		ember_buf_add(tmp, s, n);
+	}
+	char *b = tmp->buf;
+	size_t m = tmp->len, dot = (size_t)-1;
+	int depth = 0;
+	for (size_t i = 0; i < m; i++) {
+		if (b[i] == ';')
+			b[i] = ':';
+		else if (strchr("<{[", b[i]))
+			depth++;
+		else if (strchr(">}])", b[i]))
+			depth--;
+		else if (b[i] == '.')
+			dot = i + 1;
+		else if (b[i] == '(') {
+			if (!depth && dot != i &&
+			    !starts(b + i, m - i, "(anonymous namespace)")) {
+				m = i;
+				break;
+			}
+			depth++;
+		}
+	}
+	ember_buf_setlen(tmp, m);
+	if ((flags & EMBER_PERF_JAVA) && m && tmp->buf[0] == 'L' &&
+	    memchr(tmp->buf, '/', m)) {
+		memmove(tmp->buf, tmp->buf + 1, m - 1);
+		ember_buf_setlen(tmp, m - 1);
+	}
+}
+
+/* inferno-collapse-perf's frames of a frame line, innermost first. */
+static int inferno_names(const struct ember_perf_frame *f, int flags,
+			 struct ember_buf *tmp, struct ember_buf *tmp2,
+			 rec_emit_fn emit, void *ctx)
+{
+	const char *s = f->sym;
+	size_t n = f->sym_len;
+	struct ember_buf fixed = EMBER_BUF_INIT;
+	int count = 0;
+
+	/* an offset of hex digits, either case */
+	const char *off = NULL;
+	for (size_t i = n; i >= 3 && !off; i--)
+		if (!memcmp(s + i - 3, "+0x", 3))
+			off = s + i - 3;
+	if (off) {
+		size_t k = (size_t)(off - s) + 3;
+		while (k < n && hex_digit((unsigned char)s[k]))
+			k++;
+		if (k == n)
+			n = (size_t)(off - s);
+	}
+	if (n && s[0] == '(')
+		return 0;
+	if (rec_rust_fix(s, n, &fixed)) {
+		s = fixed.buf;
+		n = fixed.len;
+	}
+	/* parts at each "->", pushed leaf (last) first */
+	size_t starts[64], ends[64], np = 0, i = 0;
+	for (;;) {
+		const char *a = np < 63 ? memmem(s + i, n - i, "->", 2) : NULL;
+		starts[np] = i;
+		ends[np++] = a ? (size_t)(a - s) : n;
+		if (!a)
+			break;
+		i = (size_t)(a - s) + 2;
+	}
+	for (size_t k = np; k-- > 0;) {
+		inferno_part(s + starts[k], ends[k] - starts[k], f, flags, tmp);
+		const char *suffix = NULL;
+		if (k) {
+			if (!has(tmp->buf, tmp->len, "_[i]"))
+				suffix = "_[i]";
+		} else if ((flags & EMBER_PERF_KERNEL) &&
+			   inferno_kernel(f->dso, f->dso_len)) {
+			suffix = "_[k]";
+		} else if ((flags & EMBER_PERF_JIT) &&
+			   (module_kind(f->dso, f->dso_len) & M_JIT) &&
+			   !has(tmp->buf, tmp->len, "_[j]")) {
+			suffix = "_[j]";
+		}
+		ember_buf_reset(tmp2);
+		ember_buf_add(tmp2, tmp->buf, tmp->len);
+		if (suffix)
+			ember_buf_adds(tmp2, suffix);
+		emit(ctx, tmp2->buf, tmp2->len);
+		count++;
+	}
+	ember_buf_release(&fixed);
+	return count;
+}
+
 /* Calls emit for each frame a perf frame line becomes, innermost inlined
  * frame first (the order they are pushed in, leaf first); returns how
  * many.  A part of the symbol between "->" is an inlined frame (_[i]). */
@@ -244,6 +449,9 @@ int rec_perf_names(const struct ember_perf_frame *f, int flags,
 		   struct ember_buf *tmp, struct ember_buf *tmp2,
 		   rec_emit_fn emit, void *ctx)
 {
+	if (flags & EMBER_PERF_INFERNO)
+		return inferno_names(f, flags, tmp, tmp2, emit, ctx);
+
 	const char *s = f->sym;
 	size_t n = rec_strip_offset(f->sym, f->sym_len);
 	size_t cut[64], ncut = 0;

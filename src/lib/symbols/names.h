@@ -24,10 +24,14 @@ struct ember_perf_frame {
 	size_t addr_len;
 };
 enum {
-	EMBER_PERF_JAVA = 1,   /* the process name starts with "java" */
-	EMBER_PERF_KERNEL = 2, /* --kernel: _[k] */
-	EMBER_PERF_JIT = 4,    /* --jit: _[j] */
-	EMBER_PERF_ADDRS = 8,  /* --addrs: [module <addr>] */
+	EMBER_PERF_JAVA = 1,	 /* the process name starts with "java" */
+	EMBER_PERF_KERNEL = 2,	 /* --kernel: _[k] */
+	EMBER_PERF_JIT = 4,	 /* --jit: _[j] */
+	EMBER_PERF_ADDRS = 8,	 /* --addrs: [module <addr>] */
+	EMBER_PERF_INFERNO = 16, /* inferno-collapse-perf's naming: Rust
+				  * hashes and $LT$-escapes undone, the
+				  * arguments cut at the first '(', quotes
+				  * kept */
 };
 /* Appends the names, callers first, joined by ';'; returns how many
  * (0: the frame is left out, as perf's "(...)" pseudo-frames are). */
@@ -53,5 +57,9 @@ void rec_clean_part(const char *s, size_t n, const struct ember_perf_frame *f,
  * as perf-map-agent writes it, "Lpkg/Class;::method", appended to out; 0 (out
  * unchanged) when s is not a method's name ("Interpreter", stubs). */
 int rec_java_agent_name(struct ember_buf *out, const char *s, size_t n);
+/* inferno's repair of a Rust symbol that perf left half mangled
+ * ("a..b$LT$T$GT$::f::h0123456789abcdef" -> "a::b<T>::f") into out;
+ * 0 when s is not one (no ::h<16 hex digits> at its end). */
+int rec_rust_fix(const char *s, size_t n, struct ember_buf *out);
 
 #endif

@@ -272,6 +272,14 @@ function label(i, w) {
 		else if (sum > w) break;
 	}
 	if (k == s.length && sum <= w) return s;
+	if (fg.truncleft) { // inferno's way: ".." and the end of the name
+		for (sum = dots, k = s.length; k > 0; k--) {
+			sum += width(s[k - 1]);
+			if (sum > w) break;
+		}
+		if (k < s.length && (s.charCodeAt(k) & 0xfc00) == 0xdc00) k++;
+		return k < s.length ? ".." + s.slice(k) : "";
+	}
 	if (fit > 0 && (s.charCodeAt(fit - 1) & 0xfc00) == 0xd800) fit--;
 	return fit > 0 ? s.slice(0, fit) + ".." : "";
 }
@@ -367,9 +375,8 @@ function paint() {
 			fill(i, 1);
 			continue;
 		}
-		var y = fg.inverted ? fg.fontsize * 3 + D[i] * fg.frameheight :
-			fg.height - (fg.fontsize * 2 + 10) -
-			(D[i] + 1) * fg.frameheight + 1;
+		var y = fg.inverted ? fg.ypad1 + D[i] * fg.frameheight :
+			fg.height - fg.ypad2 - (D[i] + 1) * fg.frameheight + 1;
 		d.push("M" + round(fg.xpad + (S[i] - S[zoomed]) * k) + " " + y +
 			"h" + round(w) + "v" + h + "h" + round(-w) + "z");
 	}
