@@ -9,7 +9,7 @@ MANDIR  ?= $(PREFIX)/share/man
 BUILD   ?= build
 V       ?= 0
 
-PKGS    := libelf libdw zlib yajl libzstd
+PKGS    := libelf libdw zlib yajl libzstd liblzma
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes \
            -Wno-unused-parameter -Wno-missing-field-initializers
@@ -17,11 +17,11 @@ ifeq ($(WERROR),1)
 WARN    += -Werror
 endif
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lelf -ldw -lz -lyajl -lzstd)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lelf -ldw -lz -lyajl -lzstd -llzma)
 ALL_CFLAGS  = -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -Iinclude -Isrc/lib \
               $(PKG_CFLAGS) -D_GNU_SOURCE -MMD -MP
 ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS)
-LDLIBS     := $(PKG_LIBS) -liberty -lpthread -lm
+LDLIBS     := $(PKG_LIBS) -lbz2 -liberty -lpthread -lm
 
 LIB_SRC  := $(sort $(wildcard src/lib/*.c src/lib/*/*.c))
 CLI_SRC  := $(sort $(wildcard src/cli/*.c))

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Installs the Debian packages ember needs, when run as root, or prints the
 # exact command to run.  `deps.sh build` covers building; `deps.sh test`
-# adds what the tests use (Chromium for the browser tests, xz for inputs,
+# adds what the tests use (Chromium for the browser tests, xz, zstd and bzip2 for inputs,
 # Go for reading pprof back with go tool pprof, GNU time for peak memory,
 # libc6-dbg for libc's static functions in profiles, a JDK for profiling
 # Java, debuginfod for a local debuginfod server serving a stripped
@@ -10,8 +10,8 @@
 # clang-format, the version .clang-format is for).
 set -u
 case "${1:-build}" in
-build) pkgs="gcc make pkg-config libelf-dev libdw-dev libiberty-dev zlib1g-dev libyajl-dev libzstd-dev" ;;
-test)  pkgs="xz-utils libxml2-utils chromium nodejs npm libc6-dbg golang-go openjdk-17-jdk-headless debuginfod time" ;;
+build) pkgs="gcc make pkg-config libelf-dev libdw-dev libiberty-dev zlib1g-dev libyajl-dev libzstd-dev liblzma-dev libbz2-dev" ;;
+test)  pkgs="xz-utils zstd bzip2 libxml2-utils chromium nodejs npm libc6-dbg golang-go openjdk-17-jdk-headless debuginfod time" ;;
 bench) pkgs="xz-utils bc time libdeflate0" ;;
 fmt)   pkgs="clang-format" ;;
 *) echo "usage: deps.sh build|test|bench|fmt" >&2; exit 2 ;;

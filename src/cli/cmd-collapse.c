@@ -97,12 +97,13 @@ static void help(FILE *f, const char *prog, const char *format)
 			"out.folded\n\n",
 			prog);
 	fprintf(f, "Folds profiler output (from files, '-' or standard input, "
-		   "gzip-compressed\n"
-		   "or not) into folded stacks, one \"root;...;leaf count\" "
-		   "line per distinct\n"
-		   "stack, sorted, for 'ember flamegraph'.  Same output as "
-		   "FlameGraph's\n"
-		   "stackcollapse scripts, many times faster.\n\n");
+		   "compressed\n"
+		   "(gzip, xz, zstd, bzip2) or not) into folded stacks, one "
+		   "\"root;...;leaf\n"
+		   "count\" line per distinct stack, sorted, for 'ember "
+		   "flamegraph'.  Same\n"
+		   "output as FlameGraph's stackcollapse scripts, many times "
+		   "faster.\n\n");
 	if (!format)
 		help_formats(f);
 	if (perf)
@@ -549,8 +550,9 @@ static int input_error(struct ember_collapse *c, const char *path, int err,
 				  "ember collapse FORMAT FILE)",
 				  name, format_list());
 	} else if (err == EMBER_EFORMAT) {
-		cli_error("cannot read %s: corrupt or truncated gzip data",
-			  name);
+		cli_error(
+		    "cannot read %s: corrupt or truncated compressed data",
+		    name);
 	} else if (err == EMBER_ETOOLONG) {
 		cli_error("cannot read %s: line %llu is longer than %zu MiB",
 			  name, (unsigned long long)st->long_line,

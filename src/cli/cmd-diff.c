@@ -13,17 +13,17 @@ static void help(FILE *f, const char *prog)
 	    f,
 	    "usage: %s [-n] [-s] [-o FILE] BEFORE AFTER > diff.folded\n"
 	    "\n"
-	    "Compares two folded profiles (files or '-', gzip-compressed or "
-	    "not): every\n"
-	    "stack of either, with its count in BEFORE and in AFTER (0 where "
-	    "it is\n"
-	    "missing), sorted.  'ember flamegraph' draws such lines as a "
-	    "differential\n"
-	    "flame graph: widths from AFTER, red where a stack grew, blue "
-	    "where it\n"
-	    "shrank.  Same output as FlameGraph's difffolded.pl (which leaves "
-	    "the lines\n"
-	    "in no particular order).\n"
+	    "Compares two folded profiles (files or '-', compressed (gzip, xz, "
+	    "zstd,\n"
+	    "bzip2) or not): every stack of either, with its count in BEFORE "
+	    "and in\n"
+	    "AFTER (0 where it is missing), sorted.  'ember flamegraph' draws "
+	    "such\n"
+	    "lines as a differential flame graph: widths from AFTER, red where "
+	    "a stack\n"
+	    "grew, blue where it shrank.  Same output as FlameGraph's "
+	    "difffolded.pl\n"
+	    "(which leaves the lines in no particular order).\n"
 	    "\n"
 	    "  -n, --normalize      scale BEFORE's counts so that both totals "
 	    "match\n"
@@ -147,9 +147,10 @@ int cmd_diff(int argc, char **argv, const char *preset)
 		cli_error("cannot read '%s': %s", name(path),
 			  err == EMBER_ETRUNC
 			      ? "the file was cut short while being read"
-			  : err == EMBER_EFORMAT ? "corrupt gzip data"
-			  : err == EMBER_ENOENT	 ? "No such file or directory"
-			  : err == EMBER_EPERM	 ? "Permission denied"
+			  : err == EMBER_EFORMAT
+			      ? "corrupt or truncated compressed data"
+			  : err == EMBER_ENOENT ? "No such file or directory"
+			  : err == EMBER_EPERM	? "Permission denied"
 					       : strerror(errno ? errno : EIO));
 		return cli_out_close(&out, 0);
 	}

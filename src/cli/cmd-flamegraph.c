@@ -15,14 +15,14 @@ static void help(FILE *f, const char *prog)
 	    "\n"
 	    "Draws folded stacks (\"a;b;c 42\" lines, from files, '-' or "
 	    "standard\n"
-	    "input, gzip-compressed or not) as an interactive SVG flame graph: "
-	    "hover\n"
-	    "for details, click to zoom, Ctrl-F to search.  Same options and "
-	    "output\n"
-	    "as FlameGraph's flamegraph.pl.  Any input 'ember collapse' knows "
-	    "(pprof,\n"
-	    "perf script, trace events, .cpuprofile, speedscope...) is folded "
-	    "first.\n"
+	    "input, compressed (gzip, xz, zstd, bzip2) or not) as an "
+	    "interactive SVG\n"
+	    "flame graph: hover for details, click to zoom, Ctrl-F to search.  "
+	    "Same\n"
+	    "options and output as FlameGraph's flamegraph.pl.  Any input "
+	    "'ember\n"
+	    "collapse' knows (pprof, perf script, trace events, .cpuprofile,\n"
+	    "speedscope...) is folded first.\n"
 	    "\n"
 	    "  -o, --output FILE    write the SVG to FILE (default: standard "
 	    "output);\n"
@@ -114,7 +114,8 @@ static int collapse_input(struct ember_flamegraph *fg, struct ember_reader *r,
 		ember_buf_add(&all, p, n);
 	if (err) {
 		cli_error("cannot read '%s': %s", show,
-			  err == EMBER_EFORMAT ? "corrupt gzip data"
+			  err == EMBER_EFORMAT
+			      ? "corrupt or truncated compressed data"
 			  : err == EMBER_ETRUNC
 			      ? "the file was cut short while being read"
 			      : strerror(errno));
@@ -197,8 +198,9 @@ static int read_input(struct ember_flamegraph *fg, const char *path, int fold,
 			  show);
 	else if (rc)
 		cli_error("cannot read '%s': %s", show,
-			  rc == EMBER_EFORMAT ? "corrupt gzip data"
-					      : strerror(errno ? errno : EIO));
+			  rc == EMBER_EFORMAT
+			      ? "corrupt or truncated compressed data"
+			      : strerror(errno ? errno : EIO));
 	return rc != 0;
 }
 
