@@ -348,8 +348,10 @@ struct ember_collapse_options {
 	const char *sample_type; /* the value counted (NULL: the profile's
 				    default, else its last sample type) */
 	const char *label;	 /* a label whose values become root frames */
-	/* cpuprofile: weights in microseconds rather than samples */
+	/* cpuprofile: weights in microseconds (the default where the
+	 * profile has timeDeltas; time: required), or samples */
 	int time;
+	int cpuprofile_samples;
 	/* Called from the calling thread now and then while an input is
 	 * read: bytes consumed so far and the input's size (0: unknown). */
 	void (*progress)(void *ctx, uint64_t done, uint64_t size);

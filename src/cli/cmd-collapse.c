@@ -149,10 +149,13 @@ static void help(FILE *f, const char *prog, const char *format)
 		       "  --label=KEY          the samples' KEY label as the "
 		       "root frame\n");
 	if (!format || !strcmp(format, "cpuprofile"))
-		fprintf(f,
-			"\ncpuprofile (Chrome DevTools, node --cpu-prof):\n"
-			"  --time               weights in microseconds, not "
-			"samples\n");
+		fprintf(
+		    f, "\ncpuprofile (Chrome DevTools, node --cpu-prof):\n"
+		       "  --time               weights in microseconds, as "
+		       "DevTools shows (the\n"
+		       "                       default; an error where the "
+		       "profile has no time)\n"
+		       "  --samples            weights in samples, not time\n");
 	int more = help_more(f, format, perf || dtrace);
 	fprintf(
 	    f,
@@ -241,6 +244,7 @@ enum {
 	O_SAMPLE_TYPE,
 	O_LABEL,
 	O_TIME,
+	O_SAMPLES,
 	O_FORMAT,
 };
 
@@ -273,6 +277,7 @@ static const struct option longopts[] = {
     {"sample-type", required_argument, NULL, O_SAMPLE_TYPE},
     {"label", required_argument, NULL, O_LABEL},
     {"time", no_argument, NULL, O_TIME},
+    {"samples", no_argument, NULL, O_SAMPLES},
     {"format", required_argument, NULL, O_FORMAT},
     {"threads", required_argument, NULL, 'j'},
     {"output", required_argument, NULL, 'o'},
@@ -760,8 +765,14 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 			/* cpuprofile: microseconds; ghcprof: %time (its
 			 * default) */
 			o.time = 1;
+			o.cpuprofile_samples = 0;
 			o.ghcprof_source = EMBER_GHCPROF_TIME;
 			RESTRICT("cpuprofile ghcprof");
+			break;
+		case O_SAMPLES:
+			o.cpuprofile_samples = 1;
+			o.time = 0;
+			RESTRICT("cpuprofile");
 			break;
 		case O_FORMAT:
 			out_format = optarg;
