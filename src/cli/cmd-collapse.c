@@ -166,6 +166,11 @@ static void help(FILE *f, const char *prog, const char *format)
 	    "                       by -o's extension: .folded .svg .html "
 	    ".pb.gz\n"
 	    "                       .speedscope.json\n"
+	    "      --open           once an SVG or HTML file is written, open "
+	    "it\n"
+	    "                       ($BROWSER, else xdg-open; with no "
+	    "display, its\n"
+	    "                       file:// URL on stderr)\n"
 	    "  -j, --threads N      parse on N threads (default: one per CPU "
 	    "for\n"
 	    "                       large inputs); the output is the same\n"
@@ -246,6 +251,7 @@ enum {
 	O_TIME,
 	O_SAMPLES,
 	O_FORMAT,
+	O_OPEN,
 };
 
 static const struct option longopts[] = {
@@ -279,6 +285,7 @@ static const struct option longopts[] = {
     {"time", no_argument, NULL, O_TIME},
     {"samples", no_argument, NULL, O_SAMPLES},
     {"format", required_argument, NULL, O_FORMAT},
+    {"open", no_argument, NULL, O_OPEN},
     {"threads", required_argument, NULL, 'j'},
     {"output", required_argument, NULL, 'o'},
     {"quiet", no_argument, NULL, 'q'},
@@ -593,7 +600,7 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 	size_t nskip = 0;
 	struct restricted used[8];
 	size_t nused = 0;
-	int c, rc = 1;
+	int c, rc = 1, open_it = 0;
 	long lv;
 
 	ember_collapse_options_init(&o);
@@ -777,6 +784,9 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 		case O_FORMAT:
 			out_format = optarg;
 			break;
+		case O_OPEN:
+			open_it = 1;
+			break;
 		case 'j':
 			if (cli_long(optarg, 1, 64, &lv)) {
 				free(skip);
@@ -848,7 +858,8 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 
 	int as;
 	if (cli_format_pick(cmd, out_format, output, CLI_ALL_FORMATS,
-			    CLI_FOLDED, &as)) {
+			    CLI_FOLDED, &as) ||
+	    (open_it && cli_open_check(cmd, output, as))) {
 		free(skip);
 		return 2;
 	}
@@ -945,6 +956,8 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 	report(ember_collapse_stats(col), &o);
 	/* a failed write is reported by cli_out_close */
 	rc = cli_out_close(&out, !err || err == EMBER_EIO);
+	if (!rc && open_it)
+		cli_open(output);
 out:
 	ember_collapse_free(col);
 	free(skip);

@@ -36,6 +36,10 @@ static void help(FILE *f, const char *prog)
 	    "differential flame\n"
 	    "                       graph itself; or by -o's extension "
 	    "(.folded, .svg)\n"
+	    "      --open           once an SVG is written, open it "
+	    "($BROWSER, else\n"
+	    "                       xdg-open; with no display, its file:// "
+	    "URL on stderr)\n"
 	    "  -q, --quiet          no warnings\n"
 	    "  -h, --help           this help\n"
 	    "\n"
@@ -48,8 +52,9 @@ static void help(FILE *f, const char *prog)
 	    "  %s before.folded after.folded | ember flamegraph > diff.svg\n"
 	    "  %s after.folded before.folded | ember flamegraph --negate > "
 	    "diff-rev.svg\n"
-	    "  %s -n -s old.folded.gz new.folded.gz -o diff.folded\n",
-	    prog, prog, prog, prog);
+	    "  %s -n -s old.folded.gz new.folded.gz -o diff.folded\n"
+	    "  %s --open -o diff.svg before.folded after.folded\n",
+	    prog, prog, prog, prog, prog);
 }
 
 static const struct option longopts[] = {
@@ -57,6 +62,7 @@ static const struct option longopts[] = {
     {"strip-hex", no_argument, NULL, 's'},
     {"output", required_argument, NULL, 'o'},
     {"format", required_argument, NULL, 'F'},
+    {"open", no_argument, NULL, 'O'},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -75,7 +81,7 @@ int cmd_diff(int argc, char **argv, const char *preset)
 	struct ember_diff_options o = {0, 0};
 	struct ember_diff_stats st;
 	struct cli_out out;
-	int c;
+	int c, open_it = 0;
 
 	if (preset) {
 		const char *base = strrchr(argv[0], '/');
@@ -96,6 +102,9 @@ int cmd_diff(int argc, char **argv, const char *preset)
 			break;
 		case 'F':
 			format = optarg;
+			break;
+		case 'O':
+			open_it = 1;
 			break;
 		case 'q':
 			cli_verbose = -1;
@@ -118,6 +127,8 @@ int cmd_diff(int argc, char **argv, const char *preset)
 	int as;
 	if (cli_format_pick(cmd, format, output,
 			    1u << CLI_FOLDED | 1u << CLI_SVG, CLI_FOLDED, &as))
+		return 2;
+	if (open_it && cli_open_check(cmd, output, as))
 		return 2;
 	if (cli_out_open(&out, output))
 		return 1;
@@ -168,5 +179,8 @@ int cmd_diff(int argc, char **argv, const char *preset)
 	if (!st.stacks)
 		cli_warn("no stacks in either profile");
 	/* a failed write is reported by cli_out_close */
-	return cli_out_close(&out, !err || err == EMBER_EIO);
+	int rc = cli_out_close(&out, !err || err == EMBER_EIO);
+	if (!rc && open_it)
+		cli_open(output);
+	return rc;
 }

@@ -27,6 +27,10 @@ static void help(FILE *f, const char *prog)
 	    "  -o, --output FILE    write the SVG to FILE (default: standard "
 	    "output);\n"
 	    "                       FILE.html: the HTML viewer\n"
+	    "  --open               once written, open FILE ($BROWSER, else "
+	    "xdg-open;\n"
+	    "                       with no display, its file:// URL on "
+	    "stderr)\n"
 	    "  --format svg|html    svg (default), or html: one self-contained "
 	    "page that\n"
 	    "                       draws on a canvas, for any number of "
@@ -81,14 +85,15 @@ static void help(FILE *f, const char *prog)
 	    "  %s --colors java --minwidth 0.5%% -o java.svg java.folded.gz\n"
 	    "  ember diff before.folded after.folded | %s > diff.svg\n"
 	    "  %s profile.pb.gz > profile.svg\n"
-	    "  %s -o out.html out.folded\n",
+	    "  %s --open -o out.html out.folded\n",
 	    prog, prog, prog, prog, prog, prog, prog);
 }
 
-enum { O_FORMAT = 256 };
+enum { O_FORMAT = 256, O_OPEN };
 
 static const struct option longopts[] = {
     {"format", required_argument, NULL, O_FORMAT},
+    {"open", no_argument, NULL, O_OPEN},
     {"output", required_argument, NULL, 'o'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -210,7 +215,7 @@ int cmd_flamegraph(int argc, char **argv, const char *preset)
 	const char *prog = preset ? "flamegraph.pl" : "ember flamegraph";
 	const char *cmd = "flamegraph";
 	const char *output = NULL, *format = NULL;
-	int c, rc = 1, as;
+	int c, rc = 1, as, open_it = 0;
 
 	ember_fg_options_init(&o);
 	o.perl_compat = preset != NULL;
@@ -232,6 +237,9 @@ int cmd_flamegraph(int argc, char **argv, const char *preset)
 		case O_FORMAT:
 			format = optarg;
 			break;
+		case O_OPEN:
+			open_it = 1;
+			break;
 		case 'o':
 			output = optarg;
 			break;
@@ -250,6 +258,8 @@ int cmd_flamegraph(int argc, char **argv, const char *preset)
 		return 2;
 	if (cli_format_pick(cmd, format, output, 1u << CLI_SVG | 1u << CLI_HTML,
 			    CLI_SVG, &as))
+		return 2;
+	if (open_it && cli_open_check(cmd, output, as))
 		return 2;
 	o.html = as == CLI_HTML;
 
@@ -300,6 +310,8 @@ int cmd_flamegraph(int argc, char **argv, const char *preset)
 			  ember_strerror(err));
 	/* a failed write is reported by cli_out_close */
 	rc = cli_out_close(&out, !err || (err == EMBER_EIO && !st.bad_file));
+	if (!rc && open_it)
+		cli_open(output);
 out:
 	ember_flamegraph_free(fg);
 	return rc;
