@@ -17,7 +17,7 @@ FISHCOMPDIR ?= $(DATADIR)/fish/vendor_completions.d
 BUILD   ?= build
 V       ?= 0
 
-PKGS    := libelf libdw zlib yajl libzstd
+PKGS    := libelf libdw zlib yajl libzstd liblzma
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes \
            -Wno-unused-parameter -Wno-missing-field-initializers
@@ -39,12 +39,12 @@ PKGS     += libbpf
 endif
 endif
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lelf -ldw -lz -lyajl -lzstd)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lelf -ldw -lz -lyajl -lzstd -llzma)
 ALL_CFLAGS  = -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -Iinclude -Isrc/lib \
               $(PKG_CFLAGS) -D_GNU_SOURCE -MMD -MP \
               $(if $(HAVE_BPF),-DEMBER_BPF -I$(BUILD)/gen)
 ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS)
-LDLIBS     := $(PKG_LIBS) -liberty -lpthread -lm
+LDLIBS     := $(PKG_LIBS) -lbz2 -liberty -lpthread -lm
 
 LIB_SRC  := $(sort $(filter-out %.bpf.c,$(wildcard src/lib/*.c src/lib/*/*.c)))
 BPF_SRC  := $(wildcard src/lib/*/*.bpf.c)

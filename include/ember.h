@@ -172,8 +172,8 @@ int ember_stacks_write(const struct ember_stacks *s,
 
 /* ---- reading input ---------------------------------------------------- */
 
-/* A whole input read into memory (files, pipes, standard input; gzip
- * inflated). */
+/* A whole input read into memory (files, pipes, standard input;
+ * gzip, xz, zstd and bzip2 decompressed). */
 struct ember_input;
 /* NULL or "-": standard input. */
 int ember_input_load(struct ember_input **in, const char *path) EMBER_WUR;
@@ -186,9 +186,10 @@ void ember_input_free(struct ember_input *in);
 /* A streamed input, read in chunks that end at a line boundary (the last
  * chunk may end without a newline).  Memory stays bounded whatever the
  * input's size: a line is handed out whole, and one longer than
- * EMBER_MAX_LINE bytes is refused (EMBER_ETOOLONG).  gzip-compressed input
- * is detected by its magic bytes.  A regular file that ends before the
- * size it had when opened (truncated while read) ends with EMBER_ETRUNC. */
+ * EMBER_MAX_LINE bytes is refused (EMBER_ETOOLONG).  Compressed input
+ * (gzip, xz, zstd, bzip2) is detected by its magic bytes and decompressed;
+ * data corrupt or cut short is EMBER_EFORMAT.  A regular file that ends before
+ * the size it had when opened (truncated while read) ends with EMBER_ETRUNC. */
 #define EMBER_MAX_LINE ((size_t)1 << 30)
 struct ember_reader;
 int ember_reader_open(struct ember_reader **r, const char *path) EMBER_WUR;
@@ -207,7 +208,7 @@ int ember_reader_peek(struct ember_reader *r, const char **p,
 int ember_reader_next(struct ember_reader *r, const char **p,
 		      size_t *len) EMBER_WUR;
 /* Bytes consumed from the underlying file so far (compressed bytes for a
- * gzip input), and its size when known (0 otherwise): for progress. */
+ * compressed input), and its size when known (0 otherwise): for progress. */
 uint64_t ember_reader_pos(const struct ember_reader *r);
 uint64_t ember_reader_size(const struct ember_reader *r);
 void ember_reader_close(struct ember_reader *r);
@@ -370,11 +371,13 @@ struct ember_collapse_options {
 	const char *sample_type; /* the value counted (NULL: the profile's
 				    default, else its last sample type) */
 	const char *label;	 /* a label whose values become root frames */
-	/* cpuprofile: weights in microseconds rather than samples */
+	/* cpuprofile: weights in microseconds (the default where the
+	 * profile has timeDeltas; time: required), or samples */
 	int time;
 	/* perf.data: keep the sample-level profile (times, threads,
 	 * addresses, lines) for ember_collapse_profile's writers */
 	int profile;
+	int cpuprofile_samples;
 	/* Called from the calling thread now and then while an input is
 	 * read: bytes consumed so far and the input's size (0: unknown). */
 	void (*progress)(void *ctx, uint64_t done, uint64_t size);
@@ -428,7 +431,7 @@ struct ember_collapse;
 /* EMBER_EINVAL for an unknown format or option combination. */
 int ember_collapse_new(struct ember_collapse **c,
 		       const struct ember_collapse_options *o) EMBER_WUR;
-/* Reads one input (NULL or "-": standard input), gzip-compressed or not.
+/* Reads one input (NULL or "-": standard input), compressed or not.
  * EMBER_EFORMAT when guessing finds no known format in the first input,
  * else the reader's error (EMBER_ENOENT, EMBER_EIO...). */
 int ember_collapse_input(struct ember_collapse *c, const char *path) EMBER_WUR;

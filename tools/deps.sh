@@ -2,7 +2,7 @@
 # Installs the Debian packages ember needs, when run as root, or prints the
 # exact command to run.  `deps.sh build` covers building (clang, bpftool
 # and libbpf-dev for the BPF program reading interpreters' frames); `deps.sh test`
-# adds what the tests use (Chromium for the browser tests, xz for inputs,
+# adds what the tests use (Chromium for the browser tests, xz, zstd and bzip2 for inputs,
 # Go for reading pprof back with go tool pprof, GNU time for peak memory,
 # libc6-dbg for libc's static functions in profiles, a JDK for profiling
 # Java, debuginfod for a local debuginfod server serving a stripped
@@ -15,7 +15,7 @@
 set -u
 case "${1:-build}" in
 build) pkgs="gcc make pkg-config libelf-dev libdw-dev libiberty-dev zlib1g-dev libyajl-dev libzstd-dev liblzma-dev libbz2-dev clang libbpf-dev bpftool" ;;
-test)  pkgs="xz-utils libxml2-utils chromium nodejs npm libc6-dbg golang-go openjdk-17-jdk-headless debuginfod time man-db groff-base zsh fish" ;;
+test)  pkgs="xz-utils libxml2-utils chromium nodejs npm libc6-dbg golang-go openjdk-17-jdk-headless debuginfod time zstd bzip2 man-db groff-base zsh fish" ;;
 bench) pkgs="xz-utils bc time libdeflate0" ;;
 fmt)   pkgs="clang-format" ;;
 *) echo "usage: deps.sh build|test|bench|fmt" >&2; exit 2 ;;

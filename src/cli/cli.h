@@ -77,6 +77,14 @@ void cli_out_signal_cleanup(void);
  * not a file that an error must not replace). */
 int cli_out_is_stream(const struct cli_out *o);
 
+/* --open (open.c): shows the file at path, written, in a browser
+ * ($BROWSER, else xdg-open where there is a display, else its file://
+ * URL on stderr), without waiting for it. */
+void cli_open(const char *path);
+/* Whether --open may go with this output, written as `as` (CLI_*): 0, or
+ * 2 after a usage message. */
+int cli_open_check(const char *cmd, const char *output, int as);
+
 /* What a command writes (output.c). */
 enum { CLI_FOLDED, CLI_SVG, CLI_PPROF, CLI_SPEEDSCOPE, CLI_HTML };
 #define CLI_ALL_FORMATS                                                        \

@@ -115,12 +115,13 @@ static void help(FILE *f, const char *prog, const char *format)
 			"out.folded\n\n",
 			prog);
 	fprintf(f, "Folds profiler output (from files, '-' or standard input, "
-		   "gzip-compressed\n"
-		   "or not) into folded stacks, one \"root;...;leaf count\" "
-		   "line per distinct\n"
-		   "stack, sorted, for 'ember flamegraph'.  Same output as "
-		   "FlameGraph's\n"
-		   "stackcollapse scripts, many times faster.\n\n");
+		   "compressed\n"
+		   "(gzip, xz, zstd, bzip2) or not) into folded stacks, one "
+		   "\"root;...;leaf\n"
+		   "count\" line per distinct stack, sorted, for 'ember "
+		   "flamegraph'.  Same\n"
+		   "output as FlameGraph's stackcollapse scripts, many times "
+		   "faster.\n\n");
 	if (!format)
 		help_formats(f);
 	if (perf)
@@ -166,10 +167,13 @@ static void help(FILE *f, const char *prog, const char *format)
 		       "  --label=KEY          the samples' KEY label as the "
 		       "root frame\n");
 	if (!format || !strcmp(format, "cpuprofile"))
-		fprintf(f,
-			"\ncpuprofile (Chrome DevTools, node --cpu-prof):\n"
-			"  --time               weights in microseconds, not "
-			"samples\n");
+		fprintf(
+		    f, "\ncpuprofile (Chrome DevTools, node --cpu-prof):\n"
+		       "  --time               weights in microseconds, as "
+		       "DevTools shows (the\n"
+		       "                       default; an error where the "
+		       "profile has no time)\n"
+		       "  --samples            weights in samples, not time\n");
 	int more = help_more(f, format, perf || dtrace);
 	fprintf(
 	    f,
@@ -180,6 +184,11 @@ static void help(FILE *f, const char *prog, const char *format)
 	    "                       by -o's extension: .folded .svg .html "
 	    ".pb.gz\n"
 	    "                       .speedscope.json\n"
+	    "      --open           once an SVG or HTML file is written, open "
+	    "it\n"
+	    "                       ($BROWSER, else xdg-open; with no "
+	    "display, its\n"
+	    "                       file:// URL on stderr)\n"
 	    "  -j, --threads N      parse on N threads (default: one per CPU "
 	    "for\n"
 	    "                       large inputs); the output is the same\n"
@@ -276,9 +285,11 @@ enum {
 	O_SAMPLE_TYPE,
 	O_LABEL,
 	O_TIME,
+	O_SAMPLES,
 	O_FORMAT,
 	O_NO_MODULES,
 	O_VERBOSE,
+	O_OPEN,
 };
 
 static const struct option longopts[] = {
@@ -310,10 +321,12 @@ static const struct option longopts[] = {
     {"sample-type", required_argument, NULL, O_SAMPLE_TYPE},
     {"label", required_argument, NULL, O_LABEL},
     {"time", no_argument, NULL, O_TIME},
+    {"samples", no_argument, NULL, O_SAMPLES},
     {"format", required_argument, NULL, O_FORMAT},
     {"no-modules", no_argument, NULL, O_NO_MODULES},
     {"nthreads", required_argument, NULL, 'n'},
     {"verbose", no_argument, NULL, O_VERBOSE},
+    {"open", no_argument, NULL, O_OPEN},
     {"threads", required_argument, NULL, 'j'},
     {"output", required_argument, NULL, 'o'},
     {"quiet", no_argument, NULL, 'q'},
@@ -597,8 +610,9 @@ static int input_error(struct ember_collapse *c, const char *path, int err,
 				  "ember collapse FORMAT FILE)",
 				  name, format_list());
 	} else if (err == EMBER_EFORMAT) {
-		cli_error("cannot read %s: corrupt or truncated gzip data",
-			  name);
+		cli_error(
+		    "cannot read %s: corrupt or truncated compressed data",
+		    name);
 	} else if (err == EMBER_ETOOLONG) {
 		cli_error("cannot read %s: line %llu is longer than %zu MiB",
 			  name, (unsigned long long)st->long_line,
@@ -634,7 +648,7 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 	size_t nskip = 0;
 	struct restricted used[8];
 	size_t nused = 0;
-	int c, rc = 1;
+	int c, rc = 1, open_it = 0;
 	long lv;
 
 	ember_collapse_options_init(&o);
@@ -833,11 +847,20 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 			/* cpuprofile: microseconds; ghcprof: %time (its
 			 * default) */
 			o.time = 1;
+			o.cpuprofile_samples = 0;
 			o.ghcprof_source = EMBER_GHCPROF_TIME;
 			RESTRICT("cpuprofile ghcprof");
 			break;
+		case O_SAMPLES:
+			o.cpuprofile_samples = 1;
+			o.time = 0;
+			RESTRICT("cpuprofile");
+			break;
 		case O_FORMAT:
 			out_format = optarg;
+			break;
+		case O_OPEN:
+			open_it = 1;
 			break;
 		case 'j':
 			if (cli_long(optarg, 1, 64, &lv)) {
@@ -910,7 +933,8 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 
 	int as;
 	if (cli_format_pick(cmd, out_format, output, CLI_ALL_FORMATS,
-			    CLI_FOLDED, &as)) {
+			    CLI_FOLDED, &as) ||
+	    (open_it && cli_open_check(cmd, output, as))) {
 		free(skip);
 		return 2;
 	}
@@ -1009,6 +1033,8 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 	report(ember_collapse_stats(col), &o);
 	/* a failed write is reported by cli_out_close */
 	rc = cli_out_close(&out, !err || err == EMBER_EIO);
+	if (!rc && open_it)
+		cli_open(output);
 out:
 	ember_collapse_free(col);
 	free(skip);

@@ -13,17 +13,17 @@ static void help(FILE *f, const char *prog)
 	    f,
 	    "usage: %s [-n] [-s] [-o FILE] BEFORE AFTER > diff.folded\n"
 	    "\n"
-	    "Compares two folded profiles (files or '-', gzip-compressed or "
-	    "not): every\n"
-	    "stack of either, with its count in BEFORE and in AFTER (0 where "
-	    "it is\n"
-	    "missing), sorted.  'ember flamegraph' draws such lines as a "
-	    "differential\n"
-	    "flame graph: widths from AFTER, red where a stack grew, blue "
-	    "where it\n"
-	    "shrank.  Same output as FlameGraph's difffolded.pl (which leaves "
-	    "the lines\n"
-	    "in no particular order).\n"
+	    "Compares two folded profiles (files or '-', compressed (gzip, xz, "
+	    "zstd,\n"
+	    "bzip2) or not): every stack of either, with its count in BEFORE "
+	    "and in\n"
+	    "AFTER (0 where it is missing), sorted.  'ember flamegraph' draws "
+	    "such\n"
+	    "lines as a differential flame graph: widths from AFTER, red where "
+	    "a stack\n"
+	    "grew, blue where it shrank.  Same output as FlameGraph's "
+	    "difffolded.pl\n"
+	    "(which leaves the lines in no particular order).\n"
 	    "\n"
 	    "  -n, --normalize      scale BEFORE's counts so that both totals "
 	    "match\n"
@@ -36,6 +36,10 @@ static void help(FILE *f, const char *prog)
 	    "differential flame\n"
 	    "                       graph itself; or by -o's extension "
 	    "(.folded, .svg)\n"
+	    "      --open           once an SVG is written, open it "
+	    "($BROWSER, else\n"
+	    "                       xdg-open; with no display, its file:// "
+	    "URL on stderr)\n"
 	    "  -q, --quiet          no warnings\n"
 	    "  -v, --verbose        more messages (inferno-diff-folded)\n"
 	    "  -h, --help           this help\n"
@@ -54,8 +58,9 @@ static void help(FILE *f, const char *prog)
 	    "  %s before.folded after.folded | ember flamegraph > diff.svg\n"
 	    "  %s after.folded before.folded | ember flamegraph --negate > "
 	    "diff-rev.svg\n"
-	    "  %s -n -s old.folded.gz new.folded.gz -o diff.folded\n",
-	    prog, prog, prog, prog);
+	    "  %s -n -s old.folded.gz new.folded.gz -o diff.folded\n"
+	    "  %s --open -o diff.svg before.folded after.folded\n",
+	    prog, prog, prog, prog, prog);
 }
 
 static const struct option longopts[] = {
@@ -63,6 +68,7 @@ static const struct option longopts[] = {
     {"strip-hex", no_argument, NULL, 's'},
     {"output", required_argument, NULL, 'o'},
     {"format", required_argument, NULL, 'F'},
+    {"open", no_argument, NULL, 'O'},
     {"quiet", no_argument, NULL, 'q'},
     {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
@@ -89,7 +95,7 @@ int cmd_diff(int argc, char **argv, const char *preset)
 	struct ember_diff_options o = {0, 0};
 	struct ember_diff_stats st;
 	struct cli_out out;
-	int c;
+	int c, open_it = 0;
 
 	if (preset) {
 		const char *base = strrchr(argv[0], '/');
@@ -119,6 +125,9 @@ int cmd_diff(int argc, char **argv, const char *preset)
 		case 'F':
 			format = optarg;
 			break;
+		case 'O':
+			open_it = 1;
+			break;
 		case 'q':
 			cli_verbose = -1;
 			break;
@@ -140,6 +149,8 @@ int cmd_diff(int argc, char **argv, const char *preset)
 	int as;
 	if (cli_format_pick(cmd, format, output,
 			    1u << CLI_FOLDED | 1u << CLI_SVG, CLI_FOLDED, &as))
+		return 2;
+	if (open_it && cli_open_check(cmd, output, as))
 		return 2;
 	if (cli_out_open(&out, output))
 		return 1;
@@ -169,9 +180,10 @@ int cmd_diff(int argc, char **argv, const char *preset)
 		cli_error("cannot read '%s': %s", name(path),
 			  err == EMBER_ETRUNC
 			      ? "the file was cut short while being read"
-			  : err == EMBER_EFORMAT ? "corrupt gzip data"
-			  : err == EMBER_ENOENT	 ? "No such file or directory"
-			  : err == EMBER_EPERM	 ? "Permission denied"
+			  : err == EMBER_EFORMAT
+			      ? "corrupt or truncated compressed data"
+			  : err == EMBER_ENOENT ? "No such file or directory"
+			  : err == EMBER_EPERM	? "Permission denied"
 					       : strerror(errno ? errno : EIO));
 		return cli_out_close(&out, 0);
 	}
@@ -189,5 +201,8 @@ int cmd_diff(int argc, char **argv, const char *preset)
 	if (!st.stacks)
 		cli_warn("no stacks in either profile");
 	/* a failed write is reported by cli_out_close */
-	return cli_out_close(&out, !err || err == EMBER_EIO);
+	int rc = cli_out_close(&out, !err || err == EMBER_EIO);
+	if (!rc && open_it)
+		cli_open(output);
+	return rc;
 }

@@ -15,18 +15,22 @@ static void help(FILE *f, const char *prog)
 	    "\n"
 	    "Draws folded stacks (\"a;b;c 42\" lines, from files, '-' or "
 	    "standard\n"
-	    "input, gzip-compressed or not) as an interactive SVG flame graph: "
-	    "hover\n"
-	    "for details, click to zoom, Ctrl-F to search.  Same options and "
-	    "output\n"
-	    "as FlameGraph's flamegraph.pl.  Any input 'ember collapse' knows "
-	    "(pprof,\n"
-	    "perf script, trace events, .cpuprofile, speedscope...) is folded "
-	    "first.\n"
+	    "input, compressed (gzip, xz, zstd, bzip2) or not) as an "
+	    "interactive SVG\n"
+	    "flame graph: hover for details, click to zoom, Ctrl-F to search.  "
+	    "Same\n"
+	    "options and output as FlameGraph's flamegraph.pl.  Any input "
+	    "'ember\n"
+	    "collapse' knows (pprof, perf script, trace events, .cpuprofile,\n"
+	    "speedscope...) is folded first.\n"
 	    "\n"
 	    "  -o, --output FILE    write the SVG to FILE (default: standard "
 	    "output);\n"
 	    "                       FILE.html: the HTML viewer\n"
+	    "  --open               once written, open FILE ($BROWSER, else "
+	    "xdg-open;\n"
+	    "                       with no display, its file:// URL on "
+	    "stderr)\n"
 	    "  --format svg|html    svg (default), or html: one self-contained "
 	    "page that\n"
 	    "                       draws on a canvas, for any number of "
@@ -93,7 +97,7 @@ static void help(FILE *f, const char *prog)
 	    "  %s --colors java --minwidth 0.5%% -o java.svg java.folded.gz\n"
 	    "  ember diff before.folded after.folded | %s > diff.svg\n"
 	    "  %s profile.pb.gz > profile.svg\n"
-	    "  %s -o out.html out.folded\n",
+	    "  %s --open -o out.html out.folded\n",
 	    prog, prog, prog, prog, prog, prog, prog);
 }
 
@@ -179,10 +183,11 @@ static void help_inferno(FILE *f)
 	      f);
 }
 
-enum { O_FORMAT = 256, O_VERBOSE };
+enum { O_FORMAT = 256, O_VERBOSE, O_OPEN };
 
 static const struct option longopts[] = {
     {"format", required_argument, NULL, O_FORMAT},
+    {"open", no_argument, NULL, O_OPEN},
     {"output", required_argument, NULL, 'o'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -224,7 +229,8 @@ static int collapse_input(struct ember_flamegraph *fg, struct ember_reader *r,
 		ember_buf_add(&all, p, n);
 	if (err) {
 		cli_error("cannot read '%s': %s", show,
-			  err == EMBER_EFORMAT ? "corrupt gzip data"
+			  err == EMBER_EFORMAT
+			      ? "corrupt or truncated compressed data"
 			  : err == EMBER_ETRUNC
 			      ? "the file was cut short while being read"
 			      : strerror(errno));
@@ -307,8 +313,9 @@ static int read_input(struct ember_flamegraph *fg, const char *path, int fold,
 			  show);
 	else if (rc)
 		cli_error("cannot read '%s': %s", show,
-			  rc == EMBER_EFORMAT ? "corrupt gzip data"
-					      : strerror(errno ? errno : EIO));
+			  rc == EMBER_EFORMAT
+			      ? "corrupt or truncated compressed data"
+			      : strerror(errno ? errno : EIO));
 	return rc != 0;
 }
 
@@ -318,7 +325,7 @@ int cmd_flamegraph(int argc, char **argv, const char *preset)
 	const char *prog = preset ? "flamegraph.pl" : "ember flamegraph";
 	const char *cmd = "flamegraph";
 	const char *output = NULL, *format = NULL;
-	int c, rc = 1, as;
+	int c, rc = 1, as, open_it = 0;
 
 	int inferno = preset && !strcmp(preset, "inferno");
 
@@ -371,6 +378,9 @@ int cmd_flamegraph(int argc, char **argv, const char *preset)
 		case O_FORMAT:
 			format = optarg;
 			break;
+		case O_OPEN:
+			open_it = 1;
+			break;
 		case 'o':
 			output = optarg;
 			break;
@@ -393,6 +403,8 @@ int cmd_flamegraph(int argc, char **argv, const char *preset)
 		return 2;
 	if (cli_format_pick(cmd, format, output, 1u << CLI_SVG | 1u << CLI_HTML,
 			    CLI_SVG, &as))
+		return 2;
+	if (open_it && cli_open_check(cmd, output, as))
 		return 2;
 	o.html = as == CLI_HTML;
 
@@ -448,6 +460,8 @@ int cmd_flamegraph(int argc, char **argv, const char *preset)
 			  ember_strerror(err));
 	/* a failed write is reported by cli_out_close */
 	rc = cli_out_close(&out, !err || (err == EMBER_EIO && !st.bad_file));
+	if (!rc && open_it)
+		cli_open(output);
 out:
 	ember_flamegraph_free(fg);
 	return rc;

@@ -120,6 +120,11 @@ static void help(FILE *f)
 	    "                       profile on standard output, the "
 	    "command's own\n"
 	    "                       output goes to standard error\n"
+	    "  --open               once the flame graph is written, open it "
+	    "($BROWSER,\n"
+	    "                       else xdg-open; with no display, its "
+	    "file:// URL\n"
+	    "                       on stderr)\n"
 	    "  --format FMT         the output type, whatever FILE's name "
 	    "(/dev/stdout...):\n"
 	    "                       svg, html, folded, pprof or speedscope\n"
@@ -258,6 +263,7 @@ static void help(FILE *f)
 	    "./server\n"
 	    "  ember record --wall -p 1234 -d 10 -o wall.svg\n"
 	    "  ember record -o js.svg -- node app.js\n"
+	    "  ember record --open -o build.html -- make -j2\n"
 	    "  ember record -o py.svg -- python3.12 -X perf app.py\n"
 	    "  ember record -o py.svg PYTHONPERFSUPPORT=1 python3.12 app.py\n"
 	    "  ember record -o /dev/stdout --format svg -- ./prog > prog.svg\n"
@@ -289,6 +295,7 @@ enum {
 	O_OFF_CPU,
 	O_WALL,
 	O_MIN_BLOCK,
+	O_OPEN,
 };
 
 static const struct option longopts[] = {
@@ -320,6 +327,7 @@ static const struct option longopts[] = {
     {"off-cpu", no_argument, NULL, O_OFF_CPU},
     {"wall", no_argument, NULL, O_WALL},
     {"min-block", required_argument, NULL, O_MIN_BLOCK},
+    {"open", no_argument, NULL, O_OPEN},
     {NULL, 0, NULL, 0},
 };
 
@@ -1075,7 +1083,7 @@ int cmd_record(int argc, char **argv, const char *preset)
 	struct ember_fg_options fo;
 	const char *cmd = "record", *output = NULL;
 	struct rec_out out = {NULL, FMT_NONE, 0, {NULL, NULL, NULL, NULL}};
-	int *pids = NULL, quiet = 0, c, rc = 1, colors_given = 0;
+	int *pids = NULL, quiet = 0, c, rc = 1, colors_given = 0, open_it = 0;
 	size_t npids = 0;
 	char *badpid = NULL;
 	char *title = NULL;
@@ -1235,6 +1243,9 @@ int cmd_record(int argc, char **argv, const char *preset)
 				goto bad_value;
 			ro.min_block_us = (uint64_t)lv;
 			break;
+		case O_OPEN:
+			open_it = 1;
+			break;
 		default:
 			free(pids);
 			return cli_bad_option(cmd, argv, "opFcedmg");
@@ -1277,6 +1288,11 @@ int cmd_record(int argc, char **argv, const char *preset)
 	out.is_stdout = !strcmp(out.path, "-") || same_file(out.path, 1);
 	if (out.is_stdout && ro.argv)
 		ro.child_stdout = 2;
+	if (open_it &&
+	    cli_open_check(cmd, out.is_stdout ? "-" : out.path, out.fmt)) {
+		free(pids);
+		return 2;
+	}
 
 	struct ember_record *r;
 	/* what where tracefs is missing: off-CPU from the context-switches
@@ -1459,6 +1475,8 @@ int cmd_record(int argc, char **argv, const char *preset)
 	}
 	ember_stacks_free(stacks);
 	ember_intern_free(names);
+	if (!rc && open_it)
+		cli_open(out.path);
 	/* a command's status is ours, unless the output failed or ember
 	 * ended the command itself (-d) */
 	if (!rc && st->exit_status >= 0 && !st->command_stopped)

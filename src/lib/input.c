@@ -1,8 +1,9 @@
 /*
  * Reading input: whole files and streams read in chunks of whole lines,
  * both with read(): a file mapped and truncated meanwhile would kill the
- * reader with SIGBUS.  gzip-compressed data, recognised
- * by its magic bytes, is inflated on the way (concatenated members too).
+ * reader with SIGBUS.  Compressed data (gzip, xz, zstd, bzip2),
+ * recognised by its magic bytes, is decompressed on the way
+ * (decompress.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,7 +13,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "internal.h"
 
@@ -144,59 +144,6 @@ static int read_all(int fd, struct ember_buf *b)
 	return 0;
 }
 
-static int is_gzip(const void *p, size_t n)
-{
-	const unsigned char *s = p;
-	return n >= 2 && s[0] == 0x1f && s[1] == 0x8b;
-}
-
-/* Inflates gzip data (every member) into out; EMBER_EFORMAT if corrupt. */
-static int gunzip(const void *src, size_t n, struct ember_buf *out)
-{
-	z_stream z;
-	int ret = Z_OK;
-
-	memset(&z, 0, sizeof(z));
-	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
-		return EMBER_ENOMEM;
-	z.next_in = (Bytef *)src;
-	while (n || ret == Z_OK) {
-		uInt chunk = n > (1u << 30) ? (1u << 30) : (uInt)n;
-		z.avail_in += chunk;
-		n -= chunk;
-		do {
-			if (out->alloc - out->len < 65536)
-				ember_buf_grow(
-				    out, out->len < 65536 ? 65536 : out->len);
-			z.next_out = (Bytef *)out->buf + out->len;
-			/* at most 1 GiB at a time: avail_out has 32 bits */
-			size_t room = out->alloc - out->len - 1;
-			z.avail_out =
-			    room > (1u << 30) ? (1u << 30) : (uInt)room;
-			ret = inflate(&z, Z_NO_FLUSH);
-			out->len = (size_t)((char *)z.next_out - out->buf);
-			if (ret == Z_STREAM_END) {
-				/* another member may follow */
-				if (!z.avail_in && !n)
-					break;
-				if (!is_gzip(z.next_in, z.avail_in))
-					break; /* trailing garbage: ignore */
-				inflateReset(&z);
-				ret = Z_OK;
-			}
-		} while (ret == Z_OK && (z.avail_in || !z.avail_out));
-		if (ret != Z_OK || (!n && !z.avail_in))
-			break;
-	}
-	inflateEnd(&z);
-	out->buf[out->len] = '\0';
-	if (ret == Z_STREAM_END)
-		return 0;
-	if (ret == Z_MEM_ERROR)
-		return EMBER_ENOMEM;
-	return EMBER_EFORMAT; /* corrupt or truncated */
-}
-
 struct ember_input {
 	const char *data;
 	size_t len;
@@ -240,9 +187,10 @@ int ember_input_load(struct ember_input **inp, const char *path)
 		err = read_all(fd, &b);
 	}
 	close(fd);
-	if (!err && is_gzip(b.buf, b.len)) {
+	int codec = err ? 0 : ember_codec_detect(b.buf, b.len, 1);
+	if (codec > 0) {
 		struct ember_buf z = EMBER_BUF_INIT;
-		err = gunzip(b.buf, b.len, &z);
+		err = ember_decompress(codec, b.buf, b.len, &z);
 		ember_buf_release(&b);
 		b = z;
 	}
@@ -282,14 +230,17 @@ void ember_input_free(struct ember_input *in)
 
 struct ember_reader {
 	int fd;
-	int eof;      /* no more decompressed bytes will come */
-	int detected; /* the first bytes were checked for gzip's magic */
-	int gz;	      /* inflating; 2 once inflateEnd has run */
-	int err;      /* reported once everything before it is handed out */
+	int eof;	/* no more decompressed bytes will come */
+	int detected;	/* the first bytes were checked for magic bytes */
+	int compressed; /* decompressing (dec: until the data ends) */
+	int in_end;	/* no more compressed bytes will come */
+	int err;	/* reported once everything before it is handed out */
 	uint64_t pos, size;
-	z_stream z;
-	unsigned char *raw; /* compressed bytes (gzip) */
-	char *buf;	    /* decompressed bytes: [0, len) */
+	struct ember_dec *dec;
+	unsigned char *raw; /* compressed bytes: [next, next + avail) */
+	const unsigned char *next;
+	size_t avail;
+	char *buf; /* decompressed bytes: [0, len) */
 	size_t len, alloc;
 	size_t keep;	 /* bytes of buf handed out by the last call */
 	size_t scanned;	 /* buf[0, scanned) holds no newline */
@@ -360,37 +311,36 @@ static int end_code(const struct ember_reader *r)
 	return r->size && r->pos < r->size ? EMBER_ETRUNC : 0;
 }
 
-static void gz_end(struct ember_reader *r, int err)
+static void dec_end(struct ember_reader *r, int err)
 {
-	if (r->gz == 1)
-		inflateEnd(&r->z);
-	r->gz = 2;
+	ember_dec_free(r->dec);
+	r->dec = NULL;
 	r->eof = 1;
 	if (err && !r->err)
 		r->err = err;
 }
 
-/* Starts inflating: the n bytes at buf are the first compressed ones. */
-static void gz_start(struct ember_reader *r)
+/* Starts decompressing: the len bytes at buf are the first compressed
+ * ones. */
+static void dec_start(struct ember_reader *r, int codec)
 {
-	r->raw = ember_xmalloc(CHUNK);
+	r->raw = ember_xmalloc(r->len > CHUNK ? r->len : CHUNK);
 	memcpy(r->raw, r->buf, r->len);
-	r->z.next_in = r->raw;
-	r->z.avail_in = (uInt)r->len;
+	r->next = r->raw;
+	r->avail = r->len;
 	r->len = 0;
-	r->gz = 1;
-	if (inflateInit2(&r->z, 16 + MAX_WBITS) != Z_OK) {
-		r->gz = 2;
-		r->eof = 1;
-		r->err = EMBER_ENOMEM;
-	}
+	r->compressed = 1;
+	r->eof = 0;
+	r->err = 0;
+	if (ember_dec_new(&r->dec, codec))
+		dec_end(r, EMBER_ENOMEM);
 }
 
 /* Appends up to `room` decompressed bytes at buf + len (at least one byte
  * unless the input ends or fails). */
 static void fill(struct ember_reader *r, size_t room)
 {
-	if (!r->gz) {
+	if (!r->compressed) {
 		ssize_t got = raw_read(r, r->buf + r->len, room);
 		if (got < 0) {
 			r->err = errno_code();
@@ -402,57 +352,41 @@ static void fill(struct ember_reader *r, size_t room)
 			r->err = end_code(r);
 		}
 		r->len += (size_t)got;
-		if (!r->detected && (r->len >= 2 || r->eof)) {
-			r->detected = 1;
-			if (is_gzip(r->buf, r->len)) {
-				r->eof = 0;
-				r->err = 0;
-				gz_start(r);
-			}
+		if (!r->detected) {
+			/* a few bytes more may tell */
+			int codec = ember_codec_detect(r->buf, r->len, r->eof);
+			r->detected = codec >= 0;
+			if (codec > 0)
+				dec_start(r, codec);
 		}
-		if (!r->gz)
+		if (!r->compressed)
 			return;
 	}
 	size_t before = r->len;
 	while (r->len == before && !r->eof) {
-		if (!r->z.avail_in) {
+		if (!r->avail && !r->in_end) {
 			ssize_t got = raw_read(r, r->raw, CHUNK);
-			if (got <= 0) {
-				/* the stream ended inside a member */
-				gz_end(r, got < 0	? errno_code()
-					  : end_code(r) ? end_code(r)
-							: EMBER_EFORMAT);
+			if (got < 0) {
+				dec_end(r, errno_code());
 				break;
 			}
-			r->z.next_in = r->raw;
-			r->z.avail_in = (uInt)got;
+			r->in_end = !got;
+			r->next = r->raw;
+			r->avail = (size_t)got;
 		}
-		r->z.next_out = (Bytef *)r->buf + r->len;
-		r->z.avail_out = (uInt)room;
-		int ret = inflate(&r->z, Z_NO_FLUSH);
-		r->len = (size_t)((char *)r->z.next_out - r->buf);
-		if (ret == Z_STREAM_END) {
-			if (!r->z.avail_in) {
-				/* at a member's end: more members, or the end
-				 */
-				ssize_t got = raw_read(r, r->raw, CHUNK);
-				if (got <= 0) {
-					gz_end(r, got < 0 ? errno_code()
-							  : end_code(r));
-					break;
-				}
-				r->z.next_in = r->raw;
-				r->z.avail_in = (uInt)got;
-			}
-			if (!is_gzip(r->z.next_in, r->z.avail_in))
-				gz_end(r, 0); /* trailing bytes: ignored */
-			else
-				inflateReset(&r->z);
-		} else if (ret != Z_OK &&
-			   !(ret == Z_BUF_ERROR && !r->z.avail_in)) {
-			gz_end(r, ret == Z_MEM_ERROR ? EMBER_ENOMEM
-						     : EMBER_EFORMAT);
-		}
+		size_t made;
+		int rc = ember_dec_run(r->dec, &r->next, &r->avail, r->in_end,
+				       r->buf + r->len, room, &made);
+		r->len += made;
+		/* the data ends (bytes after it are ignored), or is corrupt
+		 * or cut short: ETRUNC when the file was cut while read */
+		if (rc == 1)
+			dec_end(r, r->in_end ? end_code(r) : 0);
+		else if (rc < 0)
+			dec_end(r,
+				rc == EMBER_EFORMAT && r->in_end && end_code(r)
+				    ? end_code(r)
+				    : rc);
 	}
 }
 
@@ -533,8 +467,7 @@ void ember_reader_close(struct ember_reader *r)
 {
 	if (!r)
 		return;
-	if (r->gz == 1)
-		inflateEnd(&r->z);
+	ember_dec_free(r->dec);
 	close(r->fd);
 	free(r->raw);
 	free(r->buf);

@@ -63,6 +63,34 @@ ssize_t ember_pread_full(int fd, void *p, size_t n, uint64_t off);
 int ember_read_file(int fd, uint64_t size, char **p, size_t *n) EMBER_WUR;
 void ember_read_stop(uint64_t pos);
 
+/*
+ * Compressed input (decompress.c).  ember_codec_detect: the codec whose
+ * magic bytes data (n bytes) starts with, EMBER_CODEC_NONE, or -1 when
+ * the bytes so far may yet be one (more are to come unless eof).
+ * ember_dec_run decompresses from *in (*in_n bytes, both advanced past
+ * what it took; in_end: no more will follow) into out, up to room bytes,
+ * *made of them: 0 to go on (with more input once *in_n is 0), 1 at the
+ * end of the data, or EMBER_EFORMAT for data corrupt or cut short (an
+ * input that ends inside a stream), EMBER_ENOMEM.  ember_decompress does
+ * it all at once, appending to out.
+ */
+enum {
+	EMBER_CODEC_NONE,
+	EMBER_CODEC_GZIP,
+	EMBER_CODEC_XZ,
+	EMBER_CODEC_ZSTD,
+	EMBER_CODEC_BZIP2,
+};
+struct ember_dec;
+int ember_codec_detect(const void *data, size_t n, int eof);
+const char *ember_codec_name(int codec);
+int ember_dec_new(struct ember_dec **d, int codec) EMBER_WUR;
+int ember_dec_run(struct ember_dec *d, const unsigned char **in, size_t *in_n,
+		  int in_end, char *out, size_t room, size_t *made) EMBER_WUR;
+void ember_dec_free(struct ember_dec *d);
+int ember_decompress(int codec, const void *src, size_t n,
+		     struct ember_buf *out) EMBER_WUR;
+
 /* A slice of bytes (a frame's name in a folded line). */
 struct ember_slice {
 	const char *s;

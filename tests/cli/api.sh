@@ -5,7 +5,7 @@
 . tests/cli/lib.sh
 B=$top/${BUILD:-build}
 cc=${CC:-cc}
-libs="$(pkg-config --libs libelf libdw zlib yajl libzstd 2>/dev/null || echo -lelf -ldw -lz -lyajl -lzstd) -liberty -lpthread -lm"
+libs="$(pkg-config --libs libelf libdw zlib yajl libzstd liblzma 2>/dev/null || echo -lelf -ldw -lz -lyajl -lzstd -llzma) -lbz2 -liberty -lpthread -lm"
 # only include/: the library's own headers are out of reach
 build() { # OUT SOURCE
 	$cc -std=gnu11 -Wall -Werror ${SANFLAGS:-} -I"$top/include" -o "$1" "$2" "$B/libember.a" $libs

@@ -41,7 +41,7 @@ check "missing input named" has "cannot read '$T/nope.perf': No such file or dir
 check "output untouched on error" test "$(cat "$T/keep")" = keep
 head -c 30000 "$C/perf/inputs/rec-sys-slice.txt.gz" > "$T/cut.gz"
 status 1 "truncated gzip" "$EMBER" collapse perf -o "$T/keep" "$T/cut.gz"
-check "truncated gzip explained" has "corrupt or truncated gzip data" "$T/err"
+check "truncated gzip explained" has "corrupt or truncated compressed data" "$T/err"
 check "output untouched after truncated gzip" test "$(cat "$T/keep")" = keep
 status 1 "directory input" "$EMBER" collapse perf /
 status 1 "unwritable output" "$EMBER" collapse perf -o /nonexistent/dir/x "$T/sys.perf"

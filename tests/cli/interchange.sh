@@ -150,28 +150,39 @@ const name = (n) => { const f = n.callFrame;
 	if (f.url) s += " " + f.url + (f.lineNumber >= 0 ? ":" + (f.lineNumber + 1) : "");
 	return s.replace(/;/g, ":"); };
 const sum = new Map();
-let t = p.startTime; for (const d of p.timeDeltas) t += d;
+// DevTools' durations: samples in order of time, each until the next, the
+// last as long as their mean interval
+let t = p.startTime;
+const at = p.timeDeltas.map((d) => (t += d));
+const order = at.map((_, i) => i).sort((a, b) => at[a] - at[b] || a - b);
+const dur = [], n = order.length;
+order.forEach((i, j) => { dur[i] = j + 1 < n ? at[order[j + 1]] - at[i] :
+	(at[order[n - 1]] - at[order[0]]) / (n - 1); });
 p.samples.forEach((id, i) => {
-	const w = !time ? 1 : i + 1 < p.samples.length ? p.timeDeltas[i + 1] : p.endTime - t;
+	const w = !time ? 1 : dur[i];
 	const st = [];
 	for (let k = id; parent.has(k); k = parent.get(k)) st.unshift(name(byId.get(k)));
 	if (!st.length || !(w > 0)) return;
 	const key = st.join(";");
 	sum.set(key, (sum.get(key) || 0) + w);
 });
-for (const [k, v] of sum) console.log(k + " " + v);
+// counts print as Perl prints them (%.15g)
+for (const [k, v] of sum) console.log(k + " " + Number(v.toPrecision(15)));
 JS
 	if (cd "$T" && node --cpu-prof --cpu-prof-dir=prof "$top/$D/burn.js") > "$T/nodeerr" 2>&1; then
 		cpu=$(ls "$T"/prof/*.cpuprofile)
 		node "$T/oracle.js" "$cpu" | LC_ALL=C sort > "$T/want"
-		status 0 "node --cpu-prof: guessed and read" "$EMBER" collapse "$cpu"
+		status 0 "node --cpu-prof: --samples" "$EMBER" collapse cpuprofile --samples "$cpu"
 		LC_ALL=C sort "$T/out" > "$T/got"
 		check "  the samples' stacks" sh -c "test -s '$T/want' && cmp -s '$T/got' '$T/want'"
 		check "  the script's functions" has "leafA file://" "$T/got"
 		node "$T/oracle.js" "$cpu" time | LC_ALL=C sort > "$T/want"
+		status 0 "  guessed and read: time by default" "$EMBER" collapse "$cpu"
+		LC_ALL=C sort "$T/out" > "$T/got"
+		check "  microseconds as DevTools shows them" cmp -s "$T/got" "$T/want"
 		status 0 "  --time" "$EMBER" collapse cpuprofile --time "$cpu"
 		LC_ALL=C sort "$T/out" > "$T/got"
-		check "  --time: microseconds to the next sample" cmp -s "$T/got" "$T/want"
+		check "  --time: the same" cmp -s "$T/got" "$T/want"
 	else
 		bad "node --cpu-prof failed"; head -5 "$T/nodeerr"
 	fi
@@ -204,7 +215,7 @@ gzip -dc "$D/go-cpu.pb.gz" > "$T/raw.pb"
 status 0 "pprof not compressed" "$EMBER" collapse "$T/raw.pb"
 head -c 300 "$D/go-cpu.pb.gz" > "$T/cut.pb.gz"
 status 1 "truncated gzip" "$EMBER" collapse pprof "$T/cut.pb.gz"
-check "  says so" has "corrupt or truncated gzip" "$T/err"
+check "  says so" has "corrupt or truncated compressed" "$T/err"
 head -c 500 "$T/raw.pb" > "$T/cut.pb"
 status 1 "truncated protobuf" "$EMBER" collapse pprof "$T/cut.pb"
 check "  says so" has "truncated" "$T/err"

@@ -26,7 +26,7 @@ if ! command -v "$CC" > /dev/null 2>&1; then
 fi
 out=build/fuzz
 mkdir -p "$out"
-pkg=$(pkg-config --cflags --libs libelf libdw zlib yajl libzstd 2>/dev/null || echo -lelf -ldw -lz -lyajl -lzstd)
+pkg=$(pkg-config --cflags --libs libelf libdw zlib yajl libzstd liblzma 2>/dev/null || echo -lelf -ldw -lz -lyajl -lzstd -llzma) -lbz2
 flags="-std=gnu11 -D_GNU_SOURCE -g -O1 -Iinclude -Isrc/lib"
 # the library once, instrumented, for every target (two compilers at once)
 rm -rf "$out/lib" && mkdir -p "$out/lib"

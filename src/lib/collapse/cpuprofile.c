@@ -7,8 +7,16 @@
  * Nodes and samples are kept as they come (samples may come before the
  * nodes); at the end each sampled node's weight is summed, and its stack
  * is found by walking parent links up to the root, which is left out
- * ("(root)" is V8's, not code).  Weights are samples, or with --time the
- * microseconds until the next sample (the last: until endTime).
+ * ("(root)" is V8's, not code).
+ *
+ * Weights are time in microseconds, as DevTools' flame chart and its
+ * bottom-up and call-tree views of it show it: sample i is at startTime +
+ * timeDeltas[0] + ... + timeDeltas[i] (so the first delta, from the start
+ * to the first sample, is no sample's), the samples are taken in order of
+ * time (a delta may be negative), each lasts until the next one, and the
+ * last as long as the samples' mean interval (DevTools' extra timestamp;
+ * a lone sample: until endTime).  With --samples, or where the profile
+ * has no timeDeltas, they are samples (hitCount).
  */
 #include <math.h>
 #include <stdio.h>
@@ -271,11 +279,56 @@ static ptrdiff_t find(const struct cstate *s, double id)
 	return lo < s->nnodes && s->nodes[lo].id == id ? (ptrdiff_t)lo : -1;
 }
 
+struct stamp {
+	double t; /* microseconds */
+	size_t i; /* the sample */
+};
+
+static int by_time(const void *a, const void *b)
+{
+	const struct stamp *x = a, *y = b;
+
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* Each sample's duration in place of its time delta (the file's comment
+ * says how DevTools sees it). */
+static void durations(struct cstate *s)
+{
+	size_t n = s->nsamples;
+	struct stamp *st;
+	double t = s->start_time, mean;
+
+	if (!n)
+		return;
+	st = ember_xreallocarray(NULL, n, sizeof(*st));
+	for (size_t i = 0; i < n; i++) {
+		t += s->deltas[i];
+		st[i].t = t;
+		st[i].i = i;
+	}
+	qsort(st, n, sizeof(*st), by_time);
+	if (n > 1)
+		mean = (st[n - 1].t - st[0].t) / (double)(n - 1);
+	else
+		mean = s->have_start && s->have_end ? s->end_time - st[0].t : 0;
+	for (size_t j = 0; j < n; j++) {
+		double d = j + 1 < n ? st[j + 1].t - st[j].t : mean;
+		s->deltas[st[j].i] = d > 0 ? d : 0;
+	}
+	free(st);
+}
+
 static int fold(struct cstate *s)
 {
 	uint32_t *ids = NULL;
 	size_t aids = 0;
 	int rc = -1;
+	/* time, unless asked for samples or the profile has no time */
+	int time = s->o->time || (!s->o->cpuprofile_samples &&
+				  s->ndeltas == s->nsamples && s->ndeltas);
 
 	qsort(s->nodes, s->nnodes, sizeof(*s->nodes), by_id);
 	for (size_t i = 1; i < s->nnodes; i++)
@@ -310,17 +363,15 @@ static int fold(struct cstate *s)
 	if (s->have_samples) {
 		for (size_t i = 0; i < s->nnodes; i++)
 			s->nodes[i].hits = 0;
-		if (s->o->time && s->ndeltas != s->nsamples) {
+		if (time && s->ndeltas != s->nsamples) {
 			cl_fail(s->k,
 				"--time needs a time delta per sample: "
 				"%zu samples, %zu timeDeltas",
 				s->nsamples, s->ndeltas);
 			return -1;
 		}
-		/* the last sample's time */
-		double last = s->start_time;
-		for (size_t q = 0; q < s->ndeltas; q++)
-			last += s->deltas[q];
+		if (time)
+			durations(s);
 		for (size_t i = 0; i < s->nsamples; i++) {
 			ptrdiff_t k = find(s, s->samples[i]);
 			if (k < 0) {
@@ -330,21 +381,9 @@ static int fold(struct cstate *s)
 					s->samples[i]);
 				return -1;
 			}
-			double w = 1;
-			if (s->o->time) {
-				/* until the next sample, or the end */
-				if (i + 1 < s->nsamples)
-					w = s->deltas[i + 1];
-				else
-					w = s->have_start && s->have_end
-						? s->end_time - last
-						: 0;
-				if (!(w > 0))
-					w = 0;
-			}
-			s->nodes[k].hits += w;
+			s->nodes[k].hits += time ? s->deltas[i] : 1;
 		}
-	} else if (s->o->time) {
+	} else if (s->o->time) { /* asked for */
 		cl_fail(s->k, "--time needs samples and timeDeltas, which "
 			      "this profile lacks");
 		return -1;
@@ -381,7 +420,7 @@ static int fold(struct cstate *s)
 			cl_count(s->k, e, w, 0, 0);
 		s->k->n.records++;
 	}
-	if (s->o->time)
+	if (time)
 		strcpy(s->k->sample_unit, "microseconds");
 	rc = 0;
 out:

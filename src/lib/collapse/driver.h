@@ -74,7 +74,7 @@ struct ember_collapse {
 };
 
 /*
- * Where input comes from: a reader (gzip, pipes), a plain file read
+ * Where input comes from: a reader (compressed data, pipes), a plain file read
  * directly (so that threads' jobs are filled without another copy), or a
  * buffer.  src_next hands out pieces that end at line boundaries (but the
  * input's last); src_fill appends to a job whatever comes next.

@@ -9,11 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "collapse.h"
+#include "layout.h"
 
 struct ins_state {
-	struct collapse_sink *k;
-	int header; /* the first line is still to skip */
+	struct cl_header h; /* first: the state is a cl_header's */
 	struct ember_buf text;
 	size_t *off, *len; /* the name at each depth, in text */
 	size_t alloc;
@@ -103,8 +102,9 @@ static int match_at(const char *s, size_t n, size_t i, const char **w,
 	return 1;
 }
 
-static void ins_line(struct ins_state *st, const char *s, size_t n)
+static void ins_line(void *arg, const char *s, size_t n)
 {
+	struct ins_state *st = arg;
 	const char *w = NULL;
 	size_t wn = 0, depth = 0, name = 0;
 	double f = 1;
@@ -115,7 +115,7 @@ static void ins_line(struct ins_state *st, const char *s, size_t n)
 		    match_at(s, n, i, &w, &wn, &f, &depth, &name))
 			break;
 	if (i == n) {
-		cl_bad(st->k, s, n); /* the script dies here */
+		cl_bad(st->h.k, s, n); /* the script dies here */
 		return;
 	}
 	if (depth >= st->alloc) {
@@ -143,7 +143,7 @@ static void ins_line(struct ins_state *st, const char *s, size_t n)
 	st->len[depth] = n - name;
 	ember_buf_add(&st->text, s + name, n - name);
 
-	struct ember_buf *o = &st->k->out;
+	struct ember_buf *o = &st->h.k->out;
 	for (size_t k = 0; k < depth; k++) {
 		ember_buf_add(o, st->text.buf + st->off[k], st->len[k]);
 		ember_buf_addch(o, ';');
@@ -153,34 +153,12 @@ static void ins_line(struct ins_state *st, const char *s, size_t n)
 	memcpy(st->num, w, m);
 	st->num[m] = '\0';
 	ember_buf_addf(o, " %.0f\n", strtod(st->num, NULL) * f);
-	st->k->n.records++;
+	st->h.k->n.records++;
 }
 
 static void ins_parse(void *arg, const char *p, size_t len)
 {
-	struct ins_state *st = arg;
-	const char *end = p + len;
-
-	while (p < end) {
-		const char *s;
-		size_t n = cl_line(&p, end, &s);
-		st->k->n.lines++;
-		if (st->header) {
-			st->header = 0;
-			continue;
-		}
-		ins_line(st, s, n);
-	}
-}
-
-static void ins_begin(void *arg, const struct collapse_shared *sh,
-		      int file_start)
-{
-	struct ins_state *st = arg;
-
-	(void)sh;
-	if (file_start)
-		st->header = 1;
+	cl_header_parse(arg, p, len, ins_line);
 }
 
 static void *ins_new(const struct ember_collapse_options *o,
@@ -189,8 +167,7 @@ static void *ins_new(const struct ember_collapse_options *o,
 	struct ins_state *st = ember_xcalloc(1, sizeof(*st));
 
 	(void)o;
-	st->k = k;
-	st->header = 1;
+	cl_header_init(&st->h, k, NULL);
 	ember_buf_init(&st->text, 0);
 	return st;
 }
@@ -221,6 +198,6 @@ const struct ember_collapser ember_collapser_instruments = {
     .detect = ins_detect,
     .state_new = ins_new,
     .state_free = ins_free,
-    .begin = ins_begin,
+    .begin = cl_header_begin,
     .parse = ins_parse,
 };

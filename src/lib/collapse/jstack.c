@@ -9,16 +9,13 @@
  */
 #include <stdlib.h>
 
-#include "collapse.h"
+#include "layout.h"
 
 enum { ST_NONE, ST_RUNNABLE, ST_OTHER };
 
 struct jstack_state {
-	struct collapse_sink *k;
-	const struct ember_collapse_options *o;
-	struct cl_frames v; /* leaf first */
-	struct ember_buf tname, tmp;
-	int has_tname, state;
+	struct cl_thread t;
+	int state;
 };
 
 /* Whether s holds pat, where '.' in pat stands for any byte. */
@@ -44,10 +41,10 @@ static int ends(const char *s, size_t n, const char *lit)
 	return n >= m && !memcmp(s + n - m, lit, m);
 }
 
-static void clear(struct jstack_state *st)
+/* The thread ends: its stack counts if it was running. */
+static void thread_end(struct jstack_state *st)
 {
-	st->v.n = 0;
-	st->has_tname = 0;
+	cl_thread_end(&st->t, st->state == ST_RUNNABLE);
 	st->state = ST_NONE;
 }
 
@@ -57,18 +54,16 @@ static void thread_line(struct jstack_state *st, const char *s, size_t n)
 	size_t nn = q ? (size_t)(q - s - 1) : n - 1, at;
 	const char *name = s + 1;
 
-	if (!st->o->java_no_tname) {
+	if (!st->t.o->java_no_tname) {
 		size_t tn = nn, i = nn;
-		if (!st->o->java_tid) {
+		if (!st->t.o->java_tid) {
 			/* s/-\d+$// */
 			while (i && cl_digit(name[i - 1]))
 				i--;
 			if (i < nn && i && name[i - 1] == '-')
 				tn = i - 1;
 		}
-		ember_buf_reset(&st->tname);
-		ember_buf_add(&st->tname, name, tn);
-		st->has_tname = 1;
+		cl_thread_name(&st->t, name, tn);
 	}
 	if (has_dots(name, nn, "C. CompilerThread", &at) ||
 	    memmem(name, nn, "Signal Dispatcher", 17) ||
@@ -81,12 +76,7 @@ static void frame_line(struct jstack_state *st, const char *f, size_t fn)
 {
 	const char *sock;
 
-	if (st->o->java_shorten_pkgs) {
-		cl_java_shorten(f, fn, 0, &st->tmp);
-		f = st->tmp.buf;
-		fn = st->tmp.len;
-	}
-	cl_frames_push_rev(st->k, &st->v, f, fn);
+	cl_thread_frame(&st->t, &f, &fn);
 	if (memmem(f, fn, "epollWait", 9) || memmem(f, fn, "EPoll.wait", 10))
 		st->state = ST_OTHER;
 	if (ends(f, fn, "socketAccept") || ends(f, fn, "socketRead0") ||
@@ -103,21 +93,11 @@ static void jstack_parse(void *arg, const char *p, size_t len)
 	while (p < end) {
 		const char *s, *f;
 		size_t n = cl_line(&p, end, &s), fn, at;
-		st->k->n.lines++;
+		st->t.k->n.lines++;
 		if (n && s[0] == '#')
 			continue;
 		if (!n) {
-			if (st->state == ST_RUNNABLE) {
-				if (st->has_tname)
-					cl_frames_push_rev(st->k, &st->v,
-							   st->tname.buf,
-							   st->tname.len);
-				if (st->v.n) {
-					cl_frames_reverse(&st->v);
-					cl_add_u64(st->k, st->v.f, st->v.n, 1);
-				}
-			}
-			clear(st);
+			thread_end(st);
 		} else if (s[0] == '"') {
 			thread_line(st, s, n);
 		} else if (has_dots(s, n, "java.lang.Thread.State: ", &at) &&
@@ -144,7 +124,7 @@ static void jstack_parse(void *arg, const char *p, size_t len)
 			    cl_starts(s, n, "Full thread dump") ||
 			    cl_starts(s, n, "JNI global references:"))
 				continue;
-			cl_bad(st->k, s, n);
+			cl_bad(st->t.k, s, n);
 		}
 	}
 }
@@ -153,7 +133,10 @@ static void jstack_parse(void *arg, const char *p, size_t len)
  * script. */
 static void jstack_end(void *arg)
 {
-	clear(arg);
+	struct jstack_state *st = arg;
+
+	cl_thread_end(&st->t, 0);
+	st->state = ST_NONE;
 }
 
 static void *jstack_new(const struct ember_collapse_options *o,
@@ -161,10 +144,7 @@ static void *jstack_new(const struct ember_collapse_options *o,
 {
 	struct jstack_state *st = ember_xcalloc(1, sizeof(*st));
 
-	st->k = k;
-	st->o = o;
-	ember_buf_init(&st->tname, 0);
-	ember_buf_init(&st->tmp, 0);
+	cl_thread_init(&st->t, o, k);
 	return st;
 }
 
@@ -174,9 +154,7 @@ static void jstack_free(void *arg)
 
 	if (!st)
 		return;
-	free(st->v.f);
-	ember_buf_release(&st->tname);
-	ember_buf_release(&st->tmp);
+	cl_thread_release(&st->t);
 	free(st);
 }
 

@@ -1,5 +1,5 @@
 /*
- * Where input comes from: a reader (gzip, pipes), a plain file read
+ * Where input comes from: a reader (compressed data, pipes), a plain file read
  * directly (so that threads' jobs are filled without another copy), or a
  * buffer.  src_next hands out pieces that end at line boundaries (but the
  * input's last); src_fill appends to a job whatever comes next; a format
@@ -233,15 +233,16 @@ uint64_t src_pos(const struct source *s)
 int src_open(struct source *s, const char *path)
 {
 	struct stat st;
-	unsigned char magic[2];
+	unsigned char magic[16];
+	ssize_t got;
 
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
 	if (path && strcmp(path, "-")) {
 		int fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode) &&
-		    !(pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f &&
-		      magic[1] == 0x8b)) {
+		    (got = pread(fd, magic, sizeof(magic), 0)) >= 0 &&
+		    ember_codec_detect(magic, (size_t)got, 1) <= 0) {
 			posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 			s->fd = fd;
 			s->size = (uint64_t)st.st_size;

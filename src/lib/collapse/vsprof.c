@@ -10,13 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "collapse.h"
+#include "layout.h"
 
 #define MAX_STACK 1000 /* the script's "Stack overflow" */
 
 struct vsprof_state {
-	struct collapse_sink *k;
-	int header;
+	struct cl_header h;    /* first: the state is a cl_header's */
 	struct ember_buf text; /* the stack's names, ';'-joined */
 	size_t *ends;	       /* where each level's name ends in text */
 	size_t n, alloc;
@@ -90,19 +89,23 @@ static void samples(const char *s, size_t n, struct ember_buf *tmp,
 
 static void print(struct vsprof_state *st)
 {
-	struct ember_buf *o = &st->k->out;
+	struct ember_buf *o = &st->h.k->out;
 
 	ember_buf_add(o, st->text.buf, st->text.len);
 	ember_buf_addch(o, ' ');
 	ember_buf_add(o, st->samples.buf, st->samples.len);
 	ember_buf_addch(o, '\n');
-	st->k->n.records++;
+	st->h.k->n.records++;
 }
 
-static void vsprof_line(struct vsprof_state *st, const char *s, size_t n)
+static void vsprof_line(void *arg, const char *s, size_t n)
 {
+	struct vsprof_state *st = arg;
 	size_t i = 0, d, f2, f3;
 	uint64_t level = 0;
+
+	if (cl_blank(s, n))
+		return;
 
 	/* ^\s*(\d+?),("[^"]+" | [^,]+),("[^"]+" | [^,]+), */
 	while (i < n && cl_space((unsigned char)s[i]))
@@ -116,14 +119,14 @@ static void vsprof_line(struct vsprof_state *st, const char *s, size_t n)
 	if (i == d || i >= n || s[i] != ',' ||
 	    !(f2 = field(s + i + 1, n - i - 1)) ||
 	    !(f3 = field(s + i + 2 + f2, n - i - 2 - f2))) {
-		cl_bad(st->k, s, n); /* the script dies here */
+		cl_bad(st->h.k, s, n); /* the script dies here */
 		return;
 	}
 	const char *fn = s + i + 1, *sm = fn + f2 + 1;
 	if (!level)
 		return;
 	if (level > st->n + 1 || st->n >= MAX_STACK) {
-		cl_bad(st->k, s, n); /* "Error in stack", "Stack overflow" */
+		cl_bad(st->h.k, s, n); /* "Error in stack", "Stack overflow" */
 		return;
 	}
 	if (level <= st->n) {
@@ -146,21 +149,7 @@ static void vsprof_line(struct vsprof_state *st, const char *s, size_t n)
 
 static void vsprof_parse(void *arg, const char *p, size_t len)
 {
-	struct vsprof_state *st = arg;
-	const char *end = p + len;
-
-	while (p < end) {
-		const char *s;
-		size_t n = cl_line(&p, end, &s);
-		st->k->n.lines++;
-		if (st->header) {
-			st->header = 0;
-			continue;
-		}
-		if (cl_blank(s, n))
-			continue;
-		vsprof_line(st, s, n);
-	}
+	cl_header_parse(arg, p, len, vsprof_line);
 }
 
 /* The last stack; none in an input without one (the script prints
@@ -176,24 +165,13 @@ static void vsprof_end(void *arg)
 	ember_buf_reset(&st->samples);
 }
 
-static void vsprof_begin(void *arg, const struct collapse_shared *sh,
-			 int file_start)
-{
-	struct vsprof_state *st = arg;
-
-	(void)sh;
-	if (file_start)
-		st->header = 1;
-}
-
 static void *vsprof_new(const struct ember_collapse_options *o,
 			struct collapse_sink *k)
 {
 	struct vsprof_state *st = ember_xcalloc(1, sizeof(*st));
 
 	(void)o;
-	st->k = k;
-	st->header = 1;
+	cl_header_init(&st->h, k, NULL);
 	ember_buf_init(&st->text, 0);
 	ember_buf_init(&st->samples, 0);
 	ember_buf_init(&st->tmp, 0);
@@ -229,7 +207,7 @@ const struct ember_collapser ember_collapser_vsprof = {
     .detect = vsprof_detect,
     .state_new = vsprof_new,
     .state_free = vsprof_free,
-    .begin = vsprof_begin,
+    .begin = cl_header_begin,
     .parse = vsprof_parse,
     .end = vsprof_end,
 };

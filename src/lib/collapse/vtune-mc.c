@@ -9,15 +9,7 @@
  */
 #include <stdlib.h>
 
-#include "collapse.h"
-
-struct vmc_state {
-	struct collapse_sink *k;
-	int size;
-	int rows; /* rows read in this input ("war:" lines before none) */
-	struct cl_depth d;
-	struct ember_buf line, func;
-};
+#include "layout.h"
 
 /* [0-9]*\.?[0-9]* is the whole of s */
 static int num_field(const char *s, size_t n)
@@ -42,18 +34,14 @@ static int is_zero(const char *s, size_t n)
 	return 1;
 }
 
-static void vmc_line(struct vmc_state *st, const char *s, size_t n)
+static void vmc_line(void *arg, const char *s, size_t n)
 {
+	struct cl_vtune *st = arg;
 	size_t w = 0;
 	const char *f[4]; /* the commas after $2, $3, $4, $5 */
 	int found = 0;
 
-	ember_buf_reset(&st->line);
-	for (size_t i = 0; i < n; i++)
-		if (s[i] != '"')
-			ember_buf_addch(&st->line, s[i]);
-	s = st->line.buf;
-	n = st->line.len;
+	cl_vtune_unquote(st, &s, &n);
 	while (w < n && cl_space((unsigned char)s[w]))
 		w++;
 	/* /(\s*)(.*?),(N),(N),(N),(.*)/: the first comma that three number
@@ -72,7 +60,7 @@ static void vmc_line(struct vmc_state *st, const char *s, size_t n)
 		found = k == 4;
 	}
 	if (!found) {
-		cl_bad(st->k, s, n); /* the script dies here */
+		cl_bad(st->h.k, s, n); /* the script dies here */
 		return;
 	}
 	ember_buf_reset(&st->func);
@@ -84,66 +72,19 @@ static void vmc_line(struct vmc_state *st, const char *s, size_t n)
 
 	const char *v = st->size ? f[0] + 1 : f[2] + 1;
 	size_t vn = (size_t)((st->size ? f[1] : f[3]) - v);
-	if (st->size ? vn == 0 : is_zero(v, vn))
-		return;
-	struct ember_buf *o = &st->k->out;
-	cl_depth_callers(&st->d, w, o);
-	ember_buf_add(o, st->func.buf, st->func.len);
-	ember_buf_addch(o, ' ');
-	ember_buf_add(o, v, vn);
-	ember_buf_addch(o, '\n');
-	st->k->n.records++;
+	if (!(st->size ? vn == 0 : is_zero(v, vn)))
+		cl_vtune_print(st, w, v, vn, 0);
 }
 
 static void vmc_parse(void *arg, const char *p, size_t len)
 {
-	struct vmc_state *st = arg;
-	const char *end = p + len;
-
-	while (p < end) {
-		const char *s;
-		size_t n = cl_line(&p, end, &s);
-		st->k->n.lines++;
-		if (!st->rows && cl_starts(s, n, "war:"))
-			continue;
-		if (st->rows++ == 0)
-			continue; /* the header */
-		vmc_line(st, s, n);
-	}
-}
-
-static void vmc_begin(void *arg, const struct collapse_shared *sh,
-		      int file_start)
-{
-	struct vmc_state *st = arg;
-
-	(void)sh;
-	if (file_start)
-		st->rows = 0;
+	cl_header_parse(arg, p, len, vmc_line);
 }
 
 static void *vmc_new(const struct ember_collapse_options *o,
 		     struct collapse_sink *k)
 {
-	struct vmc_state *st = ember_xcalloc(1, sizeof(*st));
-
-	st->k = k;
-	st->size = o->vtune_size;
-	ember_buf_init(&st->line, 0);
-	ember_buf_init(&st->func, 0);
-	return st;
-}
-
-static void vmc_free(void *arg)
-{
-	struct vmc_state *st = arg;
-
-	if (!st)
-		return;
-	cl_depth_release(&st->d);
-	ember_buf_release(&st->line);
-	ember_buf_release(&st->func);
-	free(st);
+	return cl_vtune_new(o, k, "war:"); /* warnings before the header */
 }
 
 /* VTune's memory consumption header, after "war:" lines. */
@@ -169,7 +110,7 @@ const struct ember_collapser ember_collapser_vtune_mc = {
     .order = CL_INPUT,
     .detect = vmc_detect,
     .state_new = vmc_new,
-    .state_free = vmc_free,
-    .begin = vmc_begin,
+    .state_free = cl_vtune_free,
+    .begin = cl_header_begin,
     .parse = vmc_parse,
 };

@@ -8,14 +8,7 @@
  */
 #include <stdlib.h>
 
-#include "collapse.h"
-
-struct vtune_state {
-	struct collapse_sink *k;
-	int header;
-	struct cl_depth d;
-	struct ember_buf line, func;
-};
+#include "layout.h"
 
 /* [0-9]*\.?[0-9]+ at s: its length, 0 if none */
 static size_t number(const char *s, size_t n)
@@ -33,17 +26,12 @@ static size_t number(const char *s, size_t n)
 	return i;
 }
 
-static void vtune_line(struct vtune_state *st, const char *s, size_t n)
+static void vtune_line(void *arg, const char *s, size_t n)
 {
+	struct cl_vtune *st = arg;
 	size_t w = 0, c3 = SIZE_MAX, c2 = SIZE_MAX, c1 = SIZE_MAX;
 
-	/* s/\"//g */
-	ember_buf_reset(&st->line);
-	for (size_t i = 0; i < n; i++)
-		if (s[i] != '"')
-			ember_buf_addch(&st->line, s[i]);
-	s = st->line.buf;
-	n = st->line.len;
+	cl_vtune_unquote(st, &s, &n);
 	/* /(\s*)(.*),(.*),.*,([0-9]*\.?[0-9]+)/: the last comma a number
 	 * follows, and the two commas before it */
 	while (w < n && cl_space((unsigned char)s[w]))
@@ -62,7 +50,7 @@ static void vtune_line(struct vtune_state *st, const char *s, size_t n)
 		}
 	}
 	if (c1 == SIZE_MAX) {
-		cl_bad(st->k, s, n); /* the script dies here */
+		cl_bad(st->h.k, s, n); /* the script dies here */
 		return;
 	}
 	ember_buf_reset(&st->func);
@@ -78,67 +66,19 @@ static void vtune_line(struct vtune_state *st, const char *s, size_t n)
 	memcpy(num, s + c3 + 1, m);
 	num[m] = '\0';
 	double ms = strtod(num, NULL) * 1000;
-	if (ms == 0)
-		return;
-	struct ember_buf *o = &st->k->out;
-	cl_depth_callers(&st->d, w, o);
-	ember_buf_add(o, st->func.buf, st->func.len);
-	ember_buf_addch(o, ' ');
-	ember_buf_add_nv(o, ms);
-	ember_buf_addch(o, '\n');
-	st->k->n.records++;
+	if (ms != 0)
+		cl_vtune_print(st, w, NULL, 0, ms);
 }
 
 static void vtune_parse(void *arg, const char *p, size_t len)
 {
-	struct vtune_state *st = arg;
-	const char *end = p + len;
-
-	while (p < end) {
-		const char *s;
-		size_t n = cl_line(&p, end, &s);
-		st->k->n.lines++;
-		if (st->header) {
-			st->header = 0;
-			continue;
-		}
-		vtune_line(st, s, n);
-	}
-}
-
-static void vtune_begin(void *arg, const struct collapse_shared *sh,
-			int file_start)
-{
-	struct vtune_state *st = arg;
-
-	(void)sh;
-	if (file_start)
-		st->header = 1;
+	cl_header_parse(arg, p, len, vtune_line);
 }
 
 static void *vtune_new(const struct ember_collapse_options *o,
 		       struct collapse_sink *k)
 {
-	struct vtune_state *st = ember_xcalloc(1, sizeof(*st));
-
-	(void)o;
-	st->k = k;
-	st->header = 1;
-	ember_buf_init(&st->line, 0);
-	ember_buf_init(&st->func, 0);
-	return st;
-}
-
-static void vtune_free(void *arg)
-{
-	struct vtune_state *st = arg;
-
-	if (!st)
-		return;
-	cl_depth_release(&st->d);
-	ember_buf_release(&st->line);
-	ember_buf_release(&st->func);
-	free(st);
+	return cl_vtune_new(o, k, NULL);
 }
 
 /* VTune's English header: "Function Stack,Module,CPU Time:Total,...". */
@@ -155,7 +95,7 @@ const struct ember_collapser ember_collapser_vtune = {
     .order = CL_INPUT,
     .detect = vtune_detect,
     .state_new = vtune_new,
-    .state_free = vtune_free,
-    .begin = vtune_begin,
+    .state_free = cl_vtune_free,
+    .begin = cl_header_begin,
     .parse = vtune_parse,
 };
