@@ -177,7 +177,7 @@ if [ -n "$py12" ]; then
 	status 0 "Python 3.12 without -X perf" env -u PYTHONPERFSUPPORT "$EMBER" record --no-python --pid -o "$T/py12env.folded" -- "$py12" tests/unwind/nested.py 1
 	check "Python 3.12 without -X perf: no perf map written" test ! -e "/tmp/perf-$(rootpid "$T/py12env.folded").map"
 	check "Python 3.12 without -X perf: no py:: frames" sh -c "! grep -q 'py::' '$T/py12env.folded'"
-	has "run Python 3.12 with -X perf" "$T/err" && ok || bad "Python 3.12 without -X perf: the summary says how: $(cat "$T/err")"
+	has "Python 3.12: run it with -X perf" "$T/err" && ok || bad "Python 3.12 without -X perf: the summary says how: $(cat "$T/err")"
 	# perf 6.1 gets one py:: frame here; frame pointers get none
 	status 0 "Python 3.12, fp mode" "$EMBER" record --no-python --pid --call-graph fp -o "$T/py12fp.folded" -- "$py12" -X perf tests/unwind/nested.py 0.8
 	rm -f "/tmp/perf-$(rootpid "$T/py12fp.folded").map"

@@ -59,8 +59,9 @@ check "java: the summary lists b" grep -q '%  demo/Hot:::b$' "$T/err"
 check "java: the JVM had the switches" grep -q 'Picked up JAVA_TOOL_OPTIONS: .*-XX:+PreserveFramePointer.*-XX:+DumpPerfMapAtExit' "$T/err"
 check "java: its perf map removed after use" test -n "$jp" -a ! -e "/tmp/perf-$jp.map"
 
-# stopped by -d: the JVM, ended with SIGTERM, still writes its map
-status 143 "java -d: the JVM's status on SIGTERM" "$EMBER" record --pid -d 0.6 -o "$T/d.folded" -- $JAVA demo.Hot 10
+# stopped by -d: the JVM, ended by ember (SIGINT, then SIGTERM), still
+# writes its map, and ember exits 0: it ended the JVM itself
+status 0 "java -d: ember ended the JVM, exit 0" "$EMBER" record --pid -d 0.6 -o "$T/d.folded" -- $JAVA demo.Hot 10
 jp=$(sed -n 's/^java-\([0-9]*\);.*/\1/p' "$T/d.folded" | head -1)
 check "java -d: b named" grep -q ';demo/Hot:::a;demo/Hot:::b' "$T/d.folded"
 check "java -d: its perf map removed after use" test -n "$jp" -a ! -e "/tmp/perf-$jp.map"
