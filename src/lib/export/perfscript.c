@@ -11,7 +11,8 @@
  * counts), the event the time type's name.  Thread and process roots are
  * left out (the first line names the thread).  Folded stacks (no times,
  * no threads) become one sample per stack, its count as the period, at
- * time 0 of a thread "ember" (speedscope skips samples without time).
+ * time 0, its root frame the comm (which perf's importers make the root
+ * again).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -64,8 +65,9 @@ static int write_prof(const struct ember_prof *p, const char *title,
 	for (size_t i = 0; i < p->n && !err; i++) {
 		uint32_t th = p->thread[i];
 		const char *comm = title;
-		size_t clen = strlen(title);
+		size_t clen = strlen(title), skip = 0;
 		int pid = 0, tid = 0;
+		size_t n = ember_exp_frames(p, p->stack[i], th, &fr, &max);
 		if (th != EMBER_PROF_NONE) {
 			const struct ember_prof_thread *t = &p->threads[th];
 			comm = ember_prof_s(p, t->name, &clen);
@@ -74,6 +76,17 @@ static int write_prof(const struct ember_prof *p, const char *title,
 				    p, p->procs[t->process].name, &clen);
 			pid = t->pid;
 			tid = t->tid;
+		} else if (n) {
+			/* no thread: the root frame, as perf's importers make
+			 * the comm the root (when it can be one) */
+			size_t len;
+			const char *r = ember_prof_s(
+			    p, p->funcs[p->frames[fr[0]].func].name, &len);
+			if (len && r[0] != ' ' && r[0] != '\t') {
+				comm = r;
+				clen = len;
+				skip = 1;
+			}
 		}
 		add_comm(&b, comm, clen);
 		ember_buf_addf(&b, " %d/%d", pid, tid);
@@ -89,8 +102,7 @@ static int write_prof(const struct ember_prof *p, const char *title,
 		ember_buf_addf(&b, "%10llu ", (unsigned long long)v);
 		add_field(&b, event, elen, 1);
 		ember_buf_adds(&b, ":\n");
-		size_t n = ember_exp_frames(p, p->stack[i], th, &fr, &max);
-		while (n--) {
+		while (n-- > skip) {
 			const struct ember_prof_frame *f = &p->frames[fr[n]];
 			size_t len;
 			const char *name =
