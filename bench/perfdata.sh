@@ -4,7 +4,8 @@
 # recording of a program with deep stacks (bench/deep.c), and a DWARF
 # recording (--call-graph dwarf) of the compiler building a few of ember's
 # sources.  Wall seconds (best of five; perf script on the DWARF file
-# once, it takes minutes), peak memory, and the ratio.
+# once, it takes minutes), peak memory, and the ratio; the same file
+# written as pprof (the sample-level profile, with source lines).
 . bench/lib.sh
 if ! command -v perf > /dev/null 2>&1; then
 	echo "  skipped: perf is not installed"
@@ -21,6 +22,10 @@ bytes=$(stat -c %s "$fp")
 printf '  frame pointers: %s MB perf.data\n' "$(echo "$bytes / 1000000" | bc)"
 measure "ember collapse perf perf.data" "$bytes" "$EMBER" collapse perf -q "$fp" || exit 1
 ours=$LAST_SECONDS
+# pprof keeps samples, threads, addresses and source lines (DWARF)
+measure "ember collapse perf perf.data -o .pb.gz" "$bytes" \
+	"$EMBER" collapse perf -q "$fp" -o "$W/fp.pb.gz" || exit 1
+printf '  pprof takes %.2fx the folded time\n' "$(echo "$LAST_SECONDS / $ours" | bc -l)"
 measure "perf script | ember collapse perf" "$bytes" \
 	sh -c "perf script -i '$fp' 2> /dev/null | '$EMBER' collapse perf" || exit 1
 printf '  ember collapse perf.data is %.0fx faster\n' "$(echo "$LAST_SECONDS / $ours" | bc -l)"

@@ -349,6 +349,9 @@ struct ember_collapse_options {
 	const char *label;	 /* a label whose values become root frames */
 	/* cpuprofile: weights in microseconds rather than samples */
 	int time;
+	/* perf.data: keep the sample-level profile (times, threads,
+	 * addresses, lines) for ember_collapse_profile's writers */
+	int profile;
 	/* Called from the calling thread now and then while an input is
 	 * read: bytes consumed so far and the input's size (0: unknown). */
 	void (*progress)(void *ctx, uint64_t done, uint64_t size);

@@ -889,6 +889,8 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 		o.write = write_out;
 		o.write_ctx = &out;
 	}
+	/* pprof from perf.data: samples with threads, addresses, lines */
+	o.profile = as == CLI_PPROF;
 	if (ember_collapse_new(&col, &o)) {
 		free(skip);
 		return cli_usage(cmd, "unknown format '%s'", o.format);

@@ -196,11 +196,43 @@ uint32_t ember_prof_frame(struct ember_prof *p,
 	TABLE_ADD(p, frame_set, frames, nframes, aframes, &k, sizeof(k));
 }
 
+static size_t stack_hash(uint32_t parent, uint32_t frame)
+{
+	uint64_t h = ((uint64_t)parent << 32 | frame) * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(h >> 29);
+}
+
+/* The hottest table (a node per frame of every distinct stack): its own
+ * hash of the two ids, compared as integers. */
 uint32_t ember_prof_stack(struct ember_prof *p, uint32_t parent, uint32_t frame)
 {
-	struct ember_prof_stack k = {parent, frame};
+	struct ember_prof_set *set = &p->stack_set;
+	size_t i = stack_hash(parent, frame) & set->mask;
 
-	TABLE_ADD(p, stack_set, stacks, nstacks, astacks, &k, sizeof(k));
+	for (; set->slots[i]; i = (i + 1) & set->mask) {
+		const struct ember_prof_stack *e =
+		    &p->stacks[set->slots[i] - 1];
+		if (e->parent == parent && e->frame == frame)
+			return set->slots[i] - 1;
+	}
+	EMBER_GROW(p->stacks, p->nstacks + 1, p->astacks);
+	p->stacks[p->nstacks] = (struct ember_prof_stack){parent, frame};
+	uint32_t id = (uint32_t)p->nstacks++;
+	set->slots[i] = id + 1;
+	if (p->nstacks <= set->mask / 2)
+		return id;
+	free(set->slots);
+	set->mask = set->mask * 2 + 1;
+	set->slots = ember_xcalloc(set->mask + 1, sizeof(*set->slots));
+	for (size_t k = 0; k < p->nstacks; k++) {
+		size_t j = stack_hash(p->stacks[k].parent, p->stacks[k].frame) &
+			   set->mask;
+		while (set->slots[j])
+			j = (j + 1) & set->mask;
+		set->slots[j] = (uint32_t)k + 1;
+	}
+	return id;
 }
 
 uint32_t ember_prof_mapping(struct ember_prof *p,

@@ -81,4 +81,32 @@ check "  not the other thread's" sh -c "! grep -q ' thread_b_work$' '$T/ta'"
 status 0 "ember reads it back" "$EMBER" collapse --label thread "$T/c.pb.gz"
 check "  the program's frames under its thread" grep -q "^calltree;.*;main;work_a;leaf_hot;spin " "$T/out"
 
+# perf.data: the same from perf's own recording, read by ember
+if command -v perf > /dev/null 2>&1 &&
+	perf record -q -g -F 999 -o "$T/c.perf.data" -- "$R/calltree" 1 > /dev/null 2> "$T/perf.err"; then
+	status 0 "collapse perf perf.data -o .pb.gz" "$EMBER" collapse perf -q "$T/c.perf.data" -o "$T/p.pb.gz"
+	pp -top "$T/p.pb.gz" > "$T/ptop"
+	check "perf.data: File is the program" has "File: calltree" "$T/ptop"
+	check "perf.data: Type: cpu" has "Type: cpu" "$T/ptop"
+	check "perf.data: a Duration" grep -q "^Duration: [0-9.]*m*s, Total samples = " "$T/ptop"
+	pp -raw "$T/p.pb.gz" > "$T/praw"
+	check "perf.data: the period" grep -qx "Period: 1001001" "$T/praw"
+	check "perf.data: addresses" grep -Eq "^ +[0-9]+: 0x[1-9a-f][0-9a-f]+ M=1 leaf_hot " "$T/praw"
+	pp -top -sample_index=samples "$T/p.pb.gz" > "$T/ptop-s"
+	check "perf.data: -sample_index=samples" has "Type: samples" "$T/ptop-s"
+	pp -tags "$T/p.pb.gz" > "$T/ptags"
+	check "perf.data: -tags: the thread" grep -q "%): calltree$" "$T/ptags"
+	pp -list=work_a "$T/p.pb.gz" > "$T/plist"
+	check "perf.data: -list: source lines with counts" grep -Eq "^ +\. +[0-9.]+m?s +[0-9]+:NOINLINE void work_a" "$T/plist"
+	pp -disasm=leaf_hot "$T/p.pb.gz" > "$T/pdisasm"
+	# the caller's return address: its count on the instruction after the call
+	check "perf.data: -disasm" sh -c "grep -q 'CALL spin' '$T/pdisasm' && grep -Eq '[0-9.]+m?s +[0-9a-f]+: .*leaf_hot calltree.c:' '$T/pdisasm'"
+	# the folded stacks, read back with the thread as root frames
+	"$EMBER" collapse perf -q "$T/c.perf.data" > "$T/pwant"
+	status 0 "perf.data: its pprof read back" "$EMBER" collapse -q --label thread "$T/p.pb.gz"
+	check "  the folded stacks of the perf.data" cmp -s "$T/out" "$T/pwant"
+else
+	echo "pprof: perf.data parts skipped: perf cannot record here: $(head -1 "$T/perf.err")"
+fi
+
 finish

@@ -475,6 +475,7 @@ void ember_collapse_profile(struct ember_collapse *c, struct ember_profile *p)
 	p->sample_type = k->sample_type[0] ? k->sample_type : NULL;
 	p->sample_unit = k->sample_unit[0] ? k->sample_unit : NULL;
 	p->thread_roots = k->thread_roots;
+	p->prof = k->prof;
 }
 
 static void copy_str(char *dst, size_t size, const char *src)
@@ -574,6 +575,7 @@ void ember_collapse_free(struct ember_collapse *c)
 		c->fmt->state_free(w->state);
 		ember_intern_release(&w->sink.names);
 		ember_stacks_release(&w->sink.stacks);
+		ember_prof_free(w->sink.prof);
 		ember_buf_release(&w->sink.out);
 		free(w->sink.exact);
 		free(w->sink.event);

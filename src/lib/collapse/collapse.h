@@ -63,6 +63,10 @@ struct collapse_sink {
 	/* the root frames are threads or processes (for one speedscope
 	 * profile each) */
 	int thread_roots;
+	/* perf.data with options.profile: the sample-level profile of its
+	 * one input (several inputs: none, no_prof) */
+	struct ember_prof *prof;
+	int no_prof;
 };
 
 /* State crossing records, settled in input order by the driver. */

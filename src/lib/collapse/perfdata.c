@@ -19,6 +19,7 @@
 #include "collapse.h"
 #include "symbols/jitdump.h"
 #include "perf/perfdata.h"
+#include "perf/samples.h"
 #include "perf/symbolize.h"
 
 /* /proc/kallsyms takes tens of milliseconds of the kernel's time to
@@ -47,6 +48,9 @@ struct pdc {
 	void *perf;
 	struct rec_pd pd;
 	struct rec_events *r;
+	struct rec_symctx *sc;
+	uint32_t *pbuf; /* a frame's names for the profile */
+	size_t apbuf;
 	struct ember_record_stats stats;
 	char no_kallsyms[300];
 	const char *no_kallsyms_why; /* NULL: kallsyms names kernel frames */
@@ -199,6 +203,28 @@ static size_t replay_code(void *ctx, int pid, uint64_t addr, void *buf,
 	return 0;
 }
 
+/* The sample-level profile, named by the first event sampled: cpu-clock
+ * and task-clock periods are nanoseconds. */
+static void start_profile(struct pdc *c, uint32_t attr)
+{
+	const struct perf_event_attr *a = &c->pd.attrs[attr].attr;
+	int clock = a->type == PERF_TYPE_SOFTWARE &&
+		    (a->config == PERF_COUNT_SW_CPU_CLOCK ||
+		     a->config == PERF_COUNT_SW_TASK_CLOCK);
+	const char *name = c->pd.attrs[attr].name;
+	int64_t period = 0;
+
+	if (!a->freq)
+		period = (int64_t)a->sample_period;
+	else if (clock && a->sample_freq)
+		period = (int64_t)(1e9 / (double)a->sample_freq + 0.5);
+	rec_prof_start(c->r,
+		       clock  ? "cpu"
+		       : name ? name
+			      : "events",
+		       clock ? "nanoseconds" : "count", period);
+}
+
 /* Each record, in time order, as the recording session handles one from
  * its ring buffers. */
 static void on_record(void *ctx, const void *rec, size_t size, uint32_t attr)
@@ -235,6 +261,8 @@ static void on_record(void *ctx, const void *rec, size_t size, uint32_t attr)
 			ember_unwinder_set_reader(r->unwinder, replay_code, c);
 		}
 	}
+	if (c->o->profile && !r->prof && h->type == PERF_RECORD_SAMPLE)
+		start_profile(c, attr);
 	uint64_t t = rec_events_time(r, rec, size);
 	if (t > c->last_time)
 		c->last_time = t;
@@ -461,6 +489,25 @@ static void fold(struct pdc *c, struct rec_symctx *sc, int kernel)
 	}
 }
 
+/* Frame f's names for the profile, outermost first (the cache holds
+ * them as perf script prints them, innermost first). */
+static const uint32_t *profile_names(void *ctx, uint32_t root, uint32_t f,
+				     size_t *n)
+{
+	struct pdc *c = ctx;
+	int java, skip = 0;
+	const uint32_t *ids;
+
+	if (c->r->frames.v[f].kind == REC_FRAME_ROOT)
+		return root_names(c, f, n, &java);
+	root_names(c, root, n, &java);
+	ids = frame_names(c, c->sc, f, java, n, &skip);
+	EMBER_GROW(c->pbuf, *n, c->apbuf);
+	for (size_t i = 0; i < *n; i++)
+		c->pbuf[i] = ids[*n - 1 - i];
+	return c->pbuf;
+}
+
 int cl_perfdata_detect(const char *p, size_t len)
 {
 	return rec_pd_is_perfdata(p, len);
@@ -534,6 +581,20 @@ int cl_perfdata_read(const struct ember_collapse_options *o,
 		sc.pre_err = c.kallsyms_err;
 	}
 	fold(&c, &sc, 1);
+	if (r->prof) {
+		c.sc = &sc;
+		rec_prof_build(r, &sc, &k->names, profile_names, &c, 1,
+			       file_time - (double)c.last_time / 1e9);
+		struct ember_prof *p = rec_prof_detach(r);
+		if (k->prof || k->no_prof) { /* several inputs: none */
+			ember_prof_free(k->prof);
+			ember_prof_free(p);
+			k->prof = NULL;
+			k->no_prof = 1;
+		} else {
+			k->prof = p;
+		}
+	}
 	k->n.records += c.stats.samples;
 	k->n.pd_samples += c.stats.samples;
 	k->n.pd_lost += c.stats.lost;
@@ -555,6 +616,7 @@ out:
 	rec_events_release(r);
 	free(r);
 	free(c.want);
+	free(c.pbuf);
 	free(c.cache);
 	free(c.fc);
 	free(c.root_off);
