@@ -69,6 +69,19 @@ const written = kinds.filter(([what, name]) => {
 });
 if (!written.some(([, name]) => name == "p.speedscope.json"))
 	finish();
+// perf.data (where perf records) through `ember collapse perf`
+try {
+	const data = path.join(tmp, "p.data");
+	execFileSync("perf", ["record", "-q", "-g", "-F", "499", "-o", data, "--",
+		prog, "0.1"], { stdio: ["ignore", "ignore", "pipe"] });
+	for (const [what, name] of [["perf.data to speedscope", "d.speedscope.json"],
+		["perf.data to trace events", "d.trace.json"]]) {
+		execFileSync(ember, ["collapse", "perf", "-q", data, "-o", path.join(tmp, name)]);
+		written.push([what, name]);
+	}
+} catch (e) {
+	console.log(`timeorder: perf.data skipped: ${String(e.stderr || e.message).split("\n")[0]}`);
+}
 
 // speedscope's schema
 const schema = JSON.parse(fs.readFileSync(

@@ -82,4 +82,22 @@ if ${CC:-cc} -O2 -g -fno-omit-frame-pointer -o "$R/phases" tests/record/phases.c
 else
 	echo "formats: record skipped: cannot compile or record here"
 fi
+
+# perf.data: its perf script text read back to the same stacks as perf's
+# own perf script
+if command -v perf > /dev/null 2>&1 && test -x "$R/phases" &&
+	perf record -q -g -F 499 -o "$T/p.data" -- "$R/phases" 0.05 > /dev/null 2>&1; then
+	"$EMBER" collapse perf -q "$T/p.data" > "$T/want"
+	status 0 "perf.data -o .perf.txt" "$EMBER" collapse perf -q "$T/p.data" -o "$T/p.perf.txt"
+	status 0 "  collapse perf reads it" "$EMBER" collapse perf "$T/p.perf.txt"
+	check "  to the same stacks" cmp -s "$T/out" "$T/want"
+	perf script -i "$T/p.data" 2> /dev/null | "$EMBER" collapse perf > "$T/perf" 2> /dev/null
+	check "  as perf script's" cmp -s "$T/out" "$T/perf"
+	check "  with the times perf script prints" sh -c "perf script -F time -i '$T/p.data' 2> /dev/null |
+		tr -d ' :' > '$T/pt'; grep '^phases ' '$T/p.perf.txt' |
+		awk '{ for (i = 2; i <= NF; i++) if (\$i ~ /^[0-9]+[.][0-9]+:\$/) { print \$i; break } }' | tr -d ':' |
+		cmp -s - '$T/pt'"
+else
+	echo "formats: perf.data skipped: no perf, or it cannot record here"
+fi
 finish
