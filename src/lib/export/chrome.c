@@ -226,7 +226,9 @@ static void write_ticks(struct ch *x, const struct tick *t, size_t from,
 {
 	ember_buf_adds(&x->b, "\"samples\":[");
 	for (size_t i = from; i < to; i++) {
-		ember_buf_addf(&x->b, "%s%u", i > from ? "," : "", t[i].node);
+		if (i > from)
+			ember_buf_addch(&x->b, ',');
+		ember_buf_addu(&x->b, t[i].node);
 		ember_exp_flush(&x->b, x->w, x->ctx, &x->err);
 	}
 	ember_buf_addch(&x->b, ']');
@@ -238,7 +240,8 @@ static void write_deltas(struct ch *x, const struct tick *t, size_t from,
 	ember_buf_adds(&x->b, "\"timeDeltas\":[");
 	for (size_t i = from; i < to; i++) {
 		uint64_t prev = i ? t[i - 1].us : before;
-		ember_buf_adds(&x->b, i > from ? "," : "");
+		if (i > from)
+			ember_buf_addch(&x->b, ',');
 		ember_buf_addu(&x->b, t[i].us >= prev ? t[i].us - prev : 0);
 		ember_exp_flush(&x->b, x->w, x->ctx, &x->err);
 	}
