@@ -5,7 +5,9 @@
 # recording (--call-graph dwarf) of the compiler building a few of ember's
 # sources.  Wall seconds (best of five; perf script on the DWARF file
 # once, it takes minutes), peak memory, and the ratio; the same file
-# written as pprof (the sample-level profile, with source lines).
+# written as pprof (the sample-level profile, with source lines) and as
+# speedscope, Chrome trace events, Firefox Profiler and perf script text
+# (every sample in time order).
 . bench/lib.sh
 if ! command -v perf > /dev/null 2>&1; then
 	echo "  skipped: perf is not installed"
@@ -26,6 +28,13 @@ ours=$LAST_SECONDS
 measure "ember collapse perf perf.data -o .pb.gz" "$bytes" \
 	"$EMBER" collapse perf -q "$fp" -o "$W/fp.pb.gz" || exit 1
 printf '  pprof takes %.2fx the folded time\n' "$(echo "$LAST_SECONDS / $ours" | bc -l)"
+# the time-ordered formats: every sample, in time order, per thread
+for x in speedscope.json trace.json firefox.json perf.txt; do
+	measure "ember collapse perf perf.data -o .$x" "$bytes" \
+		"$EMBER" collapse perf -q "$fp" -o "$W/fp.$x" || exit 1
+	printf '  .%s takes %.2fx the folded time (%s MB)\n' "$x" \
+		"$(echo "$LAST_SECONDS / $ours" | bc -l)" "$(echo "$(stat -c %s "$W/fp.$x") / 1000000" | bc)"
+done
 measure "perf script | ember collapse perf" "$bytes" \
 	sh -c "perf script -i '$fp' 2> /dev/null | '$EMBER' collapse perf" || exit 1
 printf '  ember collapse perf.data is %.0fx faster\n' "$(echo "$LAST_SECONDS / $ours" | bc -l)"

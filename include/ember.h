@@ -510,6 +510,22 @@ int ember_pprof_write(const struct ember_profile *p, ember_write_fn w,
  * when the root frames are threads (and there are several). */
 int ember_speedscope_write(const struct ember_profile *p, ember_write_fn w,
 			   void *ctx) EMBER_WUR;
+/* Chrome's trace events (a JSON array): per thread, its CPU samples in
+ * time order as Profile and ProfileChunk events, with thread_name and
+ * process_name; or (cpuprofile) a .cpuprofile, one profile of every
+ * sample. */
+int ember_chrome_write(const struct ember_profile *p, int cpuprofile,
+		       ember_write_fn w, void *ctx) EMBER_WUR;
+/* The Firefox Profiler's processed format (version 66): threads with
+ * their samples in time order, shared stack, frame, function and
+ * resource tables, libraries, categories for user, kernel, JIT,
+ * interpreted and off-CPU frames. */
+int ember_firefox_write(const struct ember_profile *p, ember_write_fn w,
+			void *ctx) EMBER_WUR;
+/* perf script's text: per sample "comm pid/tid [cpu] time: period
+ * event:" and its frames leaf first, in time order. */
+int ember_perfscript_write(const struct ember_profile *p, ember_write_fn w,
+			   void *ctx) EMBER_WUR;
 /* A collapse's result as a profile (valid until ember_collapse_free). */
 void ember_collapse_profile(struct ember_collapse *c, struct ember_profile *p);
 

@@ -86,10 +86,24 @@ void cli_open(const char *path);
 int cli_open_check(const char *cmd, const char *output, int as);
 
 /* What a command writes (output.c). */
-enum { CLI_FOLDED, CLI_SVG, CLI_PPROF, CLI_SPEEDSCOPE, CLI_HTML };
-#define CLI_ALL_FORMATS                                                        \
-	(1u << CLI_FOLDED | 1u << CLI_SVG | 1u << CLI_PPROF |                  \
-	 1u << CLI_SPEEDSCOPE | 1u << CLI_HTML)
+enum {
+	CLI_FOLDED,
+	CLI_SVG,
+	CLI_PPROF,
+	CLI_SPEEDSCOPE,
+	CLI_HTML,
+	CLI_CHROME,	/* trace events with CPU samples per thread */
+	CLI_CPUPROFILE, /* Chrome's .cpuprofile: one profile */
+	CLI_FIREFOX,	/* the Firefox Profiler's processed format */
+	CLI_PERFSCRIPT, /* perf script's text */
+	CLI_NFORMATS
+};
+#define CLI_ALL_FORMATS ((1u << CLI_NFORMATS) - 1)
+/* The formats that keep samples in time order, with their threads: the
+ * sample-level profile is kept for them (and pprof). */
+#define CLI_TIMED_FORMATS                                                      \
+	(1u << CLI_SPEEDSCOPE | 1u << CLI_CHROME | 1u << CLI_CPUPROFILE |      \
+	 1u << CLI_FIREFOX | 1u << CLI_PERFSCRIPT)
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 /* The format --format names (one of the allowed, a mask of 1 << CLI_*),
  * else the one -o's extension names (.folded, .svg, .pb.gz,
@@ -97,6 +111,13 @@ enum { CLI_FOLDED, CLI_SVG, CLI_PPROF, CLI_SPEEDSCOPE, CLI_HTML };
  */
 int cli_format_pick(const char *cmd, const char *format, const char *output,
 		    unsigned allowed, int dflt, int *out);
+/* The format a file name's extension names, whatever the command; -1 for
+ * none. */
+int cli_format_of(const char *path);
+/* The default extension of a format (".pb.gz"...). */
+const char *cli_format_ext(int f);
+/* The formats allowed as "a|b|c", into b. */
+void cli_format_names(struct ember_buf *b, unsigned allowed);
 const char *cli_format_name(int f);
 /* An ember_write_fn appending to a struct ember_buf. */
 int cli_buf_write(void *ctx, const void *p, size_t n);

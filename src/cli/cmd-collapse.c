@@ -179,11 +179,19 @@ static void help(FILE *f, const char *prog, const char *format)
 	    f,
 	    "%s"
 	    "  -o, --output FILE    write to FILE (default: standard output)\n"
-	    "      --format FMT     folded (the default), svg, html, pprof or "
-	    "speedscope; or\n"
-	    "                       by -o's extension: .folded .svg .html "
-	    ".pb.gz\n"
-	    "                       .speedscope.json\n"
+	    "      --format FMT     folded (the default), svg, html, pprof, "
+	    "speedscope,\n"
+	    "                       chrome, cpuprofile, firefox or "
+	    "perf-script; or by -o's\n"
+	    "                       extension: .folded .svg .html .pb.gz "
+	    ".speedscope.json\n"
+	    "                       .trace.json .cpuprofile .firefox.json "
+	    ".perf.txt.  Viewers:\n"
+	    "                       go tool pprof, Pyroscope (pprof); "
+	    "speedscope; Chrome\n"
+	    "                       DevTools, Perfetto (chrome, cpuprofile); "
+	    "profiler.firefox.com\n"
+	    "                       (firefox, also chrome and perf-script)\n"
 	    "      --open           once an SVG or HTML file is written, open "
 	    "it\n"
 	    "                       ($BROWSER, else xdg-open; with no "
@@ -980,8 +988,9 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 		o.write = write_out;
 		o.write_ctx = &out;
 	}
-	/* pprof from perf.data: samples with threads, addresses, lines */
-	o.profile = as == CLI_PPROF;
+	/* pprof and the time-ordered formats from perf.data: samples with
+	 * times, threads, addresses, lines */
+	o.profile = as == CLI_PPROF || 1u << as & CLI_TIMED_FORMATS;
 	if (ember_collapse_new(&col, &o)) {
 		free(skip);
 		return cli_usage(cmd, "unknown format '%s'", o.format);

@@ -32,14 +32,20 @@ static void help(FILE *f, const char *prog)
 	    "                       comparing (addresses that differ between "
 	    "runs)\n"
 	    "  -o, --output FILE    write to FILE (default: standard output)\n"
-	    "      --format FMT     folded (the default) or svg: the "
-	    "differential flame\n"
-	    "                       graph itself; or by -o's extension "
-	    "(.folded, .svg)\n"
-	    "      --open           once an SVG is written, open it "
-	    "($BROWSER, else\n"
-	    "                       xdg-open; with no display, its file:// "
-	    "URL on stderr)\n"
+	    "      --format FMT     folded (the default), svg or html: the "
+	    "differential\n"
+	    "                       flame graph itself (or the HTML "
+	    "viewer); or by -o's\n"
+	    "                       extension (.folded, .svg, .html).  The "
+	    "other formats\n"
+	    "                       (pprof, speedscope, ...) have no place "
+	    "for two counts\n"
+	    "                       per stack: their names are refused\n"
+	    "      --open           once an SVG or HTML file is written, open "
+	    "it ($BROWSER,\n"
+	    "                       else xdg-open; with no display, its "
+	    "file:// URL on\n"
+	    "                       stderr)\n"
 	    "  -q, --quiet          no warnings\n"
 	    "  -v, --verbose        more messages (inferno-diff-folded)\n"
 	    "  -h, --help           this help\n"
@@ -144,12 +150,19 @@ int cmd_diff(int argc, char **argv, const char *preset)
 	if (!strcmp(before, "-") && !strcmp(after, "-"))
 		return cli_usage(cmd, "only one of BEFORE and AFTER can be "
 				      "standard input");
-	/* two counts per stack: pprof and speedscope have no place for
-	 * them; the flame graph draws them */
+	/* two counts per stack: pprof, speedscope and the others have no
+	 * place for them; the flame graph draws them (SVG, HTML) */
 	int as;
-	if (cli_format_pick(cmd, format, output,
-			    1u << CLI_FOLDED | 1u << CLI_SVG, CLI_FOLDED, &as))
+	unsigned can = 1u << CLI_FOLDED | 1u << CLI_SVG | 1u << CLI_HTML;
+	if (cli_format_pick(cmd, format, output, can, CLI_FOLDED, &as))
 		return 2;
+	int named = format ? -1 : cli_format_of(output);
+	if (named >= 0 && !(can & 1u << named))
+		return cli_usage(cmd,
+				 "cannot write a difference as %s ('%s'): give "
+				 "-o FILE.folded, .svg or .html (or --format "
+				 "folded|svg|html)",
+				 cli_format_name(named), output);
 	if (open_it && cli_open_check(cmd, output, as))
 		return 2;
 	if (cli_out_open(&out, output))
@@ -157,12 +170,12 @@ int cmd_diff(int argc, char **argv, const char *preset)
 	errno = 0;
 	struct ember_buf folded = EMBER_BUF_INIT;
 	int err =
-	    as == CLI_SVG
+	    as != CLI_FOLDED
 		? ember_diff(before, after, &o, cli_buf_write, &folded, &st)
 		: ember_diff(before, after, &o, ember_write_stdio, out.f, &st);
-	if (!err && as == CLI_SVG) {
-		err = cli_write_as(out.f, CLI_SVG, folded.buf, folded.len, NULL,
-				   NULL);
+	if (!err && as != CLI_FOLDED) {
+		err =
+		    cli_write_as(out.f, as, folded.buf, folded.len, NULL, NULL);
 		if (err && err != EMBER_EIO)
 			cli_error("cannot draw the flame graph: %s",
 				  ember_strerror(err));

@@ -111,7 +111,20 @@ static void help(FILE *f)
 	    "nanoseconds);\n"
 	    "                       FILE.speedscope.json: speedscope (a "
 	    "profile per\n"
-	    "                       process).  Checked before the "
+	    "                       thread, samples in time order);\n"
+	    "                       FILE.trace.json or FILE.chrome.json: "
+	    "Chrome trace\n"
+	    "                       events (Chrome DevTools, Perfetto, "
+	    "speedscope,\n"
+	    "                       the Firefox Profiler); FILE.cpuprofile: "
+	    "one Chrome\n"
+	    "                       CPU profile; FILE.firefox.json or "
+	    "FILE.json: the\n"
+	    "                       Firefox Profiler (profiler.firefox.com); "
+	    "FILE.perf.txt:\n"
+	    "                       perf script text (speedscope, Firefox, "
+	    "Perfetto,\n"
+	    "                       ember collapse perf).  Checked before the "
 	    "command starts;\n"
 	    "                       if the final write fails, the profile is "
 	    "saved in\n"
@@ -127,7 +140,9 @@ static void help(FILE *f)
 	    "                       on stderr)\n"
 	    "  --format FMT         the output type, whatever FILE's name "
 	    "(/dev/stdout...):\n"
-	    "                       svg, html, folded, pprof or speedscope\n"
+	    "                       svg, html, folded, pprof, speedscope, "
+	    "chrome,\n"
+	    "                       cpuprofile, firefox or perf-script\n"
 	    "  -p PID[,PID...]      profile running processes and their "
 	    "threads (the ids\n"
 	    "                       separated by commas or spaces: -p "
@@ -932,11 +947,7 @@ static int write_fd(int fd, const char *p, size_t n)
 static int save_elsewhere(const struct ember_buf *data, int fmt)
 {
 	const char *dir = getenv("TMPDIR");
-	const char *ext = fmt == CLI_SVG	  ? ".svg"
-			  : fmt == CLI_HTML	  ? ".html"
-			  : fmt == CLI_PPROF	  ? ".pb.gz"
-			  : fmt == CLI_SPEEDSCOPE ? ".speedscope.json"
-						  : ".folded";
+	const char *ext = cli_format_ext(fmt);
 	char path[PATH_MAX];
 
 	if (!dir || !*dir)
@@ -970,7 +981,7 @@ static int out_write(struct rec_out *o, struct ember_record *r,
 	int err, rc;
 
 	ember_stacks_sort(stacks, names);
-	if (o->fmt == CLI_PPROF || o->fmt == CLI_SPEEDSCOPE) {
+	if (o->fmt == CLI_PPROF || 1u << o->fmt & CLI_TIMED_FORMATS) {
 		struct ember_profile p = {
 		    .names = names,
 		    .stacks = stacks,
@@ -982,9 +993,25 @@ static int out_write(struct rec_out *o, struct ember_record *r,
 		ember_record_mappings(r, &p);
 		struct ember_prof *prof = ember_record_profile(r);
 		p.prof = prof;
-		err = o->fmt == CLI_PPROF
-			  ? ember_pprof_write(&p, buf_write, &data)
-			  : ember_speedscope_write(&p, buf_write, &data);
+		switch (o->fmt) {
+		case CLI_PPROF:
+			err = ember_pprof_write(&p, buf_write, &data);
+			break;
+		case CLI_SPEEDSCOPE:
+			err = ember_speedscope_write(&p, buf_write, &data);
+			break;
+		case CLI_CHROME:
+		case CLI_CPUPROFILE:
+			err = ember_chrome_write(&p, o->fmt == CLI_CPUPROFILE,
+						 buf_write, &data);
+			break;
+		case CLI_FIREFOX:
+			err = ember_firefox_write(&p, buf_write, &data);
+			break;
+		default:
+			err = ember_perfscript_write(&p, buf_write, &data);
+			break;
+		}
 		ember_prof_free(prof);
 	} else if (o->fmt == CLI_SVG || o->fmt == CLI_HTML) {
 		struct ember_buf folded = EMBER_BUF_INIT;
@@ -1065,7 +1092,8 @@ static int bad_value(const char *cmd, int c, const char *arg)
 		break;
 	case O_FORMAT:
 		snprintf(range, sizeof(range),
-			 "svg, html, folded, pprof or speedscope");
+			 "svg, html, folded, pprof, speedscope, chrome, "
+			 "cpuprofile, firefox or perf-script");
 		break;
 	default: /* --min-block */
 		snprintf(range, sizeof(range),
@@ -1197,7 +1225,7 @@ int cmd_record(int argc, char **argv, const char *preset)
 			break;
 		case O_FORMAT:
 			out.fmt = FMT_NONE;
-			for (int f = 0; f <= CLI_HTML; f++)
+			for (int f = 0; f < CLI_NFORMATS; f++)
 				if (!strcmp(optarg, cli_format_name(f)))
 					out.fmt = f;
 			if (out.fmt == FMT_NONE)
@@ -1269,17 +1297,20 @@ int cmd_record(int argc, char **argv, const char *preset)
 			free(pids);
 			return 2;
 		}
-		if (!strcmp(out.path, "-") || ends_with(out.path, ".txt"))
+		if (!strcmp(out.path, "-") ||
+		    (out.fmt == FMT_NONE && ends_with(out.path, ".txt")))
 			out.fmt = CLI_FOLDED;
 		else if (out.fmt == FMT_NONE) {
 			free(pids);
-			return cli_usage(cmd,
-					 "cannot tell the output type of "
-					 "'%s': name it .svg, .html, .folded, "
-					 ".txt, .pb.gz or .speedscope.json, or "
-					 "give --format "
-					 "svg|html|folded|pprof|speedscope",
-					 out.path);
+			return cli_usage(
+			    cmd,
+			    "cannot tell the output type of "
+			    "'%s': name it .svg, .html, .folded, "
+			    ".txt, .pb.gz, .speedscope.json, .trace.json, "
+			    ".cpuprofile, .firefox.json or .perf.txt, or "
+			    "give --format svg|html|folded|pprof|speedscope|"
+			    "chrome|cpuprofile|firefox|perf-script",
+			    out.path);
 		}
 	}
 
@@ -1301,8 +1332,9 @@ int cmd_record(int argc, char **argv, const char *preset)
 	ro.context_switches =
 	    sw_event &&
 	    (!strcmp(sw_event, "cs") || !strcmp(sw_event, "context-switches"));
-	/* pprof holds samples with their threads, addresses and lines */
-	ro.profile = out.fmt == CLI_PPROF;
+	/* pprof, speedscope, Chrome, Firefox and perf script hold samples
+	 * with their times, threads, addresses and lines */
+	ro.profile = out.fmt == CLI_PPROF || 1u << out.fmt & CLI_TIMED_FORMATS;
 	int err = ember_record_new(&r, &ro);
 	if (err) {
 		int usage = err == EMBER_EINVAL;

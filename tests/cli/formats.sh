@@ -1,0 +1,103 @@
+#!/bin/sh
+# The time-ordered output formats on the command line: names and
+# extensions (--format, -o) in collapse and record, diff refusing the
+# formats that have no place for two counts, and perf script text read
+# back by `ember collapse perf` (and stackcollapse-perf.pl where
+# FLAMEGRAPH_DIR names FlameGraph's folder) to the same stacks.
+. tests/cli/lib.sh
+suite=formats
+P=tests/record/perf-script
+F=tests/interchange/names.folded
+
+# diff: folded, SVG and HTML; the others refused, nothing written
+printf 'a;b 1\n' > "$T/a.folded"
+printf 'a;b 2\na;c 1\n' > "$T/b.folded"
+for o in d.pb.gz d.speedscope.json d.trace.json d.cpuprofile d.firefox.json d.perf.txt; do
+	status 2 "diff -o $o: refused" "$EMBER" diff "$T/a.folded" "$T/b.folded" -o "$T/$o"
+	check "  nothing written" test ! -e "$T/$o"
+	check "  saying why" has "cannot write a difference as" "$T/err"
+done
+status 2 "diff --format speedscope: refused" "$EMBER" diff --format speedscope "$T/a.folded" "$T/b.folded"
+status 0 "diff -o d.html" "$EMBER" diff "$T/a.folded" "$T/b.folded" -o "$T/d.html"
+check "  the HTML viewer" has "<!DOCTYPE html>" "$T/d.html"
+status 0 "diff -o d.svg" "$EMBER" diff "$T/a.folded" "$T/b.folded" -o "$T/d.svg"
+check "  an SVG" has "<svg" "$T/d.svg"
+status 0 "diff -o d.folded" "$EMBER" diff "$T/a.folded" "$T/b.folded" -o "$T/d.folded"
+check "  two counts" has "a;c 0 1" "$T/d.folded"
+
+# collapse: each format by its name and by its extensions
+for x in "chrome .trace.json" "chrome .chrome.json" "cpuprofile .cpuprofile" \
+	"firefox .firefox.json" "firefox .json" "perf-script .perf.txt" "perf-script .perf-script"; do
+	set -- $x
+	status 0 "collapse -o x$2" "$EMBER" collapse folded "$F" -o "$T/x$2"
+	status 0 "collapse --format $1" "$EMBER" collapse folded "$F" --format "$1"
+	check "  the same as -o x$2" cmp -s "$T/out" "$T/x$2"
+done
+check "trace events: a JSON array, a cat on the first event" \
+	grep -q '^{"ph":"M","name":"process_name","cat":"__metadata"' "$T/x.trace.json"
+check "cpuprofile: nodes, samples, timeDeltas" sh -c \
+	"grep -q '^{\"nodes\":\\[' '$T/x.cpuprofile' && grep -q '\"timeDeltas\":\\[' '$T/x.cpuprofile'"
+check "firefox: processed format 66" has '"preprocessedProfileVersion":66' "$T/x.json"
+status 2 "collapse --format bogus: refused, naming the formats" "$EMBER" collapse folded "$F" --format bogus
+check "  the new ones" has "chrome|cpuprofile|firefox|perf-script" "$T/err"
+status 0 "collapse -h" "$EMBER" collapse -h
+check "  lists the formats" has "chrome, cpuprofile, firefox or perf-script" "$T/out"
+check "  and the viewers" has "profiler.firefox.com" "$T/out"
+
+# perf script text read back to the same stacks
+for input in "$P/dwarf-c--all.folded" "$P/dwarf-c.txt.gz" "$P/dwarf-py-jit.txt.gz"; do
+	n=$(basename "$input")
+	case $input in *.folded) fmt=folded ;; *) fmt=perf ;; esac
+	"$EMBER" collapse $fmt "$input" > "$T/want" 2> /dev/null
+	status 0 "$n -o .perf.txt" "$EMBER" collapse $fmt "$input" -o "$T/$n.perf.txt"
+	status 0 "  collapse perf reads it" "$EMBER" collapse perf "$T/$n.perf.txt"
+	check "  to the same stacks" cmp -s "$T/out" "$T/want"
+	if [ -n "${FLAMEGRAPH_DIR:-}" ] && [ -x "$FLAMEGRAPH_DIR/stackcollapse-perf.pl" ]; then
+		"$FLAMEGRAPH_DIR/stackcollapse-perf.pl" "$T/$n.perf.txt" > "$T/pl" 2> /dev/null
+		check "  stackcollapse-perf.pl too" cmp -s "$T/pl" "$T/want"
+	fi
+	check "  every sample with a time, pid/tid and an event" sh -c \
+		"grep -v '^	' '$T/$n.perf.txt' | grep -v '^\$' | grep -vq '^.* [0-9]*/[0-9]* [0-9]*\.[0-9]\{6\}: *[0-9]* [^ ]*:\$' && exit 1 || exit 0"
+done
+
+# record: perf script text of a recording, in time order
+R="$T/bin"
+mkdir -p "$R"
+if ${CC:-cc} -O2 -g -fno-omit-frame-pointer -o "$R/phases" tests/record/phases.c 2> /dev/null &&
+	"$EMBER" record -q -o "$T/probe.folded" -- "$R/phases" 0.01 > /dev/null 2>&1; then
+	status 0 "record -o .perf.txt" "$EMBER" record -q -F 499 -o "$T/r.perf.txt" -- "$R/phases" 0.05
+	status 0 "  collapse perf reads it" "$EMBER" collapse perf "$T/r.perf.txt"
+	for f in parse compute write_out; do
+		check "  main;$f" grep -q ";main;$f[; ]" "$T/out"
+	done
+	check "  times in order" sh -c "grep '^phases ' '$T/r.perf.txt' |
+		awk '{ t = \$4 + 0; if (t < last) exit 1; last = t }'"
+	check "  periods of 499 Hz" sh -c "grep '^phases ' '$T/r.perf.txt' | awk '\$5 != 2004008 { exit 1 }'"
+	check "  the CPU" grep -q '^phases [0-9]*/[0-9]* \[[0-9][0-9][0-9]\] ' "$T/r.perf.txt"
+	for x in .trace.json .cpuprofile .json --format=firefox; do
+		case $x in --*) o="$T/r.out"; a="$x" ;; *) o="$T/r$x"; a= ;; esac
+		status 0 "record -o $x" "$EMBER" record -q $a -o "$o" -- "$R/phases" 0.01
+		check "  written" test -s "$o"
+	done
+else
+	echo "formats: record skipped: cannot compile or record here"
+fi
+
+# perf.data: its perf script text read back to the same stacks as perf's
+# own perf script
+if command -v perf > /dev/null 2>&1 && test -x "$R/phases" &&
+	perf record -q -g -F 499 -o "$T/p.data" -- "$R/phases" 0.05 > /dev/null 2>&1; then
+	"$EMBER" collapse perf -q "$T/p.data" > "$T/want"
+	status 0 "perf.data -o .perf.txt" "$EMBER" collapse perf -q "$T/p.data" -o "$T/p.perf.txt"
+	status 0 "  collapse perf reads it" "$EMBER" collapse perf "$T/p.perf.txt"
+	check "  to the same stacks" cmp -s "$T/out" "$T/want"
+	perf script -i "$T/p.data" 2> /dev/null | "$EMBER" collapse perf > "$T/perf" 2> /dev/null
+	check "  as perf script's" cmp -s "$T/out" "$T/perf"
+	check "  with the times perf script prints" sh -c "perf script -F time -i '$T/p.data' 2> /dev/null |
+		tr -d ' :' > '$T/pt'; grep '^phases ' '$T/p.perf.txt' |
+		awk '{ for (i = 2; i <= NF; i++) if (\$i ~ /^[0-9]+[.][0-9]+:\$/) { print \$i; break } }' | tr -d ':' |
+		cmp -s - '$T/pt'"
+else
+	echo "formats: perf.data skipped: no perf, or it cannot record here"
+fi
+finish
