@@ -171,6 +171,14 @@ done <<EOF
 1 inferno-collapse-vsprof collapse-vsprof/invalid-number-of-calls.csv
 1 inferno-collapse-vsprof collapse-vsprof/missing-function-name.csv
 EOF
+# a stack met again keeps its last count (inferno's map is set, not
+# added to), and the stacks print sorted
+printf '%s\n' 'Function Stack,CPU Time:Self,Module' 'a,0.001,m' ' b,0.002,m' \
+	'a,0.005,m' > "$tmp/v.csv"
+printf '%s\n' 'm`a 5' 'm`a;m`b 2' > "$tmp/v.exp"
+"$tmp/bin/inferno-collapse-vtune" "$tmp/v.csv" > "$tmp/out" 2> "$tmp/err"
+cmp -s "$tmp/v.exp" "$tmp/out" ||
+	{ echo "FAIL inferno-collapse-vtune: a stack met again"; er_fail=$((er_fail + 1)); }
 echo "inferno malformed inputs: $er_fail failed"
 # inferno's palettes ember had no rule for (rust, python), by their hue
 # families, and inferno's option errors
