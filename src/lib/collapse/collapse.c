@@ -214,6 +214,8 @@ int collapse_run_serial(struct ember_collapse *c, struct source *r,
 	rec->n = w->sink.n;
 	rec->done = 1;
 	memset(&w->sink.n, 0, sizeof(w->sink.n));
+	if (!rc && rec->n.error[0])
+		rc = EMBER_EFORMAT; /* the format refused it (inferno's) */
 	return rc;
 }
 

@@ -281,6 +281,44 @@ static inline void cl_bad(struct collapse_sink *k, const char *s, size_t n)
 	}
 }
 
+/* inferno's map of stacks to counts (occurrences.c) for the collapsers
+ * that set a stack's count rather than add to it: the last set wins, and
+ * cl_occ_write adds the lines to k->out sorted by stack, then clears. */
+struct occ_entry;
+struct cl_occ {
+	struct ember_buf text;
+	struct occ_entry *e;
+	size_t n, alloc;
+};
+void cl_occ_init(struct cl_occ *m);
+void cl_occ_set(struct cl_occ *m, const char *s, size_t n, uint64_t count);
+void cl_occ_write(struct cl_occ *m, struct collapse_sink *k);
+void cl_occ_clear(struct cl_occ *m);
+void cl_occ_release(struct cl_occ *m);
+/* inferno's stack of frames, root first, with a count each (vsprof's
+ * calls; 0 where unused), and the ';'-joined names in text. */
+struct cl_istack {
+	struct ember_buf text;
+	size_t *ends;
+	uint64_t *counts;
+	size_t n, alloc;
+};
+void cl_istack_init(struct cl_istack *s);
+void cl_istack_push(struct cl_istack *s, const char *name, size_t n,
+		    uint64_t count);
+void cl_istack_pop(struct cl_istack *s);
+void cl_istack_release(struct cl_istack *s);
+/* an inferno collapser's error: the input is refused (k->n.error says
+ * why), nothing of it printed */
+void cl_inferno_error(struct collapse_sink *k, const char *why, const char *s,
+		      size_t n);
+/* Rust's str::trim_end (ASCII blanks) */
+static inline size_t cl_trim_end(const char *s, size_t n)
+{
+	while (n && (s[n - 1] == ' ' || (s[n - 1] >= '\t' && s[n - 1] <= '\r')))
+		n--;
+	return n;
+}
 #define CL_INEXACT FOLDED_INEXACT
 
 /*

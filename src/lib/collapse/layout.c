@@ -30,6 +30,10 @@ void *cl_vtune_new(const struct ember_collapse_options *o,
 
 	cl_header_init(&v->h, k, pre);
 	v->size = o->vtune_size;
+	v->inferno = o->inferno;
+	v->modules = !o->sample_no_modules;
+	cl_istack_init(&v->stack);
+	cl_occ_init(&v->occ);
 	ember_buf_init(&v->line, 0);
 	ember_buf_init(&v->func, 0);
 	return v;
@@ -44,6 +48,8 @@ void cl_vtune_free(void *st)
 	cl_depth_release(&v->d);
 	ember_buf_release(&v->line);
 	ember_buf_release(&v->func);
+	cl_istack_release(&v->stack);
+	cl_occ_release(&v->occ);
 	free(v);
 }
 

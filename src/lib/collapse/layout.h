@@ -59,6 +59,10 @@ struct cl_vtune {
 	struct cl_depth d;
 	struct ember_buf line, func; /* the row unquoted; its frame */
 	int size;		     /* vtune-mc --size */
+	/* vtune as inferno-collapse-vtune (vtune.c) */
+	int inferno, modules, started;
+	struct cl_istack stack;
+	struct cl_occ occ;
 };
 void *cl_vtune_new(const struct ember_collapse_options *o,
 		   struct collapse_sink *k, const char *pre);

@@ -7,6 +7,14 @@
  * minus its callees'), in input order as the script prints them.
  * MODULES=0 (the awk operand) leaves out the "module`" prefixes.
  *
+ * As inferno-collapse-sample (o->inferno), another reader: a frame's
+ * depth is its count of indent characters (" +|:!", two a level); when
+ * the depth falls back, and at "Total number in stack", the stack so far
+ * is set (not added) to the count of its last frame, unless that frame
+ * ends in one of the waiting functions; the stacks print sorted.  Names
+ * are what comes before the first '(', Rust's half-demangled names
+ * repaired; a line in no such shape refuses the input.
+ *
  * The script's arrays are kept by depth as awk keeps them, a number
  * ((column - 4) / 2, half levels included) that is printed with its
  * callers at whole depths 1, 2, ... up to it.  A count is kept as its
@@ -30,6 +38,11 @@ struct level {
 struct sample_state {
 	struct collapse_sink *k;
 	int modules;
+	/* inferno's reader */
+	int inferno, started, done;
+	uint64_t samples;
+	struct cl_istack stack;
+	struct cl_occ occ;
 	int found;
 	double nest, level; /* _NEST, _LEVEL */
 	struct level *lv;
@@ -248,6 +261,162 @@ static void frame(struct sample_state *st, const char *s, size_t n, size_t d)
 	st->level = nest;
 }
 
+/* ---- inferno's reader ---- */
+
+static int indent_char(char c)
+{
+	return c == ' ' || c == '+' || c == '|' || c == ':' || c == '!';
+}
+
+static void inf_write_stack(struct sample_state *st)
+{
+	const struct cl_istack *s = &st->stack;
+
+	if (s->n) {
+		const char *last =
+		    s->text.buf + (s->n > 1 ? s->ends[s->n - 2] + 1 : 0);
+		size_t ln = s->text.len - (size_t)(last - s->text.buf);
+		/* the names without "libsystem_kernel`": ends_with */
+		for (size_t i = ARRAY_SIZE(ignored) / 2;
+		     i < ARRAY_SIZE(ignored); i++) {
+			size_t m = strlen(ignored[i]);
+			if (ln >= m && !memcmp(last + ln - m, ignored[i], m))
+				return;
+		}
+	}
+	cl_occ_set(&st->occ, s->text.buf, s->text.len, st->samples);
+}
+
+/* Rust's u64::from_str */
+static int rust_u64(const char *s, size_t n, uint64_t *v)
+{
+	if (n && s[0] == '+')
+		s++, n--;
+	if (!n)
+		return 0;
+	*v = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!cl_digit((unsigned char)s[i]) ||
+		    *v > (UINT64_MAX - (uint64_t)(s[i] - '0')) / 10)
+			return 0;
+		*v = *v * 10 + (uint64_t)(s[i] - '0');
+	}
+	return 1;
+}
+
+static void inf_line(struct sample_state *st, const char *s, size_t n)
+{
+	struct collapse_sink *k = st->k;
+	size_t i = 4;
+
+	while (i < n && indent_char(s[i]))
+		i++;
+	if (i == n) {
+		cl_inferno_error(k, "stack line with only indent characters", s,
+				 n);
+		return;
+	}
+	size_t indent = i - 4;
+	if (indent % 2) {
+		cl_inferno_error(k, "odd number of indentation characters", s,
+				 n);
+		return;
+	}
+	size_t prev = st->stack.n, depth = indent / 2 + 1;
+	if (depth <= prev) {
+		inf_write_stack(st);
+		for (size_t j = 0; j <= prev - depth; j++)
+			cl_istack_pop(&st->stack);
+	} else if (depth > prev + 1) {
+		cl_inferno_error(k, "skipped indentation level", s, n);
+		return;
+	}
+	/* "<samples> <function> (in <module>) ..." */
+	const char *p = s + i, *end = s + n;
+	while (p < end && cl_space((unsigned char)*p))
+		p++;
+	const char *sp = memchr(p, ' ', (size_t)(end - p));
+	if (!sp) {
+		cl_inferno_error(k, "cannot parse stack line", s, n);
+		return;
+	}
+	size_t tn = cl_trim_end(p, (size_t)(sp - p));
+	const char *rest = sp + 1;
+	size_t rn = (size_t)(end - rest);
+	const char *open = memchr(rest, '(', rn);
+	size_t fn = cl_trim_end(rest, open ? (size_t)(open - rest) : rn);
+	const char *mod = "";
+	size_t mn = 0;
+	if (st->modules) {
+		const char *after = rest, *q = rest;
+		while ((q = memmem(q, (size_t)(end - q), "(in ", 4)))
+			after = q += 4;
+		const char *close = memchr(after, ')', (size_t)(end - after));
+		if (close) {
+			mod = after;
+			mn = (size_t)(close - after);
+		}
+		if (mn >= 6 && !memcmp(mod + mn - 6, ".dylib", 6))
+			mn -= 6;
+	}
+	uint64_t v;
+	if (!rust_u64(p, tn, &v)) {
+		cl_inferno_error(k, "invalid samples field", s, n);
+		return;
+	}
+	st->samples = v;
+	ember_buf_reset(&st->fn);
+	if (mn) {
+		ember_buf_add(&st->fn, mod, mn);
+		ember_buf_addch(&st->fn, '`');
+	}
+	ember_buf_reset(&st->tmp);
+	if (rec_rust_fix(rest, fn, &st->tmp))
+		ember_buf_add(&st->fn, st->tmp.buf, st->tmp.len);
+	else
+		ember_buf_add(&st->fn, rest, fn);
+	cl_istack_push(&st->stack, st->fn.buf, st->fn.len, 0);
+}
+
+static void inf_parse(struct sample_state *st, const char *s, size_t n)
+{
+	if (st->done || st->k->n.error[0])
+		return;
+	if (!st->started) {
+		st->started = cl_starts(s, n, "Call graph:");
+		return;
+	}
+	n = cl_trim_end(s, n);
+	if (!n)
+		return;
+	if (cl_starts(s, n, "    ")) {
+		inf_line(st, s, n);
+	} else if (cl_starts(s, n, "Total number in stack")) {
+		inf_write_stack(st);
+		cl_occ_write(&st->occ, st->k);
+		st->done = 1;
+	} else {
+		cl_inferno_error(st->k, "stack line without four spaces", s, n);
+	}
+}
+
+static void sample_end(void *arg)
+{
+	struct sample_state *st = arg;
+
+	if (!st->inferno)
+		return;
+	if (st->started && !st->done)
+		cl_inferno_error(st->k,
+				 "input ended before the end of the call graph",
+				 "", 0);
+	st->started = st->done = 0;
+	st->samples = 0;
+	cl_occ_clear(&st->occ);
+	while (st->stack.n)
+		cl_istack_pop(&st->stack);
+}
+
 static void sample_parse(void *arg, const char *p, size_t len)
 {
 	struct sample_state *st = arg;
@@ -257,6 +426,10 @@ static void sample_parse(void *arg, const char *p, size_t len)
 		const char *s;
 		size_t n = cl_line(&p, end, &s);
 		st->k->n.lines++;
+		if (st->inferno) {
+			inf_parse(st, s, n);
+			continue;
+		}
 		if (cl_starts(s, n, "Call graph"))
 			st->found = 1;
 		if (cl_starts(s, n, "Total number")) {
@@ -280,6 +453,9 @@ static void *sample_new(const struct ember_collapse_options *o,
 
 	st->k = k;
 	st->modules = !o->sample_no_modules;
+	st->inferno = o->inferno;
+	cl_istack_init(&st->stack);
+	cl_occ_init(&st->occ);
 	st->level = -1;
 	ember_buf_init(&st->fn, 0);
 	ember_buf_init(&st->tmp, 0);
@@ -299,6 +475,8 @@ static void sample_free(void *arg)
 	free(st->lv);
 	ember_buf_release(&st->fn);
 	ember_buf_release(&st->tmp);
+	cl_istack_release(&st->stack);
+	cl_occ_release(&st->occ);
 	free(st);
 }
 
@@ -324,4 +502,5 @@ const struct ember_collapser ember_collapser_sample = {
     .state_new = sample_new,
     .state_free = sample_free,
     .parse = sample_parse,
+    .end = sample_end,
 };
