@@ -5,7 +5,7 @@
 set -u
 BUILD=${BUILD:-build}
 CC=${CC:-cc}
-pkg=$(pkg-config --cflags --libs libelf libdw zlib yajl libzstd liblzma 2>/dev/null || echo -lelf -ldw -lz -lyajl -lzstd -llzma) -lbz2
+pkg="$(pkg-config --cflags --libs libelf libdw zlib yajl libzstd liblzma 2>/dev/null || echo -lelf -ldw -lz -lyajl -lzstd -llzma) -lbz2 $(pkg-config --libs libbpf 2>/dev/null)"
 fail=0 n=0
 for src in tests/fuzz/fuzz-*.c; do
 	[ -f "$src" ] || continue

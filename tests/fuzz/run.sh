@@ -26,11 +26,12 @@ if ! command -v "$CC" > /dev/null 2>&1; then
 fi
 out=build/fuzz
 mkdir -p "$out"
-pkg=$(pkg-config --cflags --libs libelf libdw zlib yajl libzstd liblzma 2>/dev/null || echo -lelf -ldw -lz -lyajl -lzstd -llzma) -lbz2
+pkg="$(pkg-config --cflags --libs libelf libdw zlib yajl libzstd liblzma 2>/dev/null || echo -lelf -ldw -lz -lyajl -lzstd -llzma) -lbz2 $(pkg-config --libs libbpf 2>/dev/null)"
 flags="-std=gnu11 -D_GNU_SOURCE -g -O1 -Iinclude -Isrc/lib"
 # the library once, instrumented, for every target (two compilers at once)
 rm -rf "$out/lib" && mkdir -p "$out/lib"
 for f in src/lib/*.c src/lib/*/*.c build/gen/assets.c; do
+	case $f in *.bpf.c) continue ;; esac # BPF programs: not host code
 	echo "$f"
 done | CC=$CC FLAGS=$flags LIB=$out/lib xargs -P 2 -n 1 sh -c \
 	'$CC $FLAGS -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -c -o "$LIB/$(echo "$1" | tr / _).o" "$1"' sh \
