@@ -134,9 +134,11 @@ static size_t agg_of(struct writer *w, uint32_t stack, uint32_t thread)
 		if (a->stack == stack && a->thread == thread)
 			return w->slots[i] - 1;
 	}
+	size_t had = w->aaggs;
 	EMBER_GROW(w->aggs, w->naggs + 1, w->aaggs);
-	w->vals = ember_xreallocarray(w->vals, w->aaggs * (nt ? nt : 1),
-				      sizeof(*w->vals));
+	if (w->aaggs != had) /* a realloc per sample copies under ASan */
+		w->vals = ember_xreallocarray(w->vals, w->aaggs * (nt ? nt : 1),
+					      sizeof(*w->vals));
 	w->aggs[w->naggs] = (struct agg){stack, thread};
 	memset(w->vals + w->naggs * nt, 0, nt * sizeof(*w->vals));
 	w->slots[i] = (uint32_t)++w->naggs;
