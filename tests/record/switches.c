@@ -63,7 +63,7 @@ int main(int argc, char **argv)
 	pthread_join(t, NULL);
 	getrusage(RUSAGE_SELF, &ru);
 	life[0] = now() - t0;
-	printf("life %d %.6f\nlife %d %.6f\nswitches %.0f\n", tids[0],
-	       life[0], tids[1], life[1], (double)ru.ru_nvcsw / life[0]);
+	printf("life %d %.6f\nlife %d %.6f\nswitches %.0f\n", tids[0], life[0],
+	       tids[1], life[1], (double)ru.ru_nvcsw / life[0]);
 	return 0;
 }

@@ -51,7 +51,6 @@ static inline char *find_python(const char *pattern)
 	return found;
 }
 
-
 #pragma GCC diagnostic ignored "-Wunused-function"
 
 /* ---- mappings ---- */

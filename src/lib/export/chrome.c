@@ -415,13 +415,9 @@ int ember_chrome_write(const struct ember_profile *p, int cpuprofile,
 {
 	const char *title = p->name ? p->name : "ember";
 
-	if (p->prof)
-		return write_prof(p->prof, title, cpuprofile, w, ctx);
-	struct ember_prof m;
-	ember_prof_init(&m);
-	ember_prof_from_stacks(&m, p->names, p->stacks, p->exact, p->nexact,
-			       p->sample_type, p->sample_unit);
-	int err = write_prof(&m, title, cpuprofile, w, ctx);
-	ember_prof_release(&m);
+	struct ember_prof tmp;
+	int err =
+	    write_prof(ember_exp_profile(p, &tmp), title, cpuprofile, w, ctx);
+	ember_prof_release(&tmp);
 	return err;
 }

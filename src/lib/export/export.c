@@ -154,3 +154,14 @@ void ember_exp_thread_title(struct ember_buf *b, const struct ember_prof *p,
 	else
 		ember_buf_addf(b, "tid %d", t->tid);
 }
+
+const struct ember_prof *ember_exp_profile(const struct ember_profile *p,
+					   struct ember_prof *tmp)
+{
+	ember_prof_init(tmp);
+	if (p->prof)
+		return p->prof;
+	ember_prof_from_stacks(tmp, p->names, p->stacks, p->exact, p->nexact,
+			       p->sample_type, p->sample_unit);
+	return tmp;
+}

@@ -40,6 +40,12 @@ size_t ember_exp_time_type(const struct ember_prof *p, uint64_t *ns);
 int ember_exp_skip_root(const struct ember_prof *p, uint32_t s,
 			uint32_t thread);
 
+/* The profile a writer writes: p's own, else one made of its folded
+ * stacks in *tmp; the caller releases *tmp (ember_prof_release) either
+ * way. */
+const struct ember_prof *ember_exp_profile(const struct ember_profile *p,
+					   struct ember_prof *tmp);
+
 /* The frames of stack s root first, without a skipped root, into *out
  * (grown as needed, *max its room); returns how many. */
 size_t ember_exp_frames(const struct ember_prof *p, uint32_t s, uint32_t thread,

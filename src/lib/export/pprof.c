@@ -20,6 +20,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "export.h"
 #include "profile.h"
 #include "proto.h"
 #include "stacks.h"
@@ -620,15 +621,9 @@ out:
 int ember_pprof_write(const struct ember_profile *p, ember_write_fn w,
 		      void *ctx)
 {
-	struct ember_prof m;
-	int err;
+	struct ember_prof tmp;
+	int err = write_prof(ember_exp_profile(p, &tmp), w, ctx);
 
-	if (p->prof)
-		return write_prof(p->prof, w, ctx);
-	ember_prof_init(&m);
-	ember_prof_from_stacks(&m, p->names, p->stacks, p->exact, p->nexact,
-			       p->sample_type, p->sample_unit);
-	err = write_prof(&m, w, ctx);
-	ember_prof_release(&m);
+	ember_prof_release(&tmp);
 	return err;
 }

@@ -159,10 +159,9 @@ int ember_interp_sample(struct bpf_perf_event_data *ctx)
 			       : sc->frame[c->f_entry & 127];
 		o->firstlineno = 0;
 		if (o->code)
-			bpf_probe_read_user(&o->firstlineno,
-					    sizeof(o->firstlineno),
-					    (const void *)(o->code +
-							   c->co_firstlineno));
+			bpf_probe_read_user(
+			    &o->firstlineno, sizeof(o->firstlineno),
+			    (const void *)(o->code + c->co_firstlineno));
 		n = i + 1;
 		f = field64(sc->frame, c->f_previous);
 	}
