@@ -66,6 +66,9 @@ for py in $pythons; do
 	rm -f /tmp/perf-*.map.ember-test
 	"$py" $NESTED 4 > /dev/null &
 	pid=$!
+	# a map of an earlier process with this pid is none of this run's
+	stale=
+	[ -e /tmp/perf-$pid.map ] || [ -e /tmp/jit-$pid.dump ] && stale=1
 	sleep 0.5
 	"$EMBER" record -v -p $pid -d 2 -o "$T/p.folded" > "$T/p.out" 2> "$T/p.err"
 	check "$name -p: ember exits 0" test $? -eq 0
@@ -73,7 +76,11 @@ for py in $pythons; do
 	check_nested "$name -p" "$T/p.folded"
 	check "$name -p: the summary tells" has "Python frames: 1 process read" "$T/p.err"
 	check "$name -p: top Python functions listed" has "top Python functions" "$T/p.err"
-	check "$name -p: no perf map or jitdump left" test ! -e /tmp/perf-$pid.map -a ! -e /tmp/jit-$pid.dump
+	if [ -n "$stale" ]; then
+		echo "python: $name -p: a map of an earlier process $pid was there: not checked"
+	else
+		check "$name -p: no perf map or jitdump left" test ! -e /tmp/perf-$pid.map -a ! -e /tmp/jit-$pid.dump
+	fi
 
 	# as a command, nothing set in its environment
 	"$EMBER" record -q --no-jit-env -o "$T/c.folded" -- "$py" $NESTED 2 > /dev/null 2> "$T/c.err"
