@@ -11,24 +11,10 @@
 // passed, M failed".  Node.js only.
 "use strict";
 const fs = require("fs");
-const os = require("os");
 const path = require("path");
 const { execFileSync } = require("child_process");
 
-const top = path.resolve(__dirname, "../..");
-const ember = path.resolve(top, process.env.EMBER || "build/ember");
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "ember-firefox-"));
-
-let pass = 0, fail = 0;
-function check(what, ok, detail) {
-	if (ok) {
-		pass++;
-	} else {
-		fail++;
-		console.log(`FAIL firefox: ${what}` +
-			(detail === undefined ? "" : `: ${JSON.stringify(detail)}`));
-	}
-}
+const { top, ember, tmp, check, finish } = require("./suite")("firefox");
 
 // The columns of each table at version 66 (profile.ts, as above).
 const tables = {
@@ -218,6 +204,4 @@ if (recorded) {
 		check("record: User and Kernel categories", user && kernel);
 	}
 }
-console.log(`firefox: ${pass} passed, ${fail} failed`);
-fs.rmSync(tmp, { recursive: true, force: true });
-process.exit(fail ? 1 : 0);
+finish();

@@ -4,27 +4,13 @@
 // failed".
 "use strict";
 const fs = require("fs");
-const os = require("os");
 const path = require("path");
 const { execFileSync } = require("child_process");
 const { chromium } = require("playwright-core");
 const Ajv = require("ajv");
 
-const top = path.resolve(__dirname, "../..");
-const ember = path.resolve(top, process.env.EMBER || "build/ember");
+const { top, ember, tmp, check, finish } = require("./suite")("speedscope");
 const release = path.join(__dirname, "node_modules/speedscope/dist/release");
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "ember-speedscope-"));
-
-let pass = 0, fail = 0;
-function check(what, ok, detail) {
-	if (ok) {
-		pass++;
-	} else {
-		fail++;
-		console.log(`FAIL speedscope: ${what}` +
-			(detail === undefined ? "" : `: ${JSON.stringify(detail)}`));
-	}
-}
 
 // ember collapse ARGS -o NAME.speedscope.json; returns the path.
 function convert(name, ...args) {
@@ -85,11 +71,8 @@ for (const [what, file, one] of files) {
 		await page.close();
 	}
 	await browser.close();
-	fs.rmSync(tmp, { recursive: true, force: true });
-	console.log(`speedscope: ${pass} passed, ${fail} failed`);
-	process.exit(fail ? 1 : 0);
+	finish();
 })().catch((e) => {
-	console.log(`FAIL speedscope: ${e.message}`);
-	console.log(`speedscope: ${pass} passed, ${fail + 1} failed`);
-	process.exit(1);
+	check(e.message, false);
+	finish();
 });

@@ -8,32 +8,13 @@
 // "timeorder: N passed, M failed".
 "use strict";
 const fs = require("fs");
-const os = require("os");
 const path = require("path");
 const { execFileSync } = require("child_process");
 const { chromium } = require("playwright-core");
 const Ajv = require("ajv");
 
-const top = path.resolve(__dirname, "../..");
-const ember = path.resolve(top, process.env.EMBER || "build/ember");
+const { top, ember, tmp, check, finish } = require("./suite")("timeorder");
 const release = path.join(__dirname, "node_modules/speedscope/dist/release");
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "ember-timeorder-"));
-
-let pass = 0, fail = 0;
-function check(what, ok, detail) {
-	if (ok) {
-		pass++;
-	} else {
-		fail++;
-		console.log(`FAIL timeorder: ${what}` +
-			(detail === undefined ? "" : `: ${JSON.stringify(detail)}`));
-	}
-}
-function finish() {
-	console.log(`timeorder: ${pass} passed, ${fail} failed`);
-	fs.rmSync(tmp, { recursive: true, force: true });
-	process.exit(fail ? 1 : 0);
-}
 
 const prog = path.join(tmp, "phases");
 try {
