@@ -5,9 +5,15 @@
  *
  * A Sample per distinct (stack, thread), its values summed, with the
  * labels pid, tid (numeric) and thread (the name); its locations leaf
- * first.  A Location per distinct (mapping, address): the profile's
- * frames of one address, the inlined ones deeper, are its Lines
- * (innermost first).  Frames without an address each have their own
+ * first.  When the samples have times, a Sample per sample instead, its
+ * time in a numeric label timestamp_ns: profile.proto has no time per
+ * sample, and this is the label perf_to_profile (google/perf_data_converter)
+ * writes, with the same clock (perf's, ns since boot; time_nanos is the
+ * wall-clock start), so that the time order survives the trip through
+ * pprof (ember reads it back).  It costs a Sample per sample: pprof
+ * sums them as it loads the profile.  A Location per distinct (mapping,
+ * address): the profile's frames of one address, the inlined ones deeper, are
+ * its Lines (innermost first).  Frames without an address each have their own
  * location in a last mapping for them, marked as symbolized so that
  * pprof does not try.  Mappings: the main program first, then the other
  * files, the kernel as "[kernel.kallsyms]".  Sample types as the profile
@@ -72,9 +78,11 @@ static int gzip_out(const struct ember_buf *raw, ember_write_fn w, void *ctx)
 	return err;
 }
 
-/* One Sample being summed: (stack, thread) and its values. */
+/* One Sample being summed: (stack, thread) and its values; with times,
+ * one sample's. */
 struct agg {
 	uint32_t stack, thread;
+	uint64_t time;
 };
 
 struct writer {
@@ -89,6 +97,7 @@ struct writer {
 	size_t mask;
 	double *scale; /* per type */
 	int rounded, err;
+	int timed; /* a Sample per sample, with its time */
 	/* locations: frames loc_frames[loc_off[l] .. loc_off[l + 1]) */
 	uint32_t *loc_of; /* innermost frame -> location id (0: none) */
 	uint32_t *loc_frames, *loc_off;
@@ -140,7 +149,7 @@ static size_t agg_of(struct writer *w, uint32_t stack, uint32_t thread)
 	if (w->aaggs != had) /* a realloc per sample copies under ASan */
 		w->vals = ember_xreallocarray(w->vals, w->aaggs * (nt ? nt : 1),
 					      sizeof(*w->vals));
-	w->aggs[w->naggs] = (struct agg){stack, thread};
+	w->aggs[w->naggs] = (struct agg){stack, thread, 0};
 	memset(w->vals + w->naggs * nt, 0, nt * sizeof(*w->vals));
 	w->slots[i] = (uint32_t)++w->naggs;
 	if (w->naggs * 2 > w->mask) {
@@ -198,8 +207,18 @@ static int sum_samples(struct writer *w)
 	const struct ember_prof *p = w->p;
 	size_t nt = p->ntypes;
 
+	if (w->timed) {
+		w->aggs = ember_xreallocarray(NULL, p->n + 1, sizeof(*w->aggs));
+		w->vals =
+		    ember_xcalloc((p->n + 1) * (nt ? nt : 1), sizeof(*w->vals));
+		w->aaggs = p->n + 1;
+	}
 	for (size_t i = 0; i < p->n; i++) {
-		size_t a = agg_of(w, p->stack[i], p->thread[i]);
+		size_t a = w->timed ? w->naggs++
+				    : agg_of(w, p->stack[i], p->thread[i]);
+		if (w->timed)
+			w->aggs[a] =
+			    (struct agg){p->stack[i], p->thread[i], p->time[i]};
 		for (size_t t = 0; t < nt; t++) {
 			int err = add_value(w, &w->vals[a * nt + t], i, t);
 			if (err)
@@ -319,6 +338,8 @@ static int cmp_agg(const void *x, const void *y)
 
 	if (mi != mj)
 		return mj - mi;
+	if (w->timed) /* time order */
+		return i < j ? -1 : i > j;
 	if (nt && w->vals[i * nt + nt - 1] != w->vals[j * nt + nt - 1])
 		return w->vals[i * nt + nt - 1] > w->vals[j * nt + nt - 1] ? -1
 									   : 1;
@@ -326,8 +347,7 @@ static int cmp_agg(const void *x, const void *y)
 }
 
 static void write_sample(struct writer *w, size_t a, const uint32_t *f,
-			 size_t n, uint32_t k_pid, uint32_t k_tid,
-			 uint32_t k_thread);
+			 size_t n, const uint32_t *keys);
 
 /* The locations' numbers: those of the main program first (Go's pprof
  * 1.19 works out a binary's load address for -disasm from the first
@@ -356,8 +376,9 @@ static void write_samples(struct writer *w)
 	const struct ember_prof *p = w->p;
 	size_t amax = 0;
 	uint32_t *f = NULL;
-	uint32_t k_pid = strz(w, "pid"), k_tid = strz(w, "tid"),
-		 k_thread = strz(w, "thread");
+	/* pid, tid, thread, timestamp_ns */
+	uint32_t keys[4] = {strz(w, "pid"), strz(w, "tid"), strz(w, "thread"),
+			    w->timed ? strz(w, "timestamp_ns") : 0};
 
 	uint32_t *order = ember_xcalloc(w->naggs + 1, sizeof(*order));
 	for (size_t a = 0; a < w->naggs; a++)
@@ -394,7 +415,7 @@ static void write_samples(struct writer *w)
 					number_locations(w);
 				continue;
 			}
-			write_sample(w, a, f, n, k_pid, k_tid, k_thread);
+			write_sample(w, a, f, n, keys);
 		}
 	if (!w->naggs)
 		number_locations(w);
@@ -403,8 +424,7 @@ static void write_samples(struct writer *w)
 }
 
 static void write_sample(struct writer *w, size_t a, const uint32_t *f,
-			 size_t n, uint32_t k_pid, uint32_t k_tid,
-			 uint32_t k_thread)
+			 size_t n, const uint32_t *keys)
 {
 	const struct ember_prof *p = w->p;
 	const struct agg *g = &w->aggs[a];
@@ -427,11 +447,15 @@ static void write_sample(struct writer *w, size_t a, const uint32_t *f,
 		if (g->thread != EMBER_PROF_NONE) {
 			const struct ember_prof_thread *th =
 			    &p->threads[g->thread];
-			put_label_num(w, k_pid, th->pid);
-			put_label_num(w, k_tid, th->tid);
+			if (th->pid >= 0)
+				put_label_num(w, keys[0], th->pid);
+			if (th->tid >= 0)
+				put_label_num(w, keys[1], th->tid);
 			if (th->name)
-				put_label_str(w, k_thread, str(w, th->name));
+				put_label_str(w, keys[2], str(w, th->name));
 		}
+		if (w->timed)
+			put_label_num(w, keys[3], (int64_t)g->time);
 		pb_put_bytes(&w->out, P_SAMPLE, w->m.buf, w->m.len);
 	}
 }
@@ -557,6 +581,7 @@ static int write_prof(const struct ember_prof *p, ember_write_fn wf, void *ctx)
 	w.fn_id = ember_xcalloc(p->nfuncs + 1, sizeof(*w.fn_id));
 	w.fn_list = ember_xcalloc(p->nfuncs + 1, sizeof(*w.fn_list));
 	w.map_id = ember_xcalloc(p->nmaps + 1, sizeof(*w.map_id));
+	w.timed = (p->flags & EMBER_PROF_HAS_TIME) && p->n;
 	ember_buf_init(&w.out, 1 << 16);
 	ember_buf_init(&w.m, 256);
 	ember_buf_init(&w.tmp, 256);
