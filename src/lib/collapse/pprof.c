@@ -682,7 +682,9 @@ static int add_label_root(struct pstate *s, struct pb lab, int *have,
 	if (rc < 0)
 		return corrupt(s, "Label");
 	if (L)
-		profile_label(s, str(s, key), sv ? str(s, sv) : NULL, is_num,
+		/* no value at all: protobuf's default, num 0 */
+		profile_label(s, str(s, key), sv ? str(s, sv) : NULL,
+			      is_num || !sv,
 			      (int64_t)num, unit ? str(s, unit) : NULL, L);
 	if (!s->o->label || *have || !span_is(str(s, key), s->o->label))
 		return 0;
@@ -896,8 +898,9 @@ static void finish_profile(struct pstate *s)
 {
 	struct ember_prof *p = s->prof;
 
-	/* times only when every sample has one */
-	if (s->timed && !s->untimed) {
+	/* times when samples have them; one without is at 0, protobuf's
+	 * default (Go's pprof drops a numeric label of 0 as it writes) */
+	if (s->timed) {
 		p->flags |= EMBER_PROF_HAS_TIME;
 		/* wall-clock timestamps: time zero is the profile's start */
 		uint64_t first = UINT64_MAX;
