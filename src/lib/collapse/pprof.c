@@ -684,8 +684,8 @@ static int add_label_root(struct pstate *s, struct pb lab, int *have,
 	if (L)
 		/* no value at all: protobuf's default, num 0 */
 		profile_label(s, str(s, key), sv ? str(s, sv) : NULL,
-			      is_num || !sv,
-			      (int64_t)num, unit ? str(s, unit) : NULL, L);
+			      is_num || !sv, (int64_t)num,
+			      unit ? str(s, unit) : NULL, L);
 	if (!s->o->label || *have || !span_is(str(s, key), s->o->label))
 		return 0;
 	ember_buf_reset(&s->tmp);

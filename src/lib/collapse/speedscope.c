@@ -333,8 +333,8 @@ static int on_json(void *ctx, const struct cl_jval *v)
 		if (d == 4 && s->pp && cl_jkey(v, "file") && v->type == CJ_STR)
 			s->ffile[s->nframes - s->have_name] =
 			    ember_prof_str(s->pp, v->s, v->n);
-		if (d == 4 && s->pp && cl_jkey(v, "line") && v->type == CJ_NUM &&
-		    v->num >= 1 && v->num < 4294967295.0)
+		if (d == 4 && s->pp && cl_jkey(v, "line") &&
+		    v->type == CJ_NUM && v->num >= 1 && v->num < 4294967295.0)
 			s->fline[s->nframes - s->have_name] = (uint32_t)v->num;
 		return 0;
 	}
@@ -557,9 +557,9 @@ static void fill_profile(struct sstate *s)
 	if (ns && sampled)
 		ember_prof_add_type(p, "samples", "count", 1);
 	ember_prof_add_type(p,
-			    ns			      ? "time"
+			    ns			     ? "time"
 			    : !strcmp(unit, "bytes") ? "space"
-						      : "samples",
+						     : "samples",
 			    ns || !strcmp(unit, "bytes") ? unit : "count", 0);
 	/* times from 0 unless some are before it */
 	for (size_t i = 0; i < s->nprof; i++) {
@@ -584,8 +584,7 @@ static void fill_profile(struct sstate *s)
 		if (root) {
 			struct ember_prof_func fn = {0};
 			struct ember_prof_frame fr = {0};
-			fn.name = fn.system_name =
-			    ember_prof_strz(p, q->name);
+			fn.name = fn.system_name = ember_prof_strz(p, q->name);
 			fr.func = ember_prof_func(p, &fn);
 			fr.mapping = EMBER_PROF_NONE;
 			fr.kind = EMBER_PROF_SYNTHETIC;
@@ -616,8 +615,8 @@ static void fill_profile(struct sstate *s)
 		for (size_t j = 0; j < q->nsmp; j++) {
 			const struct psample *x = &q->smp[j];
 			double v = x->w * conv;
-			uint64_t t = ns ? (uint64_t)llround((x->t - base) * ns)
-					: 0;
+			uint64_t t =
+			    ns ? (uint64_t)llround((x->t - base) * ns) : 0;
 			if (node[x->e] != EMBER_PROF_NONE)
 				ember_prof_sample(p, t, thread, -1, node[x->e],
 						  &v);
