@@ -65,8 +65,8 @@ struct sstate {
 	/* with the profile: each frame's file (a string of the profile) and
 	 * line */
 	struct ember_prof *pp;
-	uint32_t *ffile, *fline;
-	size_t affile, afline;
+	uint32_t *ffile, *fline; /* nffile of them */
+	size_t nffile, affile, afline;
 	int have_name;
 	struct profile *prof;
 	size_t nprof, aprof;
@@ -329,13 +329,16 @@ static int on_json(void *ctx, const struct cl_jval *v)
 			EMBER_GROW(s->ffile, i + 1, s->affile);
 			EMBER_GROW(s->fline, i + 1, s->afline);
 			s->ffile[i] = s->fline[i] = 0;
+			s->nffile = i + 1;
 		}
-		if (d == 4 && s->pp && cl_jkey(v, "file") && v->type == CJ_STR)
-			s->ffile[s->nframes - s->have_name] =
-			    ember_prof_str(s->pp, v->s, v->n);
-		if (d == 4 && s->pp && cl_jkey(v, "line") &&
+		/* this frame's (a second "name" made another frame: none) */
+		size_t fi = s->nframes - (size_t)s->have_name;
+		if (d == 4 && s->pp && fi < s->nffile && cl_jkey(v, "file") &&
+		    v->type == CJ_STR)
+			s->ffile[fi] = ember_prof_str(s->pp, v->s, v->n);
+		if (d == 4 && s->pp && fi < s->nffile && cl_jkey(v, "line") &&
 		    v->type == CJ_NUM && v->num >= 1 && v->num < 4294967295.0)
-			s->fline[s->nframes - s->have_name] = (uint32_t)v->num;
+			s->fline[fi] = (uint32_t)v->num;
 		return 0;
 	}
 	if (d < 2 || at[1] != K_PROFILES)
@@ -603,8 +606,10 @@ static void fill_profile(struct sstate *s)
 				struct ember_prof_frame fr = {0};
 				fn.name = fn.system_name =
 				    ember_prof_str(p, nm, len);
-				fn.file = s->ffile[f[k]];
-				fn.start_line = s->fline[f[k]];
+				if (f[k] < s->nffile) {
+					fn.file = s->ffile[f[k]];
+					fn.start_line = s->fline[f[k]];
+				}
 				fr.func = ember_prof_func(p, &fn);
 				fr.mapping = EMBER_PROF_NONE;
 				st = ember_prof_stack(p, st,
@@ -644,7 +649,7 @@ static int read_speedscope(void *st, struct collapse_input *in)
 	cl_json_free(s->j);
 	s->j = cl_json_new(on_json, s);
 	drop_profiles(s);
-	s->nframes = 0;
+	s->nframes = s->nffile = 0;
 	s->first_unit[0] = '\0';
 	if (s->k->prof) { /* several inputs: no profile */
 		ember_prof_free(s->k->prof);
