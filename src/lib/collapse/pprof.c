@@ -131,9 +131,7 @@ struct pstate {
 	size_t npframes, apframes;
 	size_t *col_of; /* the profile's column of each sample type */
 	double *pvals;	/* a sample's values, in the profile's order */
-	uint32_t k_pid, k_tid,
-	    k_tname;	    /* the profile's strings of label keys */
-	int timed, untimed; /* samples with a time, without */
+	int timed;	/* samples with a time */
 	int64_t time_nanos, duration_nanos, period;
 	struct span period_type;
 	int have_period_type;
@@ -163,7 +161,7 @@ static void reset(struct pstate *s)
 	memset(&s->map_ids, 0, sizeof(s->map_ids));
 	s->prof = NULL;
 	s->npmaps = s->npframes = 0;
-	s->timed = s->untimed = 0;
+	s->timed = 0;
 	s->time_nanos = s->duration_nanos = s->period = 0;
 	s->have_period_type = 0;
 	free(s->col_of);
@@ -558,9 +556,6 @@ static int start_profile(struct pstate *s, size_t which)
 	p->start_ns = s->time_nanos;
 	if (s->duration_nanos > 0)
 		p->duration_ns = (uint64_t)s->duration_nanos;
-	s->k_pid = ember_prof_strz(p, "pid");
-	s->k_tid = ember_prof_strz(p, "tid");
-	s->k_tname = ember_prof_strz(p, "thread");
 	return 0;
 }
 
@@ -630,21 +625,31 @@ static uint64_t time_scale(const struct span *u)
 	return 0;
 }
 
-static void profile_label(struct pstate *s, const struct span *key,
-			  const struct span *sv, int is_num, int64_t num,
-			  const struct span *unit, struct labels *L)
+/* A number label's value, or a string label's digits, into *out. */
+static int label_int(const struct span *sv, int is_num, int64_t num,
+		     int64_t *out)
+{
+	if (!is_num)
+		return span_int(sv, out);
+	*out = num;
+	return 1;
+}
+
+static void profile_label(const struct span *key, const struct span *sv,
+			  int is_num, int64_t num, const struct span *unit,
+			  struct labels *L)
 {
 	if (span_is(key, "pid")) {
-		L->has_pid = is_num ? (L->pid = num, 1) : span_int(sv, &L->pid);
+		L->has_pid = label_int(sv, is_num, num, &L->pid);
 	} else if (span_is(key, "tid") || span_is(key, "thread id") ||
 		   span_is(key, "thread_id")) {
-		L->has_tid = is_num ? (L->tid = num, 1) : span_int(sv, &L->tid);
+		L->has_tid = label_int(sv, is_num, num, &L->tid);
 	} else if (span_is(key, "thread") || span_is(key, "thread name") ||
 		   span_is(key, "thread_name")) {
 		if (!is_num && sv && sv->n)
 			L->name = sv;
 		else if (is_num && !L->has_tid)
-			L->tid = num, L->has_tid = 1;
+			L->has_tid = label_int(sv, is_num, num, &L->tid);
 	} else if (is_num && num >= 0 &&
 		   (span_is(key, "timestamp_ns") || span_is(key, "timestamp") ||
 		    span_is(key, "end_timestamp_ns"))) {
@@ -654,7 +659,6 @@ static void profile_label(struct pstate *s, const struct span *key,
 			L->has_time = 1;
 		}
 	}
-	(void)s;
 }
 
 static int add_label_root(struct pstate *s, struct pb lab, int *have,
@@ -683,7 +687,7 @@ static int add_label_root(struct pstate *s, struct pb lab, int *have,
 		return corrupt(s, "Label");
 	if (L)
 		/* no value at all: protobuf's default, num 0 */
-		profile_label(s, str(s, key), sv ? str(s, sv) : NULL,
+		profile_label(str(s, key), sv ? str(s, sv) : NULL,
 			      is_num || !sv, (int64_t)num,
 			      unit ? str(s, unit) : NULL, L);
 	if (!s->o->label || *have || !span_is(str(s, key), s->o->label))
@@ -798,8 +802,6 @@ static void profile_sample(struct pstate *s, struct sample_buf *sb,
 			ember_prof_set_u64(p, s->col_of[t], i, sb->vals[t]);
 	if (L->has_time)
 		s->timed++;
-	else
-		s->untimed++;
 }
 
 static int fold_sample(struct pstate *s, struct span sp, size_t which,
