@@ -279,6 +279,12 @@ wait "$bg" 2> /dev/null
 # its grace period is over; ember stopped it, and exits 0
 "$EMBER" record -o "$T/int.folded" -- "$CT" 0 > /dev/null 2> "$T/int.err" &
 ep=$!
+# once the command runs (ember's start-up under a sanitizer on a busy
+# machine can take longer than the wait itself)
+i=0
+while [ $i -lt 100 ] && ! pgrep -P "$ep" > /dev/null; do
+	sleep 0.1; i=$((i + 1))
+done
 sleep 0.8
 kill -INT "$ep"
 wait "$ep"
