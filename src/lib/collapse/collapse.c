@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "driver.h"
+#include "profile.h"
 
 /* The formats: one row each. */
 /* clang-format off */
@@ -151,9 +152,19 @@ struct worker *collapse_worker(struct ember_collapse *c, int i)
 		ember_intern_init(&w->sink.names);
 		ember_stacks_init(&w->sink.stacks);
 		ember_buf_init(&w->sink.out, 0);
+		w->sink.want_prof = c->o.profile;
 		w->state = c->fmt->state_new(&c->o, &w->sink);
 	}
 	return c->w[i];
+}
+
+struct ember_prof *cl_prof(struct collapse_sink *k)
+{
+	if (!k->want_prof || k->no_prof)
+		return NULL;
+	if (!k->prof)
+		k->prof = ember_prof_new();
+	return k->prof;
 }
 
 struct record *collapse_record(struct ember_collapse *c, size_t input)

@@ -67,7 +67,12 @@ struct collapse_sink {
 	 * one input (several inputs: none, no_prof) */
 	struct ember_prof *prof;
 	int no_prof;
+	int want_prof; /* options.profile */
 };
+
+/* The sink's sample-level profile, made on first use; NULL when it is
+ * not wanted (options.profile) or the inputs cannot share one. */
+struct ember_prof *cl_prof(struct collapse_sink *k);
 
 /* State crossing records, settled in input order by the driver. */
 struct collapse_shared {
