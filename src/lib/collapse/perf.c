@@ -20,14 +20,6 @@
 #include "collapse.h"
 #include "profile.h"
 
-/* A frame id's place in the profile: what its frame line said. */
-struct pframe {
-	uint64_t addr;
-	uint32_t mapping; /* EMBER_PROF_NONE: none */
-	uint16_t depth;	  /* inlined this deep into the line's function */
-	uint8_t kind;
-};
-
 struct perf_state {
 	struct collapse_sink *k;
 	const struct ember_collapse_options *o;
@@ -59,7 +51,8 @@ struct perf_state {
 	struct ember_buf tmp, tmp2, rootname, lastroot;
 	/* the sample-level profile (options.profile), NULL without: the
 	 * event line's time, thread, CPU and period, and per frame id in
-	 * frames its address, mapping and kind (pf, as long as frames) */
+	 * frames its profile frame (pf, as long as frames).  Frame lines
+	 * repeat: plc holds a line's (address included) profile frames. */
 	struct ember_prof *prof;
 	int prof_off; /* another reader's profile came first: none */
 	int prof_done;
@@ -67,18 +60,27 @@ struct perf_state {
 	int ev_cpu;
 	uint64_t ev_time;
 	uint32_t ev_thread;
-	struct pframe *pf;
+	uint32_t *pf;
 	size_t apf;
+	struct ember_linecache plc;
+	/* per thread (hashed), its last sample's profile frames, root
+	 * first, and stack nodes: a sample shares its callers' nodes with
+	 * the one before it on its thread */
+	struct last_stack {
+		uint32_t *f, *s;
+		size_t n, alloc;
+	} last[16];
 	uint32_t *func_of; /* per name id: its function + 1 */
 	size_t afunc;
 	uint32_t *root_frame; /* per name id: its root frame + 1 */
 	size_t aroot_frame;
 	struct ember_intern dsos; /* mappings by module name */
-	uint32_t *dso_map;	  /* per dso: mapping + 1 */
+	uint32_t *dso_map;	  /* per dso: mapping + 1, kind << 28 */
 	size_t adso_map;
 };
 
 static void prof_sample(struct perf_state *st);
+static void prof_rename(struct perf_state *st, size_t i);
 
 /* ---- event lines ---- */
 
@@ -275,6 +277,7 @@ static void prof_event(struct perf_state *st, const struct event_line *e,
 static void reset_sample(struct perf_state *st)
 {
 	ember_linecache_restart(&st->lc);
+	ember_linecache_restart(&st->plc);
 	st->open = 0;
 	st->skipping = 0;
 	st->want_srcline = 0;
@@ -498,6 +501,8 @@ static void srcline(struct perf_state *st, const char *s, size_t n)
 	ember_buf_add(&st->tmp, t->buf + o, len - o);
 	st->frames[st->srcline_at] =
 	    ember_intern(&st->k->names, st->tmp.buf, st->tmp.len);
+	if (st->prof)
+		prof_rename(st, st->srcline_at);
 }
 
 static int skip_after(struct perf_state *st, const struct ember_perf_frame *f,
@@ -755,37 +760,6 @@ static uint32_t dso_mapping(struct perf_state *st, struct ember_prof *p,
 	return (st->dso_map[id] & 0x0fffffffu) - 1;
 }
 
-/* A frame line's frames, frames[first, n): address, mapping, kind, and
- * how deep each is inlined (the line's names come innermost first). */
-static void prof_line(struct perf_state *st, const char *s, size_t n,
-		      size_t first, const struct ember_perf_frame *f)
-{
-	struct ember_prof *p = prof_active(st);
-	struct ember_perf_frame parts;
-	struct pframe pf = {0, EMBER_PROF_NONE, 0, EMBER_PROF_USER};
-
-	if (!p || st->n <= first)
-		return;
-	if (!f && frame_parts(s, n, &parts))
-		f = &parts;
-	if (f) {
-		if (frame_addr(f, &pf.addr))
-			p->flags |= EMBER_PROF_HAS_ADDRESSES;
-		pf.mapping = dso_mapping(st, p, f->dso, f->dso_len, &pf.kind);
-		if (pf.kind == EMBER_PROF_USER &&
-		    pf.mapping == EMBER_PROF_NONE &&
-		    pf.addr >= 0xffff800000000000u)
-			pf.kind = EMBER_PROF_KERNEL;
-	}
-	EMBER_GROW(st->pf, st->n, st->apf);
-	for (size_t i = first; i < st->n; i++) {
-		st->pf[i] = pf;
-		st->pf[i].depth =
-		    (uint16_t)(st->n - 1 - i > UINT16_MAX ? UINT16_MAX
-							  : st->n - 1 - i);
-	}
-}
-
 static uint32_t name_func(struct perf_state *st, struct ember_prof *p,
 			  uint32_t id)
 {
@@ -800,43 +774,138 @@ static uint32_t name_func(struct perf_state *st, struct ember_prof *p,
 	return st->func_of[id] - 1;
 }
 
+/*
+ * A frame line seen before, from its address on (key), with the same
+ * java flag: its names and profile frames appended (1), or 0 and
+ * prof_line adds it.  plc's records hold the line's profile frames, then
+ * its names, so that a hit costs one look-up for both.
+ */
+static int prof_hit(struct perf_state *st, const char *key, size_t kn)
+{
+	struct lc_hit e;
+	size_t half;
+
+	if (!ember_linecache_find(&st->plc, key, kn, st->java ? LC_JAVA : 0,
+				  &e))
+		return 0;
+	half = e.nids / 2;
+	if (st->n + half > st->alloc)
+		EMBER_GROW(st->frames, st->n + half, st->alloc);
+	EMBER_GROW(st->pf, st->n + half, st->apf);
+	memcpy(st->pf + st->n, e.ids, half * sizeof(*st->pf));
+	memcpy(st->frames + st->n, e.ids + half, half * sizeof(*st->frames));
+	st->n += half;
+	if (e.flags & LC_SKIP)
+		st->skipping = 1;
+	return 1;
+}
+
+/* A frame line's frames, frames[first, n), as profile frames: address,
+ * mapping, kind, and how deep each is inlined (the line's names come
+ * innermost first).  key: the line from its address on, after a
+ * prof_hit that missed, to cache them (NULL: not cached, its names may
+ * change: --srcline). */
+static void prof_line(struct perf_state *st, const char *s, size_t n,
+		      size_t first, const struct ember_perf_frame *f,
+		      const char *key, size_t kn)
+{
+	struct ember_prof *p = prof_active(st);
+	struct ember_perf_frame parts;
+	struct ember_prof_frame fr = {0};
+
+	if (!p || st->n <= first)
+		return;
+	EMBER_GROW(st->pf, st->n, st->apf);
+	fr.mapping = EMBER_PROF_NONE;
+	fr.kind = EMBER_PROF_USER;
+	if (!f && frame_parts(s, n, &parts))
+		f = &parts;
+	if (f) {
+		if (frame_addr(f, &fr.address))
+			p->flags |= EMBER_PROF_HAS_ADDRESSES;
+		fr.mapping = dso_mapping(st, p, f->dso, f->dso_len, &fr.kind);
+		if (fr.kind == EMBER_PROF_USER &&
+		    fr.mapping == EMBER_PROF_NONE &&
+		    fr.address >= 0xffff800000000000u)
+			fr.kind = EMBER_PROF_KERNEL;
+	}
+	for (size_t i = first; i < st->n; i++) {
+		size_t d = st->n - 1 - i;
+		fr.func = name_func(st, p, st->frames[i]);
+		fr.inline_depth = (uint16_t)(d > UINT16_MAX ? UINT16_MAX : d);
+		st->pf[i] = ember_prof_frame(p, &fr);
+	}
+	if (key) {
+		size_t m = st->n - first;
+		EMBER_GROW(st->pf, st->n + m, st->apf);
+		memcpy(st->pf + st->n, st->frames + first, m * sizeof(*st->pf));
+		ember_linecache_add(&st->plc, key, kn,
+				    (st->java ? LC_JAVA : 0) |
+					(st->skipping ? LC_SKIP : 0),
+				    st->pf + first, 2 * m);
+	}
+}
+
+/* --srcline renamed frames[i]: its profile frame follows. */
+static void prof_rename(struct perf_state *st, size_t i)
+{
+	struct ember_prof *p = prof_active(st);
+
+	if (!p || i >= st->n)
+		return;
+	struct ember_prof_frame fr = p->frames[st->pf[i]];
+	fr.func = name_func(st, p, st->frames[i]);
+	st->pf[i] = ember_prof_frame(p, &fr);
+}
+
 /* The sample, its frames leaf first in frames[0, n) (before the root
  * goes in front): a stack of the root's frames, then the frames. */
 static void prof_sample(struct perf_state *st)
 {
 	struct ember_prof *p = prof_active(st);
-	uint32_t s = EMBER_PROF_NONE;
+	size_t nr = st->skipping ? 0 : st->nroot, m = nr + st->n, same = 0;
+	uint32_t s = EMBER_PROF_NONE, *f;
+	struct last_stack *last = &st->last[st->ev_thread % 16];
 	double v = 1;
 
-	if (!p)
+	if (!p || !m)
 		return;
-	if (!st->skipping)
-		for (size_t r = 0; r < st->nroot; r++) {
-			uint32_t id = st->root[r];
+	if (m > last->alloc) {
+		size_t a = last->alloc;
+		EMBER_GROW(last->f, m, a);
+		last->s = ember_xreallocarray(last->s, a, sizeof(*last->s));
+		last->alloc = a;
+	}
+	f = last->f;
+	/* root first, the callers the last sample's where they are */
+	for (size_t r = 0; r < m; r++) {
+		uint32_t id;
+		if (r < nr) {
+			uint32_t name = st->root[r];
 			grow_ids(&st->root_frame, &st->aroot_frame,
-				 (size_t)id + 1);
-			if (!st->root_frame[id]) {
+				 (size_t)name + 1);
+			if (!st->root_frame[name]) {
 				struct ember_prof_frame fr = {0};
 				fr.mapping = EMBER_PROF_NONE;
-				fr.func = name_func(st, p, id);
+				fr.func = name_func(st, p, name);
 				fr.kind = EMBER_PROF_SYNTHETIC;
-				st->root_frame[id] =
+				st->root_frame[name] =
 				    ember_prof_frame(p, &fr) + 1;
 			}
-			s = ember_prof_stack(p, s, st->root_frame[id] - 1);
+			id = st->root_frame[name] - 1;
+		} else {
+			id = st->pf[st->n - 1 - (r - nr)];
 		}
-	for (size_t i = st->n; i--;) {
-		struct ember_prof_frame fr = {0};
-		const struct pframe *pf = &st->pf[i];
-		fr.address = pf->addr;
-		fr.mapping = pf->mapping;
-		fr.func = name_func(st, p, st->frames[i]);
-		fr.inline_depth = pf->depth;
-		fr.kind = pf->kind;
-		s = ember_prof_stack(p, s, ember_prof_frame(p, &fr));
+		if (r == same && r < last->n && f[r] == id) {
+			same++;
+			s = last->s[r];
+			continue;
+		}
+		f[r] = id;
+		s = ember_prof_stack(p, s, id);
+		last->s[r] = s;
 	}
-	if (s == EMBER_PROF_NONE)
-		return;
+	last->n = m;
 	if (st->prof_period) {
 		uint64_t x;
 		int integer = ember_parse_u64(st->period, st->period_len, &x);
@@ -995,6 +1064,11 @@ static void other_line(struct perf_state *st, const char *s, size_t n)
 	if (w1 + 1 < n && s[w1] == ' ' && s[w1 + 1] == '(')
 		cache = 0;
 	struct lc_hit e;
+	/* the profile's cache of whole lines first: it has the names too */
+	int pkey = st->prof && cache && w1 > w0 && !st->srcline && st->open &&
+		   !st->skipping && prof_active(st);
+	if (pkey && prof_hit(st, s + w0, n - w0))
+		return;
 	if (cache && w1 > w0 &&
 	    ember_linecache_find(&st->lc, s + kb, n - kb, java, &e)) {
 		if (!st->open)
@@ -1007,7 +1081,8 @@ static void other_line(struct perf_state *st, const char *s, size_t n)
 		memcpy(st->frames + st->n, e.ids, e.nids * sizeof(*st->frames));
 		st->n += e.nids;
 		if (st->prof)
-			prof_line(st, s, n, first, NULL);
+			prof_line(st, s, n, first, NULL, pkey ? s + w0 : NULL,
+				  n - w0);
 		if (st->srcline && !(e.flags & LC_UNKNOWN)) {
 			st->want_srcline = 1;
 			st->srcline_at = st->n > first ? first : (size_t)-1;
@@ -1027,7 +1102,7 @@ static void other_line(struct perf_state *st, const char *s, size_t n)
 	size_t first = st->n;
 	frame_line(st, &f);
 	if (st->prof)
-		prof_line(st, s, n, first, &f);
+		prof_line(st, s, n, first, &f, pkey ? s + w0 : NULL, n - w0);
 	if (cache && w1 > w0) {
 		int flags = java | (st->skipping ? LC_SKIP : 0) |
 			    (f.sym_len == 9 && !memcmp(f.sym, "[unknown]", 9)
@@ -1123,6 +1198,7 @@ static void *perf_new(const struct ember_collapse_options *o,
 	st->key_addr = o->addrs;
 	ember_linecache_init(&st->lc);
 	ember_intern_init(&st->dsos);
+	ember_linecache_init(&st->plc);
 	if (o->inline_frames)
 		st->inliner =
 		    ember_inliner_new(o->context ? EMBER_INLINE_CONTEXT : 0);
@@ -1150,7 +1226,12 @@ static void perf_free(void *arg)
 	free(st->root);
 	ember_linecache_release(&st->lc);
 	ember_intern_release(&st->dsos);
+	ember_linecache_release(&st->plc);
 	free(st->pf);
+	for (size_t i = 0; i < 16; i++) {
+		free(st->last[i].f);
+		free(st->last[i].s);
+	}
 	free(st->func_of);
 	free(st->root_frame);
 	free(st->dso_map);
