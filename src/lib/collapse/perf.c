@@ -705,10 +705,12 @@ static void prof_event(struct perf_state *st, const struct event_line *e,
 
 	if (!p)
 		return;
-	int pid = e->pid_len == 1 && e->pid[0] == '?'
-		      ? -1
-		      : parse_id(e->pid, e->pid_len);
 	int tid = parse_id(e->tid, e->tid_len);
+	/* perf script prints the pid only when asked (-F pid): a thread of
+	 * its own process then, as the main thread's is */
+	int pid = e->pid_len == 1 && e->pid[0] == '?'
+		      ? tid
+		      : parse_id(e->pid, e->pid_len);
 	size_t after = (size_t)(e->tid + e->tid_len - s);
 	st->ev_time = 0;
 	if (event_time(s, n, after, &st->ev_cpu, &st->ev_time))
