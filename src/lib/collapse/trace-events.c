@@ -629,15 +629,22 @@ static void profile_event(struct tstate *s, int64_t pid, int64_t tid, int chunk)
 		c->start = s->estart;
 		c->has_start = 1;
 	}
-	EMBER_GROW(c->nodes, c->nnodes + s->nen, c->anodes);
-	memcpy(c->nodes + c->nnodes, s->en, s->nen * sizeof(*s->en));
-	c->nnodes += s->nen;
-	EMBER_GROW(c->samples, c->nsamples + s->nes, c->asamples);
-	memcpy(c->samples + c->nsamples, s->es, s->nes * sizeof(*s->es));
-	c->nsamples += s->nes;
-	EMBER_GROW(c->deltas, c->ndeltas + s->ned, c->adeltas);
-	memcpy(c->deltas + c->ndeltas, s->ed, s->ned * sizeof(*s->ed));
-	c->ndeltas += s->ned;
+	if (s->nen) {
+		EMBER_GROW(c->nodes, c->nnodes + s->nen, c->anodes);
+		memcpy(c->nodes + c->nnodes, s->en, s->nen * sizeof(*s->en));
+		c->nnodes += s->nen;
+	}
+	if (s->nes) {
+		EMBER_GROW(c->samples, c->nsamples + s->nes, c->asamples);
+		memcpy(c->samples + c->nsamples, s->es,
+		       s->nes * sizeof(*s->es));
+		c->nsamples += s->nes;
+	}
+	if (s->ned) {
+		EMBER_GROW(c->deltas, c->ndeltas + s->ned, c->adeltas);
+		memcpy(c->deltas + c->ndeltas, s->ed, s->ned * sizeof(*s->ed));
+		c->ndeltas += s->ned;
+	}
 }
 
 /* A thread_name or process_name metadata event. */
