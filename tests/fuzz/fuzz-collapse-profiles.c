@@ -1,7 +1,8 @@
 /* libFuzzer target: any bytes as input to the whole-input formats of ember
  * collapse (trace events, pprof, cpuprofile, speedscope), the format
  * picked by the first byte, fed whole and, read again, with a second
- * input after it.  Bad input must give EMBER_EFORMAT, never a crash, hang
+ * input after it (and then into the sample-level profile, written as
+ * speedscope and trace events).  Bad input must give EMBER_EFORMAT, never a crash, hang
  * or leak; the same input must give the same output twice.
  * max_len: 8192
  */
@@ -22,6 +23,7 @@ static int run(const char *format, int time, const unsigned char *data,
 	o.format = format;
 	o.time = time;
 	o.threads = 1;
+	o.profile = twice;
 	if (ember_collapse_new(&c, &o))
 		abort();
 	err = ember_collapse_mem(c, "a", (const char *)data, size);
@@ -31,6 +33,13 @@ static int run(const char *format, int time, const unsigned char *data,
 		abort();
 	if (!err && ember_collapse_write(c, sink_write, out))
 		abort();
+	if (!err && o.profile) {
+		struct ember_profile p;
+		ember_collapse_profile(c, &p);
+		/* errors of their own (nothing to write) are fine */
+		(void)!ember_speedscope_write(&p, sink_write, out);
+		(void)!ember_chrome_write(&p, 0, sink_write, out);
+	}
 	if (err && !ember_collapse_stats(c)->error[0] && err != EMBER_EEMPTY)
 		abort(); /* an error without a reason */
 	ember_collapse_free(c);
