@@ -1,7 +1,8 @@
 // Time order against the real consumers: a program whose phases run one
 // after the other on one thread (tests/record/phases.c: parse, compute,
 // write_out, parse) recorded by `ember record` as speedscope, Chrome
-// trace events, .cpuprofile and perf script text, and the same phases
+// trace events, .cpuprofile and perf script text (and as pprof, read
+// back by `ember collapse pprof` into speedscope), and the same phases
 // read by `ember collapse` from other tools' files that have times
 // (perf script text of perf record, node --cpu-prof of
 // tests/record/phases.js, a trace of Chromium with V8's CPU profile:
@@ -55,6 +56,18 @@ const written = kinds.filter(([what, name]) => {
 });
 if (!written.some(([, name]) => name == "p.speedscope.json"))
 	finish();
+// the round trip through pprof: record -o .pb.gz (each sample's time in
+// a timestamp_ns label), read back by ember and written as speedscope
+try {
+	const pb = path.join(tmp, "p.pb.gz");
+	execFileSync(ember, ["record", "-q", "-F", "499", "-o", pb, "--", prog, "0.1"],
+		{ stdio: ["ignore", "ignore", "pipe"] });
+	execFileSync(ember, ["collapse", "pprof", "-q", pb, "-o",
+		path.join(tmp, "pb.speedscope.json")]);
+	written.push(["record to pprof to speedscope", "pb.speedscope.json"]);
+} catch (e) {
+	check("record to pprof to speedscope", false, String(e.stderr || e.message).split("\n")[0]);
+}
 // perf.data (where perf records) through `ember collapse perf`
 try {
 	const data = path.join(tmp, "p.data");

@@ -157,7 +157,9 @@ status 2 "--wall with a non-clock event" "$EMBER" record --wall -e page-faults -
 has "cpu-clock or task-clock" "$T/err" && ok || bad "--wall -e: $(cat "$T/err")"
 
 # --- -p: attached to the running program ---------------------------------
-"$R/offcpu" $U 0.4 > "$T/p.out" & bg=$!
+# (2 s before the waits start: ember's start-up under a sanitizer on a
+# busy machine takes more than a second)
+"$R/offcpu" $U 2 > "$T/p.out" & bg=$!
 sleep 0.2
 status 0 "--off-cpu -p" "$EMBER" record --off-cpu -o "$T/p.folded" -p "$bg"
 wait "$bg"

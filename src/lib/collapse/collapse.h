@@ -67,12 +67,8 @@ struct collapse_sink {
 	 * one input (several inputs: none, no_prof) */
 	struct ember_prof *prof;
 	int no_prof;
-	int want_prof; /* options.profile */
+	int want_prof; /* options.profile: readers fill one (cl_prof) */
 };
-
-/* The sink's sample-level profile, made on first use; NULL when it is
- * not wanted (options.profile) or the inputs cannot share one. */
-struct ember_prof *cl_prof(struct collapse_sink *k);
 
 /* State crossing records, settled in input order by the driver. */
 struct collapse_shared {
@@ -450,6 +446,10 @@ int ember_collapse_write_order(const struct collapse_sink *k,
 			       const uint32_t *order,
 			       void (*number)(struct ember_buf *, double),
 			       ember_write_fn w, void *ctx);
+
+/* The sink's sample-level profile, made on first use; NULL when it is
+ * not wanted (options.profile unset, or several inputs: no_prof). */
+struct ember_prof *cl_prof(struct collapse_sink *k);
 
 /* A whole-input format's error: the first one counts. */
 void cl_fail(struct collapse_sink *k, const char *fmt, ...) EMBER_PRINTF(2, 3);

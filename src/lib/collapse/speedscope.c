@@ -9,12 +9,20 @@
  * table of their own, and named once the whole file is read.  A file of
  * several profiles (threads, processes) gets each profile's name as the
  * root frame of its stacks.
+ *
+ * With options.profile the samples are kept too, each profile's in its
+ * order, into the sample-level profile: a thread per profile, named
+ * after it ("name (tid N)", as ember writes it, gives the tid); times
+ * when the unit is one: a sampled profile's from startValue and the
+ * cumulative weights (as speedscope lays them out), an evented one's
+ * from the events' "at"; frames with their file and line.
  */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 
 #include "json.h"
+#include "profile.h"
 
 /* A weight, and the same as an exact integer (NOT_EXACT: none). */
 #define NOT_EXACT UINT64_MAX
@@ -23,12 +31,24 @@ struct weight {
 	uint64_t x;
 };
 
+/* A sample kept for the profile: its stack (an entry of st), the time
+ * it starts and its weight, in the profile's unit. */
+struct psample {
+	uint32_t e;
+	double t, w;
+};
+
 struct profile {
 	struct ember_stacks st; /* frame indices -> weight */
 	uint64_t *exact;	/* per stack, the sum as an integer */
 	size_t aexact;
 	char *name;
 	int evented;
+	struct psample *smp; /* with options.profile */
+	size_t nsmp, asmp;
+	double start, end;
+	int has_start, has_end;
+	char unit[16];
 };
 
 struct event {
@@ -42,6 +62,11 @@ struct sstate {
 	struct cl_json *j;
 	uint32_t *frames; /* frame index -> name id */
 	size_t nframes, aframes;
+	/* with the profile: each frame's file (a string of the profile) and
+	 * line */
+	struct ember_prof *pp;
+	uint32_t *ffile, *fline; /* nffile of them */
+	size_t nffile, affile, afline;
 	int have_name;
 	struct profile *prof;
 	size_t nprof, aprof;
@@ -54,6 +79,8 @@ struct sstate {
 	struct weight *weights;
 	size_t nweights, aweights;
 	int have_weights;
+	double start, end;
+	int has_start, has_end;
 	struct event *ev;
 	size_t nev, aev;
 	struct event cur;
@@ -82,6 +109,7 @@ static void drop_profiles(struct sstate *s)
 		ember_stacks_release(&s->prof[i].st);
 		free(s->prof[i].exact);
 		free(s->prof[i].name);
+		free(s->prof[i].smp);
 	}
 	s->nprof = 0;
 }
@@ -94,6 +122,8 @@ static void state_free(void *st)
 	drop_profiles(s);
 	free(s->prof);
 	free(s->frames);
+	free(s->ffile);
+	free(s->fline);
 	free(s->idx);
 	free(s->runs);
 	free(s->weights);
@@ -128,6 +158,7 @@ static void profile_start(struct sstate *s)
 	ember_buf_reset(&s->type);
 	s->nidx = s->nruns = s->nweights = s->nev = 0;
 	s->have_weights = 0;
+	s->has_start = s->has_end = 0;
 	EMBER_GROW(s->runs, 1, s->aruns);
 	s->runs[0] = 0;
 }
@@ -139,11 +170,18 @@ static uint64_t exact_of(double d)
 								 : NOT_EXACT;
 }
 
-static void add_run(struct profile *p, const uint32_t *f, size_t n,
-		    struct weight w)
+/* A sample: its stack's weight summed, and with the profile the
+ * sample kept (at time t). */
+static void add_run(struct sstate *s, struct profile *p, const uint32_t *f,
+		    size_t n, struct weight w, double t)
 {
 	size_t before = p->st.n;
 	size_t e = ember_stacks_add(&p->st, f, n, w.d, 0);
+
+	if (s->pp) {
+		EMBER_GROW(p->smp, p->nsmp + 1, p->asmp);
+		p->smp[p->nsmp++] = (struct psample){(uint32_t)e, t, w.d};
+	}
 
 	EMBER_GROW(p->exact, e + 1, p->aexact);
 	if (e == before)
@@ -161,17 +199,29 @@ static int profile_end(struct sstate *s)
 	memset(p, 0, sizeof(*p));
 	ember_stacks_init(&p->st);
 	p->name = ember_xmemdup(s->name.buf, s->name.len);
+	p->start = s->start;
+	p->end = s->end;
+	p->has_start = s->has_start;
+	p->has_end = s->has_end;
+	if (s->unit.len < sizeof(p->unit))
+		memcpy(p->unit, s->unit.buf, s->unit.len + 1);
 	if (!s->first_unit[0] && s->unit.len && s->unit.len < 32)
 		memcpy(s->first_unit, s->unit.buf, s->unit.len + 1);
 	if (!strcmp(s->type.buf, "sampled")) {
 		if (s->have_weights && s->nweights != s->nruns)
 			return fail(s, "a sampled profile has not as many "
 				       "weights as samples");
-		for (size_t i = 0; i < s->nruns; i++)
-			add_run(p, s->idx + s->runs[i],
-				s->runs[i + 1] - s->runs[i],
-				s->have_weights ? s->weights[i]
-						: (struct weight){1, 1});
+		/* speedscope lays the samples out one after the other from
+		 * startValue: their times */
+		double t = s->has_start ? s->start : 0;
+		for (size_t i = 0; i < s->nruns; i++) {
+			struct weight w = s->have_weights
+					      ? s->weights[i]
+					      : (struct weight){1, 1};
+			add_run(s, p, s->idx + s->runs[i],
+				s->runs[i + 1] - s->runs[i], w, t);
+			t += w.d;
+		}
 		return 0;
 	}
 	if (strcmp(s->type.buf, "evented"))
@@ -185,7 +235,7 @@ static int profile_end(struct sstate *s)
 		if (n && e->at > last) {
 			struct weight w = {e->at - last, 0};
 			w.x = exact_of(w.d);
-			add_run(p, s->idx, n, w);
+			add_run(s, p, s->idx, n, w, last);
 		}
 		if (e->open) {
 			EMBER_GROW(s->idx, n + 1, s->aidx);
@@ -273,6 +323,22 @@ static int on_json(void *ctx, const struct cl_jval *v)
 			    ember_intern(&s->k->names, s->tmp.buf, s->tmp.len);
 			s->have_name = 1;
 		}
+		if (d == 3 && v->type == CJ_OBJ && s->pp) {
+			/* the frame's file and line, wherever they come */
+			size_t i = s->nframes;
+			EMBER_GROW(s->ffile, i + 1, s->affile);
+			EMBER_GROW(s->fline, i + 1, s->afline);
+			s->ffile[i] = s->fline[i] = 0;
+			s->nffile = i + 1;
+		}
+		/* this frame's (a second "name" made another frame: none) */
+		size_t fi = s->nframes - (size_t)s->have_name;
+		if (d == 4 && s->pp && fi < s->nffile && cl_jkey(v, "file") &&
+		    v->type == CJ_STR)
+			s->ffile[fi] = ember_prof_str(s->pp, v->s, v->n);
+		if (d == 4 && s->pp && fi < s->nffile && cl_jkey(v, "line") &&
+		    v->type == CJ_NUM && v->num >= 1 && v->num < 4294967295.0)
+			s->fline[fi] = (uint32_t)v->num;
 		return 0;
 	}
 	if (d < 2 || at[1] != K_PROFILES)
@@ -300,6 +366,16 @@ static int on_json(void *ctx, const struct cl_jval *v)
 		}
 		if (cl_jkey(v, "weights") && v->type == CJ_ARR)
 			s->have_weights = 1;
+		if (cl_jkey(v, "startValue") && v->type == CJ_NUM &&
+		    isfinite(v->num)) {
+			s->start = v->num;
+			s->has_start = 1;
+		}
+		if (cl_jkey(v, "endValue") && v->type == CJ_NUM &&
+		    isfinite(v->num)) {
+			s->end = v->num;
+			s->has_end = 1;
+		}
 		if ((at[3] == K_SAMPLES || at[3] == K_WEIGHTS ||
 		     at[3] == K_EVENTS) &&
 		    v->type != CJ_ARR && v->type != CJ_END)
@@ -432,6 +508,140 @@ static int name_stacks(struct sstate *s)
 	return 0;
 }
 
+/* Nanoseconds per unit of time, 0: not a time. */
+static double ns_per(const char *u)
+{
+	return !strcmp(u, "nanoseconds")    ? 1
+	       : !strcmp(u, "microseconds") ? 1e3
+	       : !strcmp(u, "milliseconds") ? 1e6
+	       : !strcmp(u, "seconds")	    ? 1e9
+					    : 0;
+}
+
+/* "name (tid N)": the tid, and the name's length before it. */
+static int title_tid(const char *t, size_t *n, int *tid)
+{
+	size_t len = strlen(t), i = len;
+	long x = 0, mul = 1;
+
+	if (len < 8 || t[len - 1] != ')')
+		return 0;
+	for (i = len - 1; i > 0 && cl_digit((unsigned char)t[i - 1]); i--) {
+		x += (t[i - 1] - '0') * mul;
+		mul *= 10;
+		if (mul > 1000000000)
+			return 0;
+	}
+	if (i == len - 1 || i < 7 || memcmp(t + i - 6, " (tid ", 6))
+		return 0;
+	*n = i - 6;
+	*tid = (int)x;
+	return 1;
+}
+
+/* Every profile's samples, in order, into the sample-level profile: a
+ * thread per profile, a frame per speedscope frame (the profile's name
+ * as the root when there are several, as the folded stacks have it). */
+static void fill_profile(struct sstate *s)
+{
+	struct ember_prof *p = s->pp;
+	const char *unit = s->nprof ? s->prof[0].unit : "";
+	double ns = ns_per(unit), base = 0, end = 0, conv = 1;
+	int sampled = 1, root = s->nprof > 1;
+
+	for (size_t i = 0; i < s->nprof; i++)
+		sampled &= !s->prof[i].evented;
+	/* times in ns or microseconds as they are (the writers' units),
+	 * coarser ones as ns */
+	if (ns >= 1e6) {
+		conv = ns;
+		unit = "nanoseconds";
+	}
+	if (ns && sampled)
+		ember_prof_add_type(p, "samples", "count", 1);
+	ember_prof_add_type(p,
+			    ns			     ? "time"
+			    : !strcmp(unit, "bytes") ? "space"
+						     : "samples",
+			    ns || !strcmp(unit, "bytes") ? unit : "count", 0);
+	/* times from 0 unless some are before it */
+	for (size_t i = 0; i < s->nprof; i++) {
+		const struct profile *q = &s->prof[i];
+		if (q->has_start && q->start < base)
+			base = q->start;
+		for (size_t j = 0; j < q->nsmp; j++)
+			if (q->smp[j].t < base)
+				base = q->smp[j].t;
+	}
+	uint32_t *node = NULL;
+	size_t anode = 0;
+	for (size_t i = 0; i < s->nprof; i++) {
+		const struct profile *q = &s->prof[i];
+		size_t tn = 0;
+		int tid = -1 - (int)i;
+		if (!title_tid(q->name, &tn, &tid))
+			tn = strlen(q->name);
+		uint32_t thread = ember_prof_thread(p, -1, tid);
+		p->threads[thread].name = ember_prof_str(p, q->name, tn);
+		uint32_t r = EMBER_PROF_NONE;
+		if (root) {
+			struct ember_prof_func fn = {0};
+			struct ember_prof_frame fr = {0};
+			fn.name = fn.system_name = ember_prof_strz(p, q->name);
+			fr.func = ember_prof_func(p, &fn);
+			fr.mapping = EMBER_PROF_NONE;
+			fr.kind = EMBER_PROF_SYNTHETIC;
+			r = ember_prof_stack(p, r, ember_prof_frame(p, &fr));
+		}
+		EMBER_GROW(node, q->st.n + 1, anode);
+		for (size_t e = 0; e < q->st.n; e++) {
+			size_t n;
+			const uint32_t *f = ember_stacks_frames(&q->st, e, &n);
+			uint32_t st = r;
+			for (size_t k = 0; k < n; k++) {
+				size_t len;
+				const char *nm = ember_intern_str(
+				    &s->k->names, s->frames[f[k]], &len);
+				struct ember_prof_func fn = {0};
+				struct ember_prof_frame fr = {0};
+				fn.name = fn.system_name =
+				    ember_prof_str(p, nm, len);
+				if (f[k] < s->nffile) {
+					fn.file = s->ffile[f[k]];
+					fn.start_line = s->fline[f[k]];
+				}
+				fr.func = ember_prof_func(p, &fn);
+				fr.mapping = EMBER_PROF_NONE;
+				st = ember_prof_stack(p, st,
+						      ember_prof_frame(p, &fr));
+			}
+			node[e] = st;
+		}
+		for (size_t j = 0; j < q->nsmp; j++) {
+			const struct psample *x = &q->smp[j];
+			double v = x->w * conv;
+			uint64_t t =
+			    ns ? (uint64_t)llround((x->t - base) * ns) : 0;
+			if (node[x->e] != EMBER_PROF_NONE)
+				ember_prof_sample(p, t, thread, -1, node[x->e],
+						  &v);
+			if (ns && (x->t + x->w - base) * ns > end)
+				end = (x->t + x->w - base) * ns;
+		}
+		if (ns && q->has_end && (q->end - base) * ns > end)
+			end = (q->end - base) * ns;
+	}
+	free(node);
+	p->flags |= EMBER_PROF_HAS_THREADS;
+	if (root)
+		p->flags |= EMBER_PROF_THREAD_ROOTS;
+	if (ns && p->n) {
+		p->flags |= EMBER_PROF_HAS_TIME;
+		p->duration_ns = (uint64_t)llround(end);
+	}
+	ember_prof_finish(p);
+}
+
 static int read_speedscope(void *st, struct collapse_input *in)
 {
 	struct sstate *s = st;
@@ -439,8 +649,14 @@ static int read_speedscope(void *st, struct collapse_input *in)
 	cl_json_free(s->j);
 	s->j = cl_json_new(on_json, s);
 	drop_profiles(s);
-	s->nframes = 0;
+	s->nframes = s->nffile = 0;
 	s->first_unit[0] = '\0';
+	if (s->k->prof) { /* several inputs: no profile */
+		ember_prof_free(s->k->prof);
+		s->k->prof = NULL;
+		s->k->no_prof = 1;
+	}
+	s->pp = cl_prof(s->k);
 	memset(s->at, 0, sizeof(s->at));
 	int rc = cl_json_read(s->j, in, s->k);
 	if (!rc && !s->nprof) {
@@ -449,6 +665,8 @@ static int read_speedscope(void *st, struct collapse_input *in)
 	}
 	if (!rc && name_stacks(s))
 		rc = EMBER_EFORMAT;
+	if (!rc && s->pp)
+		fill_profile(s);
 	drop_profiles(s);
 	return rc;
 }

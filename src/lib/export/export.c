@@ -149,7 +149,11 @@ void ember_exp_thread_title(struct ember_buf *b, const struct ember_prof *p,
 
 	if (!len)
 		name = ember_prof_s(p, p->procs[t->process].name, &len);
-	if (len)
+	/* a tid below 0: none known (a thread of a format that names its
+	 * threads only) */
+	if (len && t->tid < 0)
+		ember_buf_add(b, name, len);
+	else if (len)
 		ember_buf_addf(b, "%.*s (tid %d)", (int)len, name, t->tid);
 	else
 		ember_buf_addf(b, "tid %d", t->tid);

@@ -51,7 +51,7 @@ const struct ember_prof *ember_exp_profile(const struct ember_profile *p,
 size_t ember_exp_frames(const struct ember_prof *p, uint32_t s, uint32_t thread,
 			uint32_t **out, size_t *max);
 
-/* A thread's name for a title: "comm (tid N)" */
+/* A thread's name for a title: "comm (tid N)" ("comm" without a tid) */
 void ember_exp_thread_title(struct ember_buf *b, const struct ember_prof *p,
 			    uint32_t thread);
 

@@ -5,9 +5,15 @@
  *
  * A Sample per distinct (stack, thread), its values summed, with the
  * labels pid, tid (numeric) and thread (the name); its locations leaf
- * first.  A Location per distinct (mapping, address): the profile's
- * frames of one address, the inlined ones deeper, are its Lines
- * (innermost first).  Frames without an address each have their own
+ * first.  When the samples have times, a Sample per sample instead, its
+ * time in a numeric label timestamp_ns: profile.proto has no time per
+ * sample, and this is the label perf_to_profile (google/perf_data_converter)
+ * writes, with the same clock (perf's, ns since boot; time_nanos is the
+ * wall-clock start), so that the time order survives the trip through
+ * pprof (ember reads it back).  It costs a Sample per sample: pprof
+ * sums them as it loads the profile.  A Location per distinct (mapping,
+ * address): the profile's frames of one address, the inlined ones deeper, are
+ * its Lines (innermost first).  Frames without an address each have their own
  * location in a last mapping for them, marked as symbolized so that
  * pprof does not try.  Mappings: the main program first, then the other
  * files, the kernel as "[kernel.kallsyms]".  Sample types as the profile
@@ -39,14 +45,19 @@ enum {
 	P_PERIOD = 12,
 };
 
-static int gzip_out(const struct ember_buf *raw, ember_write_fn w, void *ctx)
+/* raw, gzip-compressed at level (1 for a Sample per sample: the
+ * bytes grow with the samples, and level 6 took as long as the rest of
+ * the writing for a 20% smaller file) */
+static int gzip_out(const struct ember_buf *raw, int level, ember_write_fn w,
+		    void *ctx)
 {
 	z_stream z;
 	unsigned char out[1 << 16];
 	int err = 0, zr;
 
 	memset(&z, 0, sizeof(z));
-	if (deflateInit2(&z, 6, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+	if (deflateInit2(&z, level, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY) !=
+	    Z_OK)
 		return EMBER_ENOMEM;
 	z.next_in = (unsigned char *)raw->buf;
 	do {
@@ -72,9 +83,11 @@ static int gzip_out(const struct ember_buf *raw, ember_write_fn w, void *ctx)
 	return err;
 }
 
-/* One Sample being summed: (stack, thread) and its values. */
+/* One Sample being summed: (stack, thread) and its values; with times,
+ * one sample's. */
 struct agg {
 	uint32_t stack, thread;
+	uint64_t time;
 };
 
 struct writer {
@@ -89,6 +102,15 @@ struct writer {
 	size_t mask;
 	double *scale; /* per type */
 	int rounded, err;
+	int timed; /* a Sample per sample, with its time */
+	/* per stack node: its root, and the node below the root (NONE) */
+	uint32_t *root, *below;
+	/* per stack node: its packed location numbers at lc[off, off +
+	 * len) (len UINT32_MAX: not made), with the root dropped or not */
+	struct ember_buf lc;
+	size_t *lc_off;
+	uint32_t *lc_len;
+	uint8_t *lc_drop, *made;
 	/* locations: frames loc_frames[loc_off[l] .. loc_off[l + 1]) */
 	uint32_t *loc_of; /* innermost frame -> location id (0: none) */
 	uint32_t *loc_frames, *loc_off;
@@ -140,7 +162,7 @@ static size_t agg_of(struct writer *w, uint32_t stack, uint32_t thread)
 	if (w->aaggs != had) /* a realloc per sample copies under ASan */
 		w->vals = ember_xreallocarray(w->vals, w->aaggs * (nt ? nt : 1),
 					      sizeof(*w->vals));
-	w->aggs[w->naggs] = (struct agg){stack, thread};
+	w->aggs[w->naggs] = (struct agg){stack, thread, 0};
 	memset(w->vals + w->naggs * nt, 0, nt * sizeof(*w->vals));
 	w->slots[i] = (uint32_t)++w->naggs;
 	if (w->naggs * 2 > w->mask) {
@@ -198,8 +220,18 @@ static int sum_samples(struct writer *w)
 	const struct ember_prof *p = w->p;
 	size_t nt = p->ntypes;
 
+	if (w->timed) {
+		w->aggs = ember_xreallocarray(NULL, p->n + 1, sizeof(*w->aggs));
+		w->vals =
+		    ember_xcalloc((p->n + 1) * (nt ? nt : 1), sizeof(*w->vals));
+		w->aaggs = p->n + 1;
+	}
 	for (size_t i = 0; i < p->n; i++) {
-		size_t a = agg_of(w, p->stack[i], p->thread[i]);
+		size_t a = w->timed ? w->naggs++
+				    : agg_of(w, p->stack[i], p->thread[i]);
+		if (w->timed)
+			w->aggs[a] =
+			    (struct agg){p->stack[i], p->thread[i], p->time[i]};
 		for (size_t t = 0; t < nt; t++) {
 			int err = add_value(w, &w->vals[a * nt + t], i, t);
 			if (err)
@@ -274,29 +306,44 @@ static void put_label_str(struct writer *w, uint32_t key, uint32_t v)
 	pb_put_bytes(&w->m, 3, w->tmp.buf, w->tmp.len);
 }
 
+/* Each stack node's root and the node below it, in one pass: parents
+ * precede their children. */
+static void find_roots(struct writer *w)
+{
+	const struct ember_prof *p = w->p;
+
+	w->root = ember_xreallocarray(NULL, p->nstacks + 1, sizeof(*w->root));
+	w->below = ember_xreallocarray(NULL, p->nstacks + 1, sizeof(*w->below));
+	for (size_t s = 0; s < p->nstacks; s++) {
+		uint32_t up = p->stacks[s].parent;
+		w->root[s] = up == EMBER_PROF_NONE ? (uint32_t)s : w->root[up];
+		w->below[s] = up == EMBER_PROF_NONE ? EMBER_PROF_NONE
+			      : p->stacks[up].parent == EMBER_PROF_NONE
+				  ? (uint32_t)s
+				  : w->below[up];
+	}
+}
+
 /* Whether the root frame of stack s is a thread's name, left out: the
  * thread is in the labels (pprof -tagroot=thread puts it back). */
-static int drop_root(const struct ember_prof *p, uint32_t s, uint32_t thread)
+static int drop_root(const struct writer *w, uint32_t s, uint32_t thread)
 {
+	const struct ember_prof *p = w->p;
+
 	if (!(p->flags & EMBER_PROF_THREAD_ROOTS) || thread == EMBER_PROF_NONE)
 		return 0;
-	while (p->stacks[s].parent != EMBER_PROF_NONE)
-		s = p->stacks[s].parent;
-	return p->frames[p->stacks[s].frame].kind == EMBER_PROF_SYNTHETIC;
+	return p->frames[p->stacks[w->root[s]].frame].kind ==
+	       EMBER_PROF_SYNTHETIC;
 }
 
 /* Whether the outermost frame written of a is in the main program. */
 static int main_root(const struct writer *w, const struct agg *a)
 {
 	const struct ember_prof *p = w->p;
-	uint32_t s = a->stack, below = EMBER_PROF_NONE;
+	uint32_t s = w->root[a->stack];
 
-	while (p->stacks[s].parent != EMBER_PROF_NONE) {
-		below = s;
-		s = p->stacks[s].parent;
-	}
-	if (drop_root(p, a->stack, a->thread))
-		s = below;
+	if (drop_root(w, a->stack, a->thread))
+		s = w->below[a->stack];
 	if (s == EMBER_PROF_NONE)
 		return 0;
 	uint32_t m = p->frames[p->stacks[s].frame].mapping;
@@ -319,15 +366,16 @@ static int cmp_agg(const void *x, const void *y)
 
 	if (mi != mj)
 		return mj - mi;
+	if (w->timed) /* time order */
+		return i < j ? -1 : i > j;
 	if (nt && w->vals[i * nt + nt - 1] != w->vals[j * nt + nt - 1])
 		return w->vals[i * nt + nt - 1] > w->vals[j * nt + nt - 1] ? -1
 									   : 1;
 	return i < j ? -1 : i > j;
 }
 
-static void write_sample(struct writer *w, size_t a, const uint32_t *f,
-			 size_t n, uint32_t k_pid, uint32_t k_tid,
-			 uint32_t k_thread);
+static void write_sample(struct writer *w, size_t a, const char *locs,
+			 size_t nlocs, const uint32_t *keys);
 
 /* The locations' numbers: those of the main program first (Go's pprof
  * 1.19 works out a binary's load address for -disasm from the first
@@ -351,13 +399,57 @@ static void number_locations(struct writer *w)
 		}
 }
 
+/* Stack st's frames, leaf first, into *f (the root left out with
+ * drop). */
+static size_t frames_of(const struct writer *w, uint32_t st, int drop,
+			uint32_t **f, size_t *amax)
+{
+	size_t n = ember_prof_stack_frames(w->p, st, *f, *amax);
+
+	if (n > *amax) {
+		EMBER_GROW(*f, n, *amax);
+		n = ember_prof_stack_frames(w->p, st, *f, *amax);
+	}
+	return n && drop ? n - 1 : n;
+}
+
+/* The locations of stack st, made. */
+static void make_locations(struct writer *w, uint32_t st, int drop,
+			   uint32_t **f, size_t *amax)
+{
+	size_t n = frames_of(w, st, drop, f, amax);
+
+	for (size_t i = 0; i < n;) {
+		size_t k = run_length(w->p, *f + i, n - i);
+		location_of(w, *f + i, k);
+		i += k;
+	}
+}
+
+/* Stack st's location numbers, packed, kept for its other samples. */
+static void pack_locations(struct writer *w, uint32_t st, int drop,
+			   uint32_t **f, size_t *amax)
+{
+	size_t n = frames_of(w, st, drop, f, amax);
+
+	w->lc_off[st] = w->lc.len;
+	for (size_t i = 0; i < n;) {
+		size_t k = run_length(w->p, *f + i, n - i);
+		pb_put_varint(&w->lc,
+			      w->loc_num[location_of(w, *f + i, k) - 1]);
+		i += k;
+	}
+	w->lc_len[st] = (uint32_t)(w->lc.len - w->lc_off[st]);
+	w->lc_drop[st] = (uint8_t)drop;
+}
+
 static void write_samples(struct writer *w)
 {
-	const struct ember_prof *p = w->p;
 	size_t amax = 0;
 	uint32_t *f = NULL;
-	uint32_t k_pid = strz(w, "pid"), k_tid = strz(w, "tid"),
-		 k_thread = strz(w, "thread");
+	/* pid, tid, thread, timestamp_ns */
+	uint32_t keys[4] = {strz(w, "pid"), strz(w, "tid"), strz(w, "thread"),
+			    w->timed ? strz(w, "timestamp_ns") : 0};
 
 	uint32_t *order = ember_xcalloc(w->naggs + 1, sizeof(*order));
 	for (size_t a = 0; a < w->naggs; a++)
@@ -370,31 +462,27 @@ static void write_samples(struct writer *w)
 	qsort(order, w->naggs, sizeof(*order), cmp_agg);
 	free(in_main);
 	/* two passes: the locations made, numbered main program first,
-	 * then the samples written with those numbers */
+	 * then the samples written with those numbers (each stack's once:
+	 * with times, a stack has many samples) */
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t o = 0; o < w->naggs; o++) {
 			size_t a = order[o];
 			const struct agg *g = &w->aggs[a];
-			size_t n =
-			    ember_prof_stack_frames(p, g->stack, f, amax);
-			if (n > amax) {
-				EMBER_GROW(f, n, amax);
-				n = ember_prof_stack_frames(p, g->stack, f,
-							    amax);
-			}
-			if (n && drop_root(p, g->stack, g->thread))
-				n--;
+			int drop = drop_root(w, g->stack, g->thread);
+			uint32_t st = g->stack;
 			if (!pass) {
-				for (size_t i = 0; i < n;) {
-					size_t k = run_length(p, f + i, n - i);
-					location_of(w, f + i, k);
-					i += k;
-				}
+				if (!(w->made[st] & (1 << drop)))
+					make_locations(w, st, drop, &f, &amax);
+				w->made[st] |= (uint8_t)(1 << drop);
 				if (o + 1 == w->naggs)
 					number_locations(w);
 				continue;
 			}
-			write_sample(w, a, f, n, k_pid, k_tid, k_thread);
+			if (w->lc_len[st] == UINT32_MAX ||
+			    w->lc_drop[st] != drop)
+				pack_locations(w, st, drop, &f, &amax);
+			write_sample(w, a, w->lc.buf + w->lc_off[st],
+				     w->lc_len[st], keys);
 		}
 	if (!w->naggs)
 		number_locations(w);
@@ -402,9 +490,8 @@ static void write_samples(struct writer *w)
 	free(f);
 }
 
-static void write_sample(struct writer *w, size_t a, const uint32_t *f,
-			 size_t n, uint32_t k_pid, uint32_t k_tid,
-			 uint32_t k_thread)
+static void write_sample(struct writer *w, size_t a, const char *locs,
+			 size_t nlocs, const uint32_t *keys)
 {
 	const struct ember_prof *p = w->p;
 	const struct agg *g = &w->aggs[a];
@@ -412,14 +499,7 @@ static void write_sample(struct writer *w, size_t a, const uint32_t *f,
 
 	{
 		ember_buf_reset(&w->m);
-		ember_buf_reset(&w->tmp);
-		for (size_t i = 0; i < n;) {
-			size_t k = run_length(p, f + i, n - i);
-			pb_put_varint(&w->tmp,
-				      w->loc_num[location_of(w, f + i, k) - 1]);
-			i += k;
-		}
-		pb_put_bytes(&w->m, 1, w->tmp.buf, w->tmp.len);
+		pb_put_bytes(&w->m, 1, locs, nlocs);
 		ember_buf_reset(&w->tmp);
 		for (size_t t = 0; t < nt; t++)
 			pb_put_varint(&w->tmp, (uint64_t)w->vals[a * nt + t]);
@@ -427,11 +507,15 @@ static void write_sample(struct writer *w, size_t a, const uint32_t *f,
 		if (g->thread != EMBER_PROF_NONE) {
 			const struct ember_prof_thread *th =
 			    &p->threads[g->thread];
-			put_label_num(w, k_pid, th->pid);
-			put_label_num(w, k_tid, th->tid);
+			if (th->pid >= 0)
+				put_label_num(w, keys[0], th->pid);
+			if (th->tid >= 0)
+				put_label_num(w, keys[1], th->tid);
 			if (th->name)
-				put_label_str(w, k_thread, str(w, th->name));
+				put_label_str(w, keys[2], str(w, th->name));
 		}
+		if (w->timed)
+			put_label_num(w, keys[3], (int64_t)g->time);
 		pb_put_bytes(&w->out, P_SAMPLE, w->m.buf, w->m.len);
 	}
 }
@@ -557,6 +641,14 @@ static int write_prof(const struct ember_prof *p, ember_write_fn wf, void *ctx)
 	w.fn_id = ember_xcalloc(p->nfuncs + 1, sizeof(*w.fn_id));
 	w.fn_list = ember_xcalloc(p->nfuncs + 1, sizeof(*w.fn_list));
 	w.map_id = ember_xcalloc(p->nmaps + 1, sizeof(*w.map_id));
+	w.timed = (p->flags & EMBER_PROF_HAS_TIME) && p->n;
+	find_roots(&w);
+	ember_buf_init(&w.lc, 1 << 16);
+	w.lc_off = ember_xcalloc(p->nstacks + 1, sizeof(*w.lc_off));
+	w.lc_len = ember_xreallocarray(NULL, p->nstacks + 1, sizeof(*w.lc_len));
+	memset(w.lc_len, 0xff, (p->nstacks + 1) * sizeof(*w.lc_len));
+	w.lc_drop = ember_xcalloc(p->nstacks + 1, 1);
+	w.made = ember_xcalloc(p->nstacks + 1, 1);
 	ember_buf_init(&w.out, 1 << 16);
 	ember_buf_init(&w.m, 256);
 	ember_buf_init(&w.tmp, 256);
@@ -596,7 +688,7 @@ static int write_prof(const struct ember_prof *p, ember_write_fn wf, void *ctx)
 	if (w.rounded)
 		ember_log(EMBER_LOG_WARN,
 			  "pprof holds integers: weights were rounded");
-	err = gzip_out(&w.out, wf, ctx);
+	err = gzip_out(&w.out, w.timed ? 1 : 6, wf, ctx);
 out:
 	ember_intern_release(&w.strs);
 	free(w.pstr);
@@ -612,6 +704,13 @@ out:
 	free(w.fn_id);
 	free(w.fn_list);
 	free(w.map_id);
+	free(w.root);
+	free(w.below);
+	free(w.lc_off);
+	free(w.lc_len);
+	free(w.lc_drop);
+	free(w.made);
+	ember_buf_release(&w.lc);
 	ember_buf_release(&w.out);
 	ember_buf_release(&w.m);
 	ember_buf_release(&w.tmp);
