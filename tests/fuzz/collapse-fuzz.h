@@ -18,6 +18,8 @@ static int sink_write(void *ctx, const void *p, size_t n)
 {
 	struct sink *s = ctx;
 
+	if (!n) /* a writer may hand nothing (and no buffer) */
+		return 0;
 	if (s->len + n > s->alloc) {
 		s->alloc = (s->len + n) * 2 + 64;
 		s->buf = realloc(s->buf, s->alloc);
@@ -69,6 +71,14 @@ static int collapse_into(const struct ember_collapse_options *o,
 	}
 	if (ember_collapse_write(c, sink_write, out))
 		abort();
+	if (o->profile) { /* the sample-level profile, written and dropped */
+		struct ember_profile p;
+		struct sink text = {0};
+		ember_collapse_profile(c, &p);
+		(void)!ember_perfscript_write(&p, sink_write, &text);
+		(void)!ember_speedscope_write(&p, sink_write, &text);
+		free(text.buf);
+	}
 	const struct ember_collapse_stats *st = ember_collapse_stats(c);
 	if (st->bad.count > st->lines || st->bad.first_line > st->lines)
 		abort();

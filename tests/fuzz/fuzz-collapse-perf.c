@@ -24,6 +24,8 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		o.nskip_after = 2;
 	}
 	o.srcline = (mode >> 7) & 1;
+	/* the sample-level profile too: the same folded output */
+	o.profile = (job >> 7) & 1;
 	if (size >= 2) {
 		/* the format is guessed from bytes that are not perf's: must
 		 * not crash either */

@@ -17,12 +17,19 @@
  * last as long as the samples' mean interval (DevTools' extra timestamp;
  * a lone sample: until endTime).  With --samples, or where the profile
  * has no timeDeltas, they are samples (hitCount).
+ *
+ * When a writer wants the sample-level profile, each sample goes into it
+ * at its time (startTime plus the deltas, as microseconds become
+ * nanoseconds), of no thread (the file names none), with its duration
+ * as its weight (microseconds); a frame per node: its function, url as
+ * the file and line.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "json.h"
+#include "profile.h"
 
 struct node {
 	double id;
@@ -32,6 +39,8 @@ struct node {
 	size_t child_off, nchild; /* children's ids in kids[] */
 	double parent_id;	  /* "parent" when given instead of children */
 	int has_parent_id;
+	uint32_t url;  /* in urls */
+	uint32_t line; /* 1-based, 0: none */
 };
 
 struct cstate {
@@ -52,6 +61,7 @@ struct cstate {
 	double line;
 	int have_id;
 	struct ember_buf tmp;
+	struct ember_intern urls;
 };
 
 enum {
@@ -75,6 +85,7 @@ static void *state_new(const struct ember_collapse_options *o,
 	ember_buf_init(&s->fn, 64);
 	ember_buf_init(&s->url, 64);
 	ember_buf_init(&s->tmp, 128);
+	ember_intern_init(&s->urls);
 	return s;
 }
 
@@ -90,6 +101,7 @@ static void state_free(void *st)
 	ember_buf_release(&s->fn);
 	ember_buf_release(&s->url);
 	ember_buf_release(&s->tmp);
+	ember_intern_release(&s->urls);
 	free(s);
 }
 
@@ -144,6 +156,10 @@ static int node_end(struct cstate *s)
 		else if (b->buf[i] == '\n' || b->buf[i] == '\r')
 			b->buf[i] = ' ';
 	n->name = ember_intern(&s->k->names, b->buf, b->len);
+	n->url = ember_intern(&s->urls, s->url.buf, s->url.len);
+	n->line = s->url.len && s->line >= 0 && s->line < 1e9
+		      ? (uint32_t)s->line + 1
+		      : 0;
 	n->nchild = s->nkids - n->child_off;
 	s->nnodes++;
 	return 0;
@@ -294,8 +310,8 @@ static int by_time(const void *a, const void *b)
 }
 
 /* Each sample's duration in place of its time delta (the file's comment
- * says how DevTools sees it). */
-static void durations(struct cstate *s)
+ * says how DevTools sees it); its time into times[i] when given. */
+static void durations(struct cstate *s, double *times)
 {
 	size_t n = s->nsamples;
 	struct stamp *st;
@@ -308,6 +324,8 @@ static void durations(struct cstate *s)
 		t += s->deltas[i];
 		st[i].t = t;
 		st[i].i = i;
+		if (times)
+			times[i] = t;
 	}
 	qsort(st, n, sizeof(*st), by_time);
 	if (n > 1)
@@ -321,10 +339,79 @@ static void durations(struct cstate *s)
 	free(st);
 }
 
+/* The profile frame of node i (+1) and its stack node, made on first
+ * use (the root, V8's "(root)", has none: EMBER_PROF_NONE). */
+static uint32_t node_stack(struct cstate *s, struct ember_prof *p,
+			   uint32_t *memo, size_t i, size_t depth)
+{
+	const struct node *n = &s->nodes[i];
+
+	if (memo[i])
+		return memo[i] == UINT32_MAX ? EMBER_PROF_NONE : memo[i] - 1;
+	memo[i] = UINT32_MAX; /* also where parents loop */
+	if (!n->parent || depth > s->nnodes)
+		return EMBER_PROF_NONE;
+	uint32_t parent = node_stack(s, p, memo, n->parent - 1, depth + 1);
+	size_t len, ulen;
+	const char *name = ember_intern_str(&s->k->names, n->name, &len);
+	const char *url = ember_intern_str(&s->urls, n->url, &ulen);
+	struct ember_prof_func fn = {0};
+	fn.name = fn.system_name = ember_prof_str(p, name, len);
+	fn.file = ember_prof_str(p, url, ulen);
+	struct ember_prof_frame fr = {0};
+	fr.mapping = EMBER_PROF_NONE;
+	fr.func = ember_prof_func(p, &fn);
+	fr.line = n->line;
+	fr.kind = EMBER_PROF_INTERP;
+	if (n->line)
+		p->flags |= EMBER_PROF_HAS_LINES;
+	uint32_t st = ember_prof_stack(p, parent, ember_prof_frame(p, &fr));
+	memo[i] = st + 1;
+	return st;
+}
+
+/* The samples into the sink's profile: at their times (microseconds
+ * since the clock's start, NULL: none), weighing their durations. */
+static void to_profile(struct cstate *s, const double *times, int time)
+{
+	struct ember_prof *p = cl_prof(s->k);
+
+	if (!p || !s->have_samples || !s->nsamples)
+		return;
+	if (!p->ntypes) {
+		ember_prof_add_type(p, "samples", "count", 1);
+		if (time)
+			ember_prof_add_type(p, "cpu", "microseconds", 0);
+	}
+	int col = p->ncols > 0 && times;
+	if (times)
+		p->flags |= EMBER_PROF_HAS_TIME;
+	uint32_t *memo =
+	    ember_xcalloc(s->nnodes ? s->nnodes : 1, sizeof(*memo));
+	for (size_t i = 0; i < s->nsamples; i++) {
+		ptrdiff_t k = find(s, s->samples[i]);
+		uint32_t st = k < 0 ? EMBER_PROF_NONE
+				    : node_stack(s, p, memo, (size_t)k, 0);
+		if (st == EMBER_PROF_NONE)
+			continue; /* the root itself: no code */
+		double t = times && times[i] > 0 ? times[i] * 1000 : 0;
+		double v = col ? s->deltas[i] : 1;
+		double vals[1] = {v};
+		ember_prof_sample(p, (uint64_t)t, EMBER_PROF_NONE, -1, st,
+				  p->ncols ? vals : NULL);
+	}
+	free(memo);
+	if (times && s->have_start && s->start_time > 0 &&
+	    (!p->time_zero || p->time_zero > s->start_time * 1000))
+		p->time_zero = (uint64_t)(s->start_time * 1000);
+	ember_prof_finish(p);
+}
+
 static int fold(struct cstate *s)
 {
 	uint32_t *ids = NULL;
 	size_t aids = 0;
+	double *times = NULL;
 	int rc = -1;
 	/* time, unless asked for samples or the profile has no time */
 	int time = s->o->time || (!s->o->cpuprofile_samples &&
@@ -370,8 +457,14 @@ static int fold(struct cstate *s)
 				s->nsamples, s->ndeltas);
 			return -1;
 		}
-		if (time)
-			durations(s);
+		if (time) {
+			times = cl_prof(s->k)
+				    ? ember_xreallocarray(
+					  NULL, s->nsamples ? s->nsamples : 1,
+					  sizeof(*times))
+				    : NULL;
+			durations(s, times);
+		}
 		for (size_t i = 0; i < s->nsamples; i++) {
 			ptrdiff_t k = find(s, s->samples[i]);
 			if (k < 0) {
@@ -379,7 +472,7 @@ static int fold(struct cstate *s)
 					"a sample hit node %.0f, which "
 					"is not in the profile",
 					s->samples[i]);
-				return -1;
+				goto out;
 			}
 			s->nodes[k].hits += time ? s->deltas[i] : 1;
 		}
@@ -422,9 +515,11 @@ static int fold(struct cstate *s)
 	}
 	if (time)
 		strcpy(s->k->sample_unit, "microseconds");
+	to_profile(s, times, time);
 	rc = 0;
 out:
 	free(ids);
+	free(times);
 	return rc;
 }
 

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 
 #include "collapse.h"
+#include "profile.h"
 
 struct perf_state {
 	struct collapse_sink *k;
@@ -48,7 +49,38 @@ struct perf_state {
 	uint32_t *frames;  /* leaf first */
 	size_t n, alloc;
 	struct ember_buf tmp, tmp2, rootname, lastroot;
+	/* the sample-level profile (options.profile), NULL without: the
+	 * event line's time, thread, CPU and period, and per frame id in
+	 * frames its profile frame (pf, as long as frames).  Frame lines
+	 * repeat: plc holds a line's (address included) profile frames. */
+	struct ember_prof *prof;
+	int prof_off; /* another reader's profile came first: none */
+	int prof_done;
+	int prof_period; /* a weight column: the event lines' periods */
+	int ev_cpu;
+	uint64_t ev_time;
+	uint32_t ev_thread;
+	uint32_t *pf;
+	size_t apf;
+	struct ember_linecache plc;
+	/* per thread (hashed), its last sample's profile frames, root
+	 * first, and stack nodes: a sample shares its callers' nodes with
+	 * the one before it on its thread */
+	struct last_stack {
+		uint32_t *f, *s;
+		size_t n, alloc;
+	} last[16];
+	uint32_t *func_of; /* per name id: its function + 1 */
+	size_t afunc;
+	uint32_t *root_frame; /* per name id: its root frame + 1 */
+	size_t aroot_frame;
+	struct ember_intern dsos; /* mappings by module name */
+	uint32_t *dso_map;	  /* per dso: mapping + 1, kind << 28 */
+	size_t adso_map;
 };
+
+static void prof_sample(struct perf_state *st);
+static void prof_rename(struct perf_state *st, size_t i);
 
 /* ---- event lines ---- */
 
@@ -238,9 +270,14 @@ static void emit_frame(void *ctx, const char *s, size_t n)
 	push(st, ember_intern(&st->k->names, s, n));
 }
 
+struct event_line;
+static void prof_event(struct perf_state *st, const struct event_line *e,
+		       const char *s, size_t n);
+
 static void reset_sample(struct perf_state *st)
 {
 	ember_linecache_restart(&st->lc);
+	ember_linecache_restart(&st->plc);
 	st->open = 0;
 	st->skipping = 0;
 	st->want_srcline = 0;
@@ -253,6 +290,8 @@ static void end_sample(struct perf_state *st)
 	if (st->open) {
 		size_t n = st->n;
 		uint32_t *f = st->frames;
+		if (st->prof)
+			prof_sample(st);
 		/* leaf first -> root first, with the root frame in front */
 		for (size_t i = 0, j = n ? n - 1 : 0; i < j; i++, j--) {
 			uint32_t t = f[i];
@@ -379,6 +418,8 @@ static void event_line(struct perf_state *st, const struct event_line *ev,
 	}
 
 	set_root(st, &e);
+	if (st->k->want_prof)
+		prof_event(st, &e, s, n);
 	if (frame) { /* a sample of one frame, ended by its line */
 		other_line(st, frame, frame_len);
 		end_sample(st);
@@ -460,6 +501,8 @@ static void srcline(struct perf_state *st, const char *s, size_t n)
 	ember_buf_add(&st->tmp, t->buf + o, len - o);
 	st->frames[st->srcline_at] =
 	    ember_intern(&st->k->names, st->tmp.buf, st->tmp.len);
+	if (st->prof)
+		prof_rename(st, st->srcline_at);
 }
 
 static int skip_after(struct perf_state *st, const struct ember_perf_frame *f,
@@ -523,6 +566,400 @@ static int frame_addr(const struct ember_perf_frame *f, uint64_t *addr)
 		*addr = *addr << 4 | (uint64_t)v;
 	}
 	return 1;
+}
+
+/* ---- the sample-level profile ---- */
+
+/* a[i] for i < n: zero until set (ids +1) */
+static void grow_ids(uint32_t **a, size_t *alloc, size_t n)
+{
+	size_t old = *alloc;
+
+	if (n <= old)
+		return;
+	EMBER_GROW(*a, n, *alloc);
+	memset(*a + old, 0, (*alloc - old) * sizeof(**a));
+}
+
+/* The profile while it is this reader's: a perf.data input read into the
+ * sink meanwhile ends it (cl_perfdata_read frees both). */
+static struct ember_prof *prof_active(const struct perf_state *st)
+{
+	return st->prof && st->k->prof == st->prof ? st->prof : NULL;
+}
+
+static int clock_event(const char *e, size_t n)
+{
+	return cl_starts(e, n, "cpu-clock") || cl_starts(e, n, "task-clock");
+}
+
+/* Made at the first sample, its types named by that sample's event:
+ * cpu-clock and task-clock periods are nanoseconds. */
+static struct ember_prof *prof_start(struct perf_state *st,
+				     const struct event_line *e)
+{
+	struct collapse_sink *k = st->k;
+
+	if (st->prof || st->prof_off || !k->want_prof)
+		return prof_active(st);
+	if (k->prof || k->no_prof) { /* a perf.data input came first */
+		ember_prof_free(k->prof);
+		k->prof = NULL;
+		k->no_prof = 1;
+		st->prof_off = 1;
+		return NULL;
+	}
+	struct ember_prof *p = cl_prof(k);
+	if (!p)
+		return NULL;
+	st->prof = p;
+	ember_prof_add_type(p, "samples", "count", 1);
+	if (e->period) {
+		size_t n = e->event_len;
+		const char *c = e->event ? memchr(e->event, ':', n) : NULL;
+		int clock = e->event && clock_event(e->event, n);
+		uint64_t v = 0;
+		if (c)
+			n = (size_t)(c - e->event);
+		ember_buf_reset(&st->tmp);
+		if (e->event)
+			ember_buf_add(&st->tmp, e->event, n);
+		else
+			ember_buf_adds(&st->tmp, "events");
+		size_t t =
+		    ember_prof_add_type(p, clock ? "cpu" : st->tmp.buf,
+					clock ? "nanoseconds" : "count", 0);
+		p->period_type = p->types[t];
+		p->period_type.column = EMBER_PROF_NONE;
+		/* the first sample's: perf script does not print the
+		 * recording's, and a clock's is the same in every sample */
+		if (ember_parse_u64(e->period, e->period_len, &v) &&
+		    v <= INT64_MAX)
+			p->period = (int64_t)v;
+		st->prof_period = 1;
+	}
+	if (k->thread_roots)
+		p->flags |= EMBER_PROF_THREAD_ROOTS;
+	return p;
+}
+
+static int parse_id(const char *s, size_t n)
+{
+	uint64_t v = 0;
+
+	if (n == 2 && s[0] == '-' && s[1] == '1')
+		return -1;
+	if (ember_parse_u64(s, n, &v) && v <= INT32_MAX)
+		return (int)v;
+	return -1;
+}
+
+/*
+ * What the event line says after the ids, as perf script prints it with
+ * or without -F's cpu and time: "[001]" and "12.345678:" (seconds,
+ * microseconds or, with --ns, nanoseconds).  The time into *ns (1), or 0
+ * when there is none; the CPU into *cpu, else -1.
+ */
+static int event_time(const char *s, size_t n, size_t i, int *cpu, uint64_t *ns)
+{
+	uint64_t sec = 0, frac = 0;
+	size_t j, nd = 0;
+
+	*cpu = -1;
+	while (i < n && cl_space(s[i]))
+		i++;
+	if (i < n && s[i] == '[') {
+		unsigned v = 0;
+		for (j = i + 1; j < n && cl_digit(s[j]) && v < 65535; j++)
+			v = v * 10 + (unsigned)(s[j] - '0');
+		if (j > i + 1 && j < n && s[j] == ']') {
+			*cpu = (int)v;
+			i = j + 1;
+		}
+		while (i < n && cl_space(s[i]))
+			i++;
+	}
+	for (j = i; j < n && cl_digit(s[j]) && j - i < 12; j++)
+		sec = sec * 10 + (uint64_t)(s[j] - '0');
+	if (j == i || j >= n)
+		return 0;
+	if (s[j] == '.')
+		for (j++; j < n && cl_digit(s[j]); j++)
+			if (nd < 9) {
+				frac = frac * 10 + (uint64_t)(s[j] - '0');
+				nd++;
+			}
+	if (j >= n || s[j] != ':')
+		return 0;
+	for (; nd < 9; nd++)
+		frac *= 10;
+	*ns = sec * 1000000000u + frac;
+	return 1;
+}
+
+/* An accepted event line: the sample's time, thread and CPU. */
+static void prof_event(struct perf_state *st, const struct event_line *e,
+		       const char *s, size_t n)
+{
+	struct ember_prof *p = prof_start(st, e);
+
+	if (!p)
+		return;
+	int tid = parse_id(e->tid, e->tid_len);
+	/* perf script prints the pid only when asked (-F pid): a thread of
+	 * its own process then, as the main thread's is */
+	int pid = e->pid_len == 1 && e->pid[0] == '?'
+		      ? tid
+		      : parse_id(e->pid, e->pid_len);
+	size_t after = (size_t)(e->tid + e->tid_len - s);
+	st->ev_time = 0;
+	if (event_time(s, n, after, &st->ev_cpu, &st->ev_time))
+		p->flags |= EMBER_PROF_HAS_TIME;
+	if (st->ev_cpu >= 0)
+		p->flags |= EMBER_PROF_HAS_CPU;
+	p->flags |= EMBER_PROF_HAS_THREADS;
+	st->ev_thread = ember_prof_thread(p, pid, tid);
+	struct ember_prof_thread *t = &p->threads[st->ev_thread];
+	size_t len;
+	const char *name = ember_prof_s(p, t->name, &len);
+	if (len != e->comm_len || memcmp(name, e->comm, len)) {
+		t->name = ember_prof_str(p, e->comm, e->comm_len);
+		if (pid == tid)
+			p->procs[t->process].name = t->name;
+	}
+}
+
+/* Where frames of module d are: a mapping per module (runtime addresses
+ * as perf script prints them; the range is the frames' own, at the end),
+ * none for JIT code and [unknown]. */
+static uint32_t dso_mapping(struct perf_state *st, struct ember_prof *p,
+			    const char *d, size_t n, uint8_t *kind)
+{
+	uint32_t id = ember_intern(&st->dsos, d, n);
+
+	grow_ids(&st->dso_map, &st->adso_map, (size_t)id + 1);
+	if (!st->dso_map[id]) {
+		struct ember_prof_mapping m = {0};
+		uint32_t mi = EMBER_PROF_NONE;
+		uint8_t kd = EMBER_PROF_USER;
+		if (cl_starts(d, n, "[kernel") || cl_starts(d, n, "[guest.")) {
+			kd = EMBER_PROF_KERNEL;
+			m.kernel = 1;
+		} else if (cl_has(d, n, "/perf-") || cl_starts(d, n, "perf-") ||
+			   cl_has(d, n, "jitted-") || cl_starts(d, n, "[JIT")) {
+			kd = EMBER_PROF_JIT;
+		}
+		if (kd != EMBER_PROF_JIT &&
+		    !(n == 9 && !memcmp(d, "[unknown]", 9))) {
+			m.path = ember_prof_str(p, d, n);
+			m.pid = -1;
+			m.has_functions = 1;
+			mi = ember_prof_mapping(p, &m);
+		}
+		st->dso_map[id] = (mi + 1) | (uint32_t)kd << 28;
+	}
+	*kind = (uint8_t)(st->dso_map[id] >> 28);
+	return (st->dso_map[id] & 0x0fffffffu) - 1;
+}
+
+static uint32_t name_func(struct perf_state *st, struct ember_prof *p,
+			  uint32_t id)
+{
+	grow_ids(&st->func_of, &st->afunc, (size_t)id + 1);
+	if (!st->func_of[id]) {
+		size_t len;
+		const char *s = ember_intern_str(&st->k->names, id, &len);
+		uint32_t name = ember_prof_str(p, s, len);
+		struct ember_prof_func fn = {name, name, 0, 0};
+		st->func_of[id] = ember_prof_func(p, &fn) + 1;
+	}
+	return st->func_of[id] - 1;
+}
+
+/*
+ * A frame line seen before, from its address on (key), with the same
+ * java flag: its names and profile frames appended (1), or 0 and
+ * prof_line adds it.  plc's records hold the line's profile frames, then
+ * its names, so that a hit costs one look-up for both.
+ */
+static int prof_hit(struct perf_state *st, const char *key, size_t kn)
+{
+	struct lc_hit e;
+	size_t half;
+
+	if (!ember_linecache_find(&st->plc, key, kn, st->java ? LC_JAVA : 0,
+				  &e))
+		return 0;
+	half = e.nids / 2;
+	if (st->n + half > st->alloc)
+		EMBER_GROW(st->frames, st->n + half, st->alloc);
+	EMBER_GROW(st->pf, st->n + half, st->apf);
+	memcpy(st->pf + st->n, e.ids, half * sizeof(*st->pf));
+	memcpy(st->frames + st->n, e.ids + half, half * sizeof(*st->frames));
+	st->n += half;
+	if (e.flags & LC_SKIP)
+		st->skipping = 1;
+	return 1;
+}
+
+/* A frame line's frames, frames[first, n), as profile frames: address,
+ * mapping, kind, and how deep each is inlined (the line's names come
+ * innermost first).  key: the line from its address on, after a
+ * prof_hit that missed, to cache them (NULL: not cached, its names may
+ * change: --srcline). */
+static void prof_line(struct perf_state *st, const char *s, size_t n,
+		      size_t first, const struct ember_perf_frame *f,
+		      const char *key, size_t kn)
+{
+	struct ember_prof *p = prof_active(st);
+	struct ember_perf_frame parts;
+	struct ember_prof_frame fr = {0};
+
+	if (!p || st->n <= first)
+		return;
+	EMBER_GROW(st->pf, st->n, st->apf);
+	fr.mapping = EMBER_PROF_NONE;
+	fr.kind = EMBER_PROF_USER;
+	if (!f && frame_parts(s, n, &parts))
+		f = &parts;
+	if (f) {
+		if (frame_addr(f, &fr.address))
+			p->flags |= EMBER_PROF_HAS_ADDRESSES;
+		fr.mapping = dso_mapping(st, p, f->dso, f->dso_len, &fr.kind);
+		if (fr.kind == EMBER_PROF_USER &&
+		    fr.mapping == EMBER_PROF_NONE &&
+		    fr.address >= 0xffff800000000000u)
+			fr.kind = EMBER_PROF_KERNEL;
+	}
+	for (size_t i = first; i < st->n; i++) {
+		size_t d = st->n - 1 - i;
+		fr.func = name_func(st, p, st->frames[i]);
+		fr.inline_depth = (uint16_t)(d > UINT16_MAX ? UINT16_MAX : d);
+		st->pf[i] = ember_prof_frame(p, &fr);
+	}
+	if (key) {
+		size_t m = st->n - first;
+		EMBER_GROW(st->pf, st->n + m, st->apf);
+		memcpy(st->pf + st->n, st->frames + first, m * sizeof(*st->pf));
+		ember_linecache_add(&st->plc, key, kn,
+				    (st->java ? LC_JAVA : 0) |
+					(st->skipping ? LC_SKIP : 0),
+				    st->pf + first, 2 * m);
+	}
+}
+
+/* --srcline renamed frames[i]: its profile frame follows. */
+static void prof_rename(struct perf_state *st, size_t i)
+{
+	struct ember_prof *p = prof_active(st);
+
+	if (!p || i >= st->n)
+		return;
+	struct ember_prof_frame fr = p->frames[st->pf[i]];
+	fr.func = name_func(st, p, st->frames[i]);
+	st->pf[i] = ember_prof_frame(p, &fr);
+}
+
+/* The sample, its frames leaf first in frames[0, n) (before the root
+ * goes in front): a stack of the root's frames, then the frames. */
+static void prof_sample(struct perf_state *st)
+{
+	struct ember_prof *p = prof_active(st);
+	size_t nr = st->skipping ? 0 : st->nroot, m = nr + st->n, same = 0;
+	uint32_t s = EMBER_PROF_NONE, *f;
+	struct last_stack *last = &st->last[st->ev_thread % 16];
+	double v = 1;
+
+	if (!p || !m)
+		return;
+	if (m > last->alloc) {
+		size_t a = last->alloc;
+		EMBER_GROW(last->f, m, a);
+		last->s = ember_xreallocarray(last->s, a, sizeof(*last->s));
+		last->alloc = a;
+	}
+	f = last->f;
+	/* root first, the callers the last sample's where they are */
+	for (size_t r = 0; r < m; r++) {
+		uint32_t id;
+		if (r < nr) {
+			uint32_t name = st->root[r];
+			grow_ids(&st->root_frame, &st->aroot_frame,
+				 (size_t)name + 1);
+			if (!st->root_frame[name]) {
+				struct ember_prof_frame fr = {0};
+				fr.mapping = EMBER_PROF_NONE;
+				fr.func = name_func(st, p, name);
+				fr.kind = EMBER_PROF_SYNTHETIC;
+				st->root_frame[name] =
+				    ember_prof_frame(p, &fr) + 1;
+			}
+			id = st->root_frame[name] - 1;
+		} else {
+			id = st->pf[st->n - 1 - (r - nr)];
+		}
+		if (r == same && r < last->n && f[r] == id) {
+			same++;
+			s = last->s[r];
+			continue;
+		}
+		f[r] = id;
+		s = ember_prof_stack(p, s, id);
+		last->s[r] = s;
+	}
+	last->n = m;
+	if (st->prof_period) {
+		uint64_t x;
+		int integer = ember_parse_u64(st->period, st->period_len, &x);
+		v = integer ? (double)x
+			    : ember_perl_number(st->period, st->period_len);
+	}
+	ember_prof_sample(p, st->ev_time, st->ev_thread, st->ev_cpu, s, &v);
+}
+
+/* Once every input is read: the mappings' ranges are their frames', the
+ * main program the module (not a library) with the most frames. */
+static void perf_finish(void *arg)
+{
+	struct perf_state *st = arg;
+	struct ember_prof *p = prof_active(st);
+
+	if (!p || st->prof_done)
+		return;
+	st->prof_done = 1;
+	size_t *hits = ember_xcalloc(p->nmaps + 1, sizeof(*hits)), best = 0;
+	for (size_t i = 0; i < p->nmaps; i++)
+		p->maps[i].start = UINT64_MAX;
+	for (size_t i = 0; i < p->nframes; i++) {
+		const struct ember_prof_frame *f = &p->frames[i];
+		if (f->mapping == EMBER_PROF_NONE)
+			continue;
+		struct ember_prof_mapping *m = &p->maps[f->mapping];
+		hits[f->mapping]++;
+		if (f->address < m->start)
+			m->start = f->address;
+		if (f->address >= m->limit)
+			m->limit = f->address + 1;
+	}
+	uint32_t main = EMBER_PROF_NONE;
+	for (size_t i = 0; i < p->nmaps; i++) {
+		struct ember_prof_mapping *m = &p->maps[i];
+		const char *path = ember_prof_s(p, m->path, NULL);
+		const char *base = strrchr(path, '/');
+		if (m->start == UINT64_MAX)
+			m->start = 0;
+		base = base ? base + 1 : path;
+		if (m->kernel || path[0] == '[' || strstr(base, ".so"))
+			continue;
+		if (hits[i] > best) {
+			best = hits[i];
+			main = (uint32_t)i;
+		}
+	}
+	if (main != EMBER_PROF_NONE)
+		p->maps[main].is_main = 1;
+	free(hits);
+	ember_prof_finish(p);
 }
 
 static int inlined_frames(struct perf_state *st,
@@ -629,6 +1066,11 @@ static void other_line(struct perf_state *st, const char *s, size_t n)
 	if (w1 + 1 < n && s[w1] == ' ' && s[w1 + 1] == '(')
 		cache = 0;
 	struct lc_hit e;
+	/* the profile's cache of whole lines first: it has the names too */
+	int pkey = st->prof && cache && w1 > w0 && !st->srcline && st->open &&
+		   !st->skipping && prof_active(st);
+	if (pkey && prof_hit(st, s + w0, n - w0))
+		return;
 	if (cache && w1 > w0 &&
 	    ember_linecache_find(&st->lc, s + kb, n - kb, java, &e)) {
 		if (!st->open)
@@ -640,6 +1082,9 @@ static void other_line(struct perf_state *st, const char *s, size_t n)
 			EMBER_GROW(st->frames, st->n + e.nids, st->alloc);
 		memcpy(st->frames + st->n, e.ids, e.nids * sizeof(*st->frames));
 		st->n += e.nids;
+		if (st->prof)
+			prof_line(st, s, n, first, NULL, pkey ? s + w0 : NULL,
+				  n - w0);
 		if (st->srcline && !(e.flags & LC_UNKNOWN)) {
 			st->want_srcline = 1;
 			st->srcline_at = st->n > first ? first : (size_t)-1;
@@ -658,6 +1103,8 @@ static void other_line(struct perf_state *st, const char *s, size_t n)
 		return;
 	size_t first = st->n;
 	frame_line(st, &f);
+	if (st->prof)
+		prof_line(st, s, n, first, &f, pkey ? s + w0 : NULL, n - w0);
 	if (cache && w1 > w0) {
 		int flags = java | (st->skipping ? LC_SKIP : 0) |
 			    (f.sym_len == 9 && !memcmp(f.sym, "[unknown]", 9)
@@ -752,6 +1199,8 @@ static void *perf_new(const struct ember_collapse_options *o,
 	st->nskip_after = o->nskip_after;
 	st->key_addr = o->addrs;
 	ember_linecache_init(&st->lc);
+	ember_intern_init(&st->dsos);
+	ember_linecache_init(&st->plc);
 	if (o->inline_frames)
 		st->inliner =
 		    ember_inliner_new(o->context ? EMBER_INLINE_CONTEXT : 0);
@@ -778,6 +1227,16 @@ static void perf_free(void *arg)
 	free(st->frames);
 	free(st->root);
 	ember_linecache_release(&st->lc);
+	ember_intern_release(&st->dsos);
+	ember_linecache_release(&st->plc);
+	free(st->pf);
+	for (size_t i = 0; i < 16; i++) {
+		free(st->last[i].f);
+		free(st->last[i].s);
+	}
+	free(st->func_of);
+	free(st->root_frame);
+	free(st->dso_map);
 	if (st->inliner)
 		ember_inliner_free(st->inliner);
 	if (st->srcliner)
@@ -839,7 +1298,10 @@ static int perf_parallel(const struct ember_collapse_options *o)
 {
 	/* --srcline reads ahead across lines; --inline keeps a cache of
 	 * debugging information that is not shared between threads */
-	return !o->srcline && !o->inline_frames;
+	return !o->srcline && !o->inline_frames &&
+	       /* the sample-level profile: one thread, the samples in
+		* input order (jobs would make a profile each to merge) */
+	       !o->profile;
 }
 
 /* An event line, then a frame line (or the event names an event). */
@@ -885,6 +1347,7 @@ const struct ember_collapser ember_collapser_perf = {
     .settle = perf_settle,
     .read = perf_read,
     .whole = cl_perfdata_detect,
+    .finish = perf_finish,
 };
 
 /* ---- samples decoded by a reader (perf.data) ---- */

@@ -19,6 +19,14 @@
  * output in first-seen order with Python's float printing.  `chrome`
  * puts the longer of two spans that start together outside, makes ';'
  * in names ':', and sorts its output as every other format does.
+ *
+ * `chrome` also reads the CPU profiles that Chrome and Node.js put in
+ * traces (Profile and ProfileChunk events: V8's samples of a thread,
+ * with time deltas), as a .cpuprofile is read: each sample's stack
+ * weighs the time until the next sample, in microseconds.  When a writer
+ * wants the sample-level profile, the samples go into it per thread
+ * (named by the thread_name and process_name metadata events) at their
+ * times, and each span's self time as a sample at the span's start.
  */
 #include <errno.h>
 #include <math.h>
@@ -27,10 +35,11 @@
 #include <stdlib.h>
 
 #include "json.h"
+#include "profile.h"
 
-enum { F_PH, F_NAME, F_PID, F_TID, F_TS, F_DUR, NFIELD };
-static const char *const field_names[NFIELD] = {"ph",  "name", "pid",
-						"tid", "ts",   "dur"};
+enum { F_PH, F_NAME, F_PID, F_TID, F_TS, F_DUR, F_ID, NFIELD };
+static const char *const field_names[NFIELD] = {"ph", "name", "pid", "tid",
+						"ts", "dur",  "id"};
 
 struct field {
 	enum cl_jtype type; /* CJ_END: absent */
@@ -51,6 +60,34 @@ struct thread {
 	size_t n, alloc;
 	size_t *open; /* chrome: "B" spans not ended yet */
 	size_t nopen, aopen;
+};
+
+/* A node of a CPU profile, as its chunk gave it. */
+struct pnode {
+	double id, parent_id;
+	uint32_t name;	 /* in k->names */
+	uint32_t url;	 /* in strs */
+	uint32_t line;	 /* 1-based, 0: none */
+	uint32_t parent; /* node index + 1, 0: none (once sorted) */
+	int has_id, has_parent;
+};
+
+/* A CPU profile: the Profile event and its chunks (pid, id). */
+struct cpuprof {
+	int64_t pid, tid;
+	uint32_t id; /* in strs */
+	double start;
+	int has_start;
+	struct pnode *nodes;
+	size_t nnodes, anodes;
+	double *samples, *deltas;
+	size_t nsamples, asamples, ndeltas, adeltas;
+};
+
+/* A thread_name (tid >= 0) or process_name (tid -1) metadata event. */
+struct tname {
+	int64_t pid, tid;
+	uint32_t name; /* in strs */
 };
 
 struct tstate {
@@ -76,6 +113,24 @@ struct tstate {
 	size_t nfids, afids;
 	uint64_t events, unmatched, bad;
 	struct ember_buf tmp;
+	/* chrome: the event's args (pk: what the containers at each depth
+	 * below the event are), the CPU profiles, the names of threads */
+	int pk[9];
+	struct pnode *en;
+	size_t nen, aen;
+	double *es, *ed;
+	size_t nes, aes, ned, aed;
+	double estart, eline;
+	int has_estart, has_ename;
+	struct ember_buf efn, eurl, ename;
+	struct ember_intern strs;
+	struct cpuprof *cp;
+	size_t ncp, acp;
+	struct tname *tn;
+	size_t ntn, atn;
+	uint64_t short_chunks;
+	uint32_t *frame_of; /* per name id: the span's profile frame + 1 */
+	size_t afo;
 };
 
 static void *state_new(const struct ember_collapse_options *o,
@@ -88,6 +143,10 @@ static void *state_new(const struct ember_collapse_options *o,
 	ember_buf_init(&s->ev_text, 256);
 	ember_buf_init(&s->tmp, 256);
 	ember_intern_init(&s->whole);
+	ember_intern_init(&s->strs);
+	ember_buf_init(&s->efn, 64);
+	ember_buf_init(&s->eurl, 64);
+	ember_buf_init(&s->ename, 64);
 	s->mask = 63;
 	s->slots = ember_xcalloc(s->mask + 1, sizeof(*s->slots));
 	return s;
@@ -117,6 +176,21 @@ static void state_free(void *st)
 	free(s->th);
 	free(s->slots);
 	ember_intern_release(&s->whole);
+	ember_intern_release(&s->strs);
+	ember_buf_release(&s->efn);
+	ember_buf_release(&s->eurl);
+	ember_buf_release(&s->ename);
+	free(s->en);
+	free(s->es);
+	free(s->ed);
+	for (size_t i = 0; i < s->ncp; i++) {
+		free(s->cp[i].nodes);
+		free(s->cp[i].samples);
+		free(s->cp[i].deltas);
+	}
+	free(s->cp);
+	free(s->tn);
+	free(s->frame_of);
 	free(s->frames_of);
 	free(s->fids);
 	ember_buf_release(&s->ev_text);
@@ -386,7 +460,385 @@ static int event_compat(struct tstate *s)
 	return 0;
 }
 
-/* One event as `chrome` takes it: X and B/E; the rest is left alone. */
+/* ---- CPU profiles: Profile and ProfileChunk events ---- */
+
+/*
+ * Chrome's (and V8's) sampled CPU profile inside a trace: a "Profile"
+ * event (ph "P", an id, args.data.startTime) on the profiled thread,
+ * then "ProfileChunk" events of the same pid and id, each with more
+ * nodes (id, parent, callFrame), samples (the node each hit) and
+ * args.data.timeDeltas (microseconds from the sample before).  An
+ * event's args are gathered as they come (its ph and name may follow
+ * them) and kept once the event turns out to be one of those.
+ */
+enum { P_NONE, P_ARGS, P_DATA, P_CP, P_TD, P_NODES, P_SAMPLES, P_NODE, P_CF };
+
+static void pnode_start(struct tstate *s)
+{
+	EMBER_GROW(s->en, s->nen + 1, s->aen);
+	memset(&s->en[s->nen], 0, sizeof(s->en[0]));
+	ember_buf_reset(&s->efn);
+	ember_buf_reset(&s->eurl);
+	s->eline = -1;
+}
+
+/* The node's name as a .cpuprofile's: "function url:line". */
+static void pnode_end(struct tstate *s)
+{
+	struct pnode *n = &s->en[s->nen];
+	struct ember_buf *b = &s->tmp;
+
+	if (!n->has_id)
+		return;
+	ember_buf_reset(b);
+	if (s->efn.len)
+		ember_buf_add(b, s->efn.buf, s->efn.len);
+	else
+		ember_buf_adds(b, "(anonymous)");
+	if (s->eurl.len) {
+		ember_buf_addch(b, ' ');
+		ember_buf_add(b, s->eurl.buf, s->eurl.len);
+		if (s->eline >= 0 && s->eline < 1e9)
+			ember_buf_addf(b, ":%.0f", s->eline + 1);
+	}
+	for (size_t i = 0; i < b->len; i++)
+		if (b->buf[i] == ';')
+			b->buf[i] = ':';
+		else if (b->buf[i] == '\n' || b->buf[i] == '\r')
+			b->buf[i] = ' ';
+	n->name = ember_intern(&s->k->names, b->buf, b->len);
+	n->url = ember_intern(&s->strs, s->eurl.buf, s->eurl.len);
+	n->line = s->eurl.len && s->eline >= 0 && s->eline < 1e9
+		      ? (uint32_t)s->eline + 1
+		      : 0;
+	s->nen++;
+}
+
+static int pnum(const struct cl_jval *v, double *x)
+{
+	if (v->type != CJ_NUM || !isfinite(v->num))
+		return 0;
+	*x = v->num;
+	return 1;
+}
+
+/* A value inside an event (rel: its depth below the event's). */
+static void prof_value(struct tstate *s, const struct cl_jval *v, int rel)
+{
+	int up = rel > 1 ? s->pk[rel - 1] : P_NONE;
+	int code = P_NONE;
+	double x;
+
+	if (rel >= (int)(sizeof(s->pk) / sizeof(s->pk[0])))
+		return;
+	if (v->type == CJ_END) {
+		if (rel == 5 && up == P_NODES && s->pk[rel] == P_NODE)
+			pnode_end(s);
+		return;
+	}
+	if (rel == 1 && cl_jkey(v, "args"))
+		code = P_ARGS;
+	else if (rel == 2 && up == P_ARGS && cl_jkey(v, "data"))
+		code = P_DATA;
+	else if (rel == 2 && up == P_ARGS && cl_jkey(v, "name") &&
+		 v->type == CJ_STR) {
+		ember_buf_reset(&s->ename);
+		ember_buf_add(&s->ename, v->s, v->n);
+		s->has_ename = 1;
+	} else if (rel == 3 && up == P_DATA) {
+		if (cl_jkey(v, "cpuProfile"))
+			code = P_CP;
+		else if (cl_jkey(v, "timeDeltas"))
+			code = P_TD;
+		else if (cl_jkey(v, "startTime") && pnum(v, &s->estart))
+			s->has_estart = 1;
+	} else if (rel == 4 && up == P_CP) {
+		if (cl_jkey(v, "nodes"))
+			code = P_NODES;
+		else if (cl_jkey(v, "samples"))
+			code = P_SAMPLES;
+	} else if (rel == 4 && up == P_TD && pnum(v, &x)) {
+		EMBER_GROW(s->ed, s->ned + 1, s->aed);
+		s->ed[s->ned++] = x;
+	} else if (rel == 5 && up == P_SAMPLES && pnum(v, &x)) {
+		EMBER_GROW(s->es, s->nes + 1, s->aes);
+		s->es[s->nes++] = x;
+	} else if (rel == 5 && up == P_NODES && v->type == CJ_OBJ) {
+		code = P_NODE;
+		pnode_start(s);
+	} else if (rel == 6 && up == P_NODE) {
+		struct pnode *n = &s->en[s->nen];
+		if (cl_jkey(v, "callFrame"))
+			code = P_CF;
+		else if (cl_jkey(v, "id") && pnum(v, &n->id))
+			n->has_id = 1;
+		else if (cl_jkey(v, "parent") && pnum(v, &n->parent_id))
+			n->has_parent = 1;
+	} else if (rel == 7 && up == P_CF) {
+		if ((cl_jkey(v, "functionName") || cl_jkey(v, "url")) &&
+		    v->type == CJ_STR) {
+			struct ember_buf *b =
+			    cl_jkey(v, "url") ? &s->eurl : &s->efn;
+			ember_buf_reset(b);
+			ember_buf_add(b, v->s, v->n);
+		} else if (cl_jkey(v, "lineNumber")) {
+			pnum(v, &s->eline);
+		}
+	}
+	if (v->type == CJ_OBJ || v->type == CJ_ARR)
+		s->pk[rel] = code;
+}
+
+static void prof_clear(struct tstate *s)
+{
+	s->nen = s->nes = s->ned = 0;
+	s->has_estart = s->has_ename = 0;
+	memset(s->pk, 0, sizeof(s->pk));
+}
+
+/* The CPU profile of (pid, id), made on first use. */
+static struct cpuprof *cpuprof(struct tstate *s, int64_t pid, const char *id,
+			       size_t n, int64_t tid)
+{
+	uint32_t name = ember_intern(&s->strs, id, n);
+
+	for (size_t i = 0; i < s->ncp; i++)
+		if (s->cp[i].pid == pid && s->cp[i].id == name)
+			return &s->cp[i];
+	EMBER_GROW(s->cp, s->ncp + 1, s->acp);
+	struct cpuprof *c = &s->cp[s->ncp++];
+	memset(c, 0, sizeof(*c));
+	c->pid = pid;
+	c->tid = tid;
+	c->id = name;
+	return c;
+}
+
+/* A Profile or ProfileChunk event, its args gathered. */
+static void profile_event(struct tstate *s, int64_t pid, int64_t tid, int chunk)
+{
+	struct field *f = &s->f[F_ID];
+	const char *id =
+	    f->type == CJ_STR || f->type == CJ_NUM ? ftext(s, f) : "";
+	struct cpuprof *c = cpuprof(s, pid, id, strlen(id), tid);
+
+	if (!chunk)
+		c->tid =
+		    tid; /* the profiled thread's, where chunks may not be */
+	if (s->has_estart && (!chunk || !c->has_start)) {
+		c->start = s->estart;
+		c->has_start = 1;
+	}
+	if (s->nen) {
+		EMBER_GROW(c->nodes, c->nnodes + s->nen, c->anodes);
+		memcpy(c->nodes + c->nnodes, s->en, s->nen * sizeof(*s->en));
+		c->nnodes += s->nen;
+	}
+	if (s->nes) {
+		EMBER_GROW(c->samples, c->nsamples + s->nes, c->asamples);
+		memcpy(c->samples + c->nsamples, s->es,
+		       s->nes * sizeof(*s->es));
+		c->nsamples += s->nes;
+	}
+	if (s->ned) {
+		EMBER_GROW(c->deltas, c->ndeltas + s->ned, c->adeltas);
+		memcpy(c->deltas + c->ndeltas, s->ed, s->ned * sizeof(*s->ed));
+		c->ndeltas += s->ned;
+	}
+}
+
+/* A thread_name or process_name metadata event. */
+static void name_event(struct tstate *s, int64_t pid, int64_t tid, int thread)
+{
+	if (!s->has_ename)
+		return;
+	EMBER_GROW(s->tn, s->ntn + 1, s->atn);
+	s->tn[s->ntn++] =
+	    (struct tname){pid, thread ? tid : -1,
+			   ember_intern(&s->strs, s->ename.buf, s->ename.len)};
+}
+
+static int by_node_id(const void *a, const void *b)
+{
+	double x = ((const struct pnode *)a)->id,
+	       y = ((const struct pnode *)b)->id;
+	return (x > y) - (x < y);
+}
+
+static ptrdiff_t find_node(const struct cpuprof *c, double id)
+{
+	size_t lo = 0, hi = c->nnodes;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c->nodes[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->nnodes && c->nodes[lo].id == id ? (ptrdiff_t)lo : -1;
+}
+
+struct pstamp {
+	double t;
+	size_t i;
+};
+
+static int by_stamp(const void *a, const void *b)
+{
+	const struct pstamp *x = a, *y = b;
+
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* The profile's thread of (pid, tid), named by the metadata events. */
+static uint32_t prof_thread(struct tstate *s, struct ember_prof *p, int64_t pid,
+			    int64_t tid)
+{
+	int ipid = pid >= INT32_MIN && pid <= INT32_MAX ? (int)pid : -1;
+	int itid = tid >= INT32_MIN && tid <= INT32_MAX ? (int)tid : -1;
+	uint32_t t = ember_prof_thread(p, ipid, itid);
+
+	for (size_t i = 0; i < s->ntn; i++) {
+		const struct tname *n = &s->tn[i];
+		if (n->pid != pid || (n->tid >= 0 && n->tid != tid))
+			continue;
+		size_t len;
+		const char *name = ember_intern_str(&s->strs, n->name, &len);
+		uint32_t id = ember_prof_str(p, name, len);
+		if (n->tid >= 0)
+			p->threads[t].name = id;
+		else
+			p->procs[p->threads[t].process].name = id;
+	}
+	p->flags |= EMBER_PROF_HAS_THREADS;
+	return t;
+}
+
+/* The samples' profile types, once. */
+static struct ember_prof *trace_prof(struct tstate *s)
+{
+	struct ember_prof *p = cl_prof(s->k);
+
+	if (p && !p->ntypes) {
+		ember_prof_add_type(p, "samples", "count", 1);
+		ember_prof_add_type(p, "cpu", "microseconds", 0);
+		p->flags |= EMBER_PROF_HAS_TIME;
+	}
+	return p && p->ncols == 1 ? p : NULL;
+}
+
+/* The stack node of node i (its frame and its callers'; the root,
+ * "(root)", is none), memo[i] + 1 once made. */
+static uint32_t pnode_stack(struct tstate *s, struct ember_prof *p,
+			    const struct cpuprof *c, uint32_t *memo, size_t i,
+			    size_t depth)
+{
+	const struct pnode *n = &c->nodes[i];
+
+	if (memo[i])
+		return memo[i] == UINT32_MAX ? EMBER_PROF_NONE : memo[i] - 1;
+	memo[i] = UINT32_MAX; /* also where parents loop */
+	if (!n->parent || depth > c->nnodes)
+		return EMBER_PROF_NONE;
+	uint32_t parent = pnode_stack(s, p, c, memo, n->parent - 1, depth + 1);
+	size_t len, ulen;
+	const char *name = ember_intern_str(&s->k->names, n->name, &len);
+	const char *url = ember_intern_str(&s->strs, n->url, &ulen);
+	struct ember_prof_func fn = {0};
+	fn.name = fn.system_name = ember_prof_str(p, name, len);
+	fn.file = ember_prof_str(p, url, ulen);
+	struct ember_prof_frame fr = {0};
+	fr.mapping = EMBER_PROF_NONE;
+	fr.func = ember_prof_func(p, &fn);
+	fr.line = n->line;
+	fr.kind = EMBER_PROF_INTERP;
+	if (n->line)
+		p->flags |= EMBER_PROF_HAS_LINES;
+	uint32_t st = ember_prof_stack(p, parent, ember_prof_frame(p, &fr));
+	memo[i] = st + 1;
+	return st;
+}
+
+/*
+ * A CPU profile's samples: each at startTime plus the deltas up to it,
+ * lasting until the next one (the last: the mean interval), as
+ * .cpuprofile's are read (cpuprofile.c); its stack the nodes up to the
+ * root, which is left out.  Into the folded stacks (microseconds) and
+ * the sample-level profile.
+ */
+static void fold_cpuprof(struct tstate *s, struct cpuprof *c)
+{
+	size_t n = c->nsamples < c->ndeltas ? c->nsamples : c->ndeltas;
+	struct ember_prof *p = trace_prof(s);
+	uint32_t *ids = NULL, *memo = NULL, thread = EMBER_PROF_NONE;
+	size_t aids = 0;
+
+	if (c->nsamples != c->ndeltas)
+		s->short_chunks++;
+	if (!n)
+		return;
+	qsort(c->nodes, c->nnodes, sizeof(*c->nodes), by_node_id);
+	for (size_t i = 0; i < c->nnodes; i++) {
+		struct pnode *d = &c->nodes[i];
+		ptrdiff_t k = d->has_parent ? find_node(c, d->parent_id) : -1;
+		d->parent = k >= 0 && (size_t)k != i ? (uint32_t)k + 1 : 0;
+	}
+	struct pstamp *st = ember_xreallocarray(NULL, n, sizeof(*st));
+	double t = c->start;
+	for (size_t i = 0; i < n; i++) {
+		t += c->deltas[i];
+		st[i] = (struct pstamp){t, i};
+	}
+	qsort(st, n, sizeof(*st), by_stamp);
+	double mean = n > 1 ? (st[n - 1].t - st[0].t) / (double)(n - 1) : 0;
+	if (p) {
+		memo = ember_xcalloc(c->nnodes ? c->nnodes : 1, sizeof(*memo));
+		thread = prof_thread(s, p, c->pid, c->tid);
+	}
+	for (size_t j = 0; j < n; j++) {
+		double d = j + 1 < n ? st[j + 1].t - st[j].t : mean;
+		ptrdiff_t k = find_node(c, c->samples[st[j].i]);
+		if (d < 0)
+			d = 0;
+		if (k < 0) {
+			s->bad++;
+			continue;
+		}
+		size_t depth = 0;
+		for (uint32_t q = (uint32_t)k + 1; q && depth <= c->nnodes;
+		     q = c->nodes[q - 1].parent) {
+			EMBER_GROW(ids, depth + 1, aids);
+			ids[depth++] = c->nodes[q - 1].name;
+		}
+		if (depth < 2 || depth > c->nnodes)
+			continue; /* the root itself, or parents in a loop */
+		depth--;	  /* V8's "(root)" */
+		for (size_t a = 0, b = depth - 1; a < b; a++, b--) {
+			uint32_t x = ids[a];
+			ids[a] = ids[b];
+			ids[b] = x;
+		}
+		size_t e = ember_stacks_add(&s->k->stacks, ids, depth, 0, 0);
+		cl_count(s->k, e, d, 0, 0);
+		s->k->n.records++;
+		if (p) {
+			uint32_t sn = pnode_stack(s, p, c, memo, (size_t)k, 0);
+			double ns = st[j].t > 0 ? st[j].t * 1000 : 0;
+			if (sn != EMBER_PROF_NONE)
+				ember_prof_sample(p, (uint64_t)ns, thread, -1,
+						  sn, &d);
+		}
+	}
+	free(st);
+	free(memo);
+	free(ids);
+}
+
+/* One event as `chrome` takes it: X and B/E, the CPU profiles and the
+ * names of threads; the rest is left alone. */
 static int event_chrome(struct tstate *s)
 {
 	struct field *f = s->f;
@@ -396,6 +848,22 @@ static int event_chrome(struct tstate *s)
 	int x = is_lit(s, &f[F_PH], "X"), b = is_lit(s, &f[F_PH], "B");
 	int e = is_lit(s, &f[F_PH], "E");
 
+	if (is_lit(s, &f[F_PH], "P") || is_lit(s, &f[F_PH], "M")) {
+		int chunk = is_lit(s, &f[F_NAME], "ProfileChunk");
+		int thread = is_lit(s, &f[F_NAME], "thread_name");
+		if ((f[F_PID].type != CJ_END &&
+		     py_int(s, &f[F_PID], &pid, &why)) ||
+		    (f[F_TID].type != CJ_END &&
+		     py_int(s, &f[F_TID], &tid, &why)))
+			return 0;
+		if (is_lit(s, &f[F_PH], "P") &&
+		    (chunk || is_lit(s, &f[F_NAME], "Profile")))
+			profile_event(s, pid, tid, chunk);
+		else if (is_lit(s, &f[F_PH], "M") &&
+			 (thread || is_lit(s, &f[F_NAME], "process_name")))
+			name_event(s, pid, tid, thread);
+		return 0;
+	}
 	if (!x && !b && !e)
 		return 0;
 	if ((f[F_PID].type != CJ_END && py_int(s, &f[F_PID], &pid, &why)) ||
@@ -470,6 +938,8 @@ static int on_value(void *ctx, const struct cl_jval *v)
 	if (v->depth == s->ev_depth) {
 		if (v->type == CJ_OBJ) {
 			clear_fields(s);
+			if (!s->compat)
+				prof_clear(s);
 			s->in_event = 1;
 			return 0;
 		}
@@ -486,6 +956,8 @@ static int on_value(void *ctx, const struct cl_jval *v)
 		s->bad++;
 		return 0;
 	}
+	if (!s->compat && s->in_event)
+		prof_value(s, v, v->depth - s->ev_depth);
 	if (v->depth != s->ev_depth + 1 || !s->in_event || !v->key ||
 	    v->type == CJ_END)
 		return 0;
@@ -551,12 +1023,43 @@ struct open_span {
 	size_t nframes; /* frames below and including it */
 };
 
+/* A span's self time, also into the profile (p) as a sample of thread
+ * at its start. */
 static void save(struct tstate *s, const uint32_t *ids,
-		 const struct open_span *top)
+		 const struct open_span *top, struct ember_prof *p,
+		 uint32_t thread)
 {
 	size_t e = ember_stacks_add(&s->k->stacks, ids, top->nframes, 0, 0);
 	cl_count(s->k, e, top->self, 0, 0);
 	s->k->n.records++;
+	if (!p || !(top->self > 0))
+		return;
+	uint32_t sn = EMBER_PROF_NONE;
+	for (size_t i = 0; i < top->nframes; i++) {
+		uint32_t id = ids[i];
+		if (id >= s->afo) {
+			size_t old = s->afo;
+			EMBER_GROW(s->frame_of, (size_t)id + 1, s->afo);
+			memset(s->frame_of + old, 0,
+			       (s->afo - old) * sizeof(*s->frame_of));
+		}
+		if (!s->frame_of[id]) {
+			size_t len;
+			const char *name =
+			    ember_intern_str(&s->k->names, id, &len);
+			struct ember_prof_func fn = {0};
+			fn.name = fn.system_name = ember_prof_str(p, name, len);
+			struct ember_prof_frame fr = {0};
+			fr.mapping = EMBER_PROF_NONE;
+			fr.func = ember_prof_func(p, &fn);
+			fr.kind = EMBER_PROF_USER;
+			s->frame_of[id] = ember_prof_frame(p, &fr) + 1;
+		}
+		sn = ember_prof_stack(p, sn, s->frame_of[id] - 1);
+	}
+	double ts = top->sp->ts > 0 ? top->sp->ts * 1000 : 0;
+	double self = top->self;
+	ember_prof_sample(p, (uint64_t)ts, thread, -1, sn, &self);
 }
 
 static void nest(struct tstate *s, struct thread *t)
@@ -565,6 +1068,8 @@ static void nest(struct tstate *s, struct thread *t)
 	size_t n = 0, a = 0;
 	uint32_t *ids = NULL;
 	size_t aids = 0;
+	struct ember_prof *p = s->compat ? NULL : trace_prof(s);
+	uint32_t thread = p ? prof_thread(s, p, t->pid, t->tid) : 0;
 
 	if (t->nopen)
 		s->unmatched += t->nopen;
@@ -580,7 +1085,7 @@ static void nest(struct tstate *s, struct thread *t)
 	for (size_t i = 0; i < t->n; i++) {
 		const struct span *e = &t->sp[i];
 		while (n && st[n - 1].sp->ts + st[n - 1].sp->dur <= e->ts) {
-			save(s, ids, &st[n - 1]);
+			save(s, ids, &st[n - 1], p, thread);
 			n--;
 		}
 		if (n)
@@ -594,7 +1099,7 @@ static void nest(struct tstate *s, struct thread *t)
 		st[n++] = (struct open_span){e, e->dur, base + cnt};
 	}
 	while (n) {
-		save(s, ids, &st[n - 1]);
+		save(s, ids, &st[n - 1], p, thread);
 		n--;
 	}
 	free(st);
@@ -605,8 +1110,17 @@ static void finish(void *st)
 {
 	struct tstate *s = st;
 
+	for (size_t i = 0; i < s->ncp; i++) {
+		fold_cpuprof(s, &s->cp[i]);
+		free(s->cp[i].nodes);
+		free(s->cp[i].samples);
+		free(s->cp[i].deltas);
+	}
+	s->ncp = 0;
 	for (size_t i = 0; i < s->nth; i++)
 		nest(s, &s->th[i]);
+	if (!s->compat && trace_prof(s))
+		ember_prof_finish(trace_prof(s));
 	/* counted; a second call finds nothing */
 	for (size_t i = 0; i < s->nth; i++) {
 		free(s->th[i].sp);
@@ -620,6 +1134,13 @@ static void finish(void *st)
 			  "out",
 			  (unsigned long long)s->unmatched,
 			  s->unmatched == 1 ? "" : "s");
+	if (s->short_chunks)
+		ember_log(EMBER_LOG_WARN,
+			  "%llu CPU profile%s with fewer time deltas than "
+			  "samples: the samples past the last delta left out",
+			  (unsigned long long)s->short_chunks,
+			  s->short_chunks == 1 ? "" : "s");
+	s->short_chunks = 0;
 	if (s->bad)
 		ember_log(EMBER_LOG_WARN,
 			  "%llu event%s without a usable pid, tid, ts, dur or "
