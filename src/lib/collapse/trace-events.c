@@ -111,7 +111,7 @@ struct tstate {
 	size_t afr;
 	uint32_t *fids;
 	size_t nfids, afids;
-	uint64_t events, unmatched, bad;
+	uint64_t events, unmatched, unended, bad;
 	struct ember_buf tmp;
 	/* chrome: the event's args (pk: what the containers at each depth
 	 * below the event are), the CPU profiles, the names of threads */
@@ -1071,9 +1071,28 @@ static void nest(struct tstate *s, struct thread *t)
 	struct ember_prof *p = s->compat ? NULL : trace_prof(s);
 	uint32_t thread = p ? prof_thread(s, p, t->pid, t->tid) : 0;
 
-	if (t->nopen)
-		s->unmatched += t->nopen;
-	/* a "B" never ended has no duration: left out */
+	/* a "B" never ended lasts until the thread's last event, as
+	 * speedscope and DevTools draw it (a trace stopped while a run
+	 * loop ran: the spans inside it keep it as their caller) */
+	if (t->nopen) {
+		double last = -INFINITY;
+		for (size_t i = 0; i < t->n; i++) {
+			const struct span *sp = &t->sp[i];
+			double end = isnan(sp->dur) ? sp->ts : sp->ts + sp->dur;
+			if (end > last)
+				last = end;
+		}
+		for (size_t i = 0; i < t->nopen; i++) {
+			struct span *sp = &t->sp[t->open[i]];
+			if (last > sp->ts) { /* else no time: left out */
+				sp->dur = last - sp->ts;
+				s->unended++;
+			} else {
+				s->unmatched++;
+			}
+		}
+		t->nopen = 0;
+	}
 	size_t m = 0;
 	for (size_t i = 0; i < t->n; i++)
 		if (!isnan(t->sp[i].dur))
@@ -1134,6 +1153,13 @@ static void finish(void *st)
 			  "out",
 			  (unsigned long long)s->unmatched,
 			  s->unmatched == 1 ? "" : "s");
+	if (s->unended)
+		ember_log(EMBER_LOG_WARN,
+			  "%llu begin event%s never ended: closed at the "
+			  "thread's last event",
+			  (unsigned long long)s->unended,
+			  s->unended == 1 ? "" : "s");
+	s->unended = 0;
 	if (s->short_chunks)
 		ember_log(EMBER_LOG_WARN,
 			  "%llu CPU profile%s with fewer time deltas than "
