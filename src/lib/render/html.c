@@ -325,17 +325,15 @@ static void encode(const struct ember_tree *tree, const struct fg_layout *lay,
  *                   time in tunits), weighted, the number of stack
  *                   nodes, and the threads: [tid, pid, thread name,
  *                   process name, samples], each with its samples below
- *   EMBER.tstacks   per node of the profile's prefix tree of stacks, in
- *                   its order (parents first): 0 for a root, else how
+ *   #ember-tstacks  (a <script type="text/plain">) per node of the profile's
+ * prefix tree of stacks, in its order (parents first): 0 for a root, else how
  *                   many nodes back its parent is; its name's index
  *                   (times two, plus one for an off-CPU state's frame)
- *   EMBER.tsamples  thread after thread, per sample in time order: the
- *                   time since the thread's sample before (the first:
- *                   since the profile's first sample), in whole units,
- *                   rounded from the start so that errors do not add up;
- *                   its stack node; when weighted, its weight in the
- *                   frame table's units, as the difference from the
- *                   sample before's (zigzag: 2v, or -2v-1 below 0)
+ *   #ember-tsamples (the same) thread after thread, per sample in time order:
+ * the time since the thread's sample before (the first: since the profile's
+ * first sample), in whole units, rounded from the start so that errors do not
+ * add up; its stack node; when weighted, its weight in the frame table's units,
+ * as the difference from the sample before's (zigzag: 2v, or -2v-1 below 0)
  *
  * The weights are those of the value whose sum is the flame graph's
  * total (scaled to it: record's off-CPU microseconds of nanoseconds).
@@ -539,15 +537,21 @@ int ember_fg_write_html(struct ember_flamegraph *fg, struct ember_tree *tree,
 	ember_buf_adds(b, "\";\nEMBER.data = \"");
 	out_flush(&out, 0);
 	ember_buf_add(b, frames.buf, frames.len);
+	ember_buf_adds(b, "\";\n</script>\n");
+	/* data blocks, not string literals: the script parser never reads
+	 * them (half the time of a page of samples) */
 	if (thead.len) {
-		ember_buf_adds(b, "\";\nEMBER.tstacks = \"");
+		ember_buf_adds(b, "<script type=\"text/plain\" "
+				  "id=\"ember-tstacks\">");
 		out_flush(&out, 0);
 		ember_buf_add(b, tstacks.buf, tstacks.len);
-		ember_buf_adds(b, "\";\nEMBER.tsamples = \"");
+		ember_buf_adds(b, "</script>\n<script type=\"text/plain\" "
+				  "id=\"ember-tsamples\">");
 		out_flush(&out, 0);
 		ember_buf_add(b, tsamples.buf, tsamples.len);
+		ember_buf_adds(b, "</script>\n");
 	}
-	ember_buf_adds(b, "\";\n</script>\n<script>\n");
+	ember_buf_adds(b, "<script>\n");
 	ember_buf_adds(b, ember_asset_timeline_js);
 	ember_buf_adds(b, ember_asset_viewer_js);
 	ember_buf_adds(b, "</script>\n</body>\n</html>\n");

@@ -1,7 +1,7 @@
 /*
  * ember's timeline: the tracks, the time range and the stack chart of a
- * profile with times (html.c writes its samples into EMBER.timeline,
- * EMBER.tstacks and EMBER.tsamples; viewer.js calls emberTimeline once it
+ * profile with times (html.c writes its samples into EMBER.timeline and
+ * the data blocks #ember-tstacks and #ember-tsamples; viewer.js calls emberTimeline once it
  * has decoded the frame table, and takes the base tree from tree()).
  *
  * Hooks for tests (stable):
@@ -38,8 +38,14 @@
  * a selection's flame graph is the sum of its samples' weights per node,
  * summed up to the root in one backward pass.
  */
-window.emberTimeline = function (V) {
+(function () {
 "use strict";
+// the data blocks, read before viewer.js replaces the body
+var data = ["ember-tstacks", "ember-tsamples"].map(function (id) {
+	var el = document.getElementById(id);
+	return el ? el.textContent : "";
+});
+window.emberTimeline = function (V) {
 var E = V.E, TL = E.timeline, names = V.names, nnames = names.length;
 var DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 var SEARCHCOLOR = "rgb(230,0,230)", LABELW = 200, TRACKH = 30;
@@ -49,18 +55,22 @@ var $ = function (id) { return document.getElementById(id); };
 
 var lut = new Int8Array(128).fill(-1), i;
 for (i = 0; i < 64; i++) lut[DIGITS.charCodeAt(i)] = i;
-function Reader(s) { this.s = s; this.p = 0; this.bad = false; }
-Reader.prototype.num = function () {
-	var s = this.s, len = s.length, v = 0, m = 1;
-	for (;;) {
-		var c = this.p < len ? s.charCodeAt(this.p++) : 128;
-		var d = c < 128 ? lut[c] : -1;
-		if (d < 0) { this.bad = true; return 0; }
-		if (d < 32) return v + d * m;
-		v += (d - 32) * m;
-		m *= 32;
-	}
-};
+function Reader(s) {
+	var p = 0, len = s.length, self = this;
+	this.bad = false;
+	this.num = function () {
+		var v = 0, m = 1;
+		for (;;) {
+			var c = p < len ? s.charCodeAt(p++) : 128;
+			var d = c < 128 ? lut[c] : -1;
+			if (d < 0) { self.bad = true; return 0; }
+			if (d < 32) return v + d * m;
+			v += (d - 32) * m;
+			m *= 32;
+		}
+	};
+	this.end = function () { return p == len; };
+}
 
 // the order of siblings: flamegraph.pl sorts whole lines, so "a;" before
 // "a-;" is decided at the ';'
@@ -76,7 +86,7 @@ function siblingRank() {
 // The profile's stack nodes merged by name: smap[stack] = merged node;
 // merged nodes renumbered in pre-order (mparent, mname, mdepth, mend).
 function decodeStacks() {
-	var rd = new Reader(E.tstacks), ns = TL.stacks, k;
+	var rd = new Reader(data[0]), ns = TL.stacks, k;
 	var sp = new Int32Array(ns), sn = new Uint32Array(ns);
 	soff = new Uint8Array(ns);
 	for (k = 0; k < ns && !rd.bad; k++) {
@@ -86,21 +96,34 @@ function decodeStacks() {
 		sn[k] = nm >>> 1;
 		if (sp[k] < -1 || sn[k] >= nnames) rd.bad = true;
 	}
-	if (rd.bad || rd.p != E.tstacks.length) throw new Error("the stack table is damaged");
-	// merge: node 0 is the root ("all")
-	var tmp = new Int32Array(ns), par = [-1], nam = [V.rootName], kids = new Map();
+	if (rd.bad || !rd.end()) throw new Error("the stack table is damaged");
+	// merge: node 0 is the root ("all"); (parent, name) -> node in an
+	// open-addressing table
+	var tmp = new Int32Array(ns), par = new Int32Array(ns + 1), nam = new Uint32Array(ns + 1);
+	var size = 1 << Math.ceil(Math.log2(2 * ns + 2)), mask = size - 1, slots = new Int32Array(size);
+	par[0] = -1;
+	nam[0] = V.rootName;
+	var m = 1;
 	for (k = 0; k < ns; k++) {
-		var p = sp[k] < 0 ? 0 : tmp[sp[k]], key = p * nnames + sn[k], c = kids.get(key);
-		if (c === undefined) {
-			c = par.length;
-			kids.set(key, c);
-			par.push(p);
-			nam.push(sn[k]);
+		var p = sp[k] < 0 ? 0 : tmp[sp[k]], nm2 = sn[k];
+		var h = (Math.imul(p, 0x9e3779b1) ^ Math.imul(nm2 + 1, 0x85ebca77)) & mask, c;
+		for (;;) {
+			c = slots[h] - 1;
+			if (c < 0) {
+				c = m++;
+				slots[h] = c + 1;
+				par[c] = p;
+				nam[c] = nm2;
+				break;
+			}
+			if (par[c] == p && nam[c] == nm2) break;
+			h = (h + 1) & mask;
 		}
 		tmp[k] = c;
 	}
+	slots = null;
 	// children lists, sorted, then pre-order numbering
-	var m = par.length, cnt = new Uint32Array(m + 1);
+	var cnt = new Uint32Array(m + 1);
 	for (k = 1; k < m; k++) cnt[par[k] + 1]++;
 	for (k = 0; k < m; k++) cnt[k + 1] += cnt[k];
 	var first = cnt.slice(0, m), fill = cnt.slice(0, m), ch = new Uint32Array(m);
@@ -133,9 +156,9 @@ function decodeStacks() {
 }
 
 function decodeSamples() {
-	var rd = new Reader(E.tsamples), T = 0;
-	threads = TL.threads.map(function (a) {
-		var n = a[4], t = new Float64Array(n), s = new Uint32Array(n);
+	var rd = new Reader(data[1]), T = 0;
+	inOrder.forEach(function (th) {
+		var n = th.n, t = new Float64Array(n), s = new Uint32Array(n);
 		var w = TL.weighted ? new Float64Array(n) : null, off = new Uint8Array(n), at = 0, pw = 0;
 		for (var k = 0; k < n && !rd.bad; k++) {
 			at += rd.num();
@@ -150,9 +173,12 @@ function decodeSamples() {
 			}
 		}
 		if (at > T) T = at;
-		return { tid: a[0], pid: a[1], name: a[2], process: a[3], n: n, t: t, s: s, w: w, off: off };
+		th.t = t;
+		th.s = s;
+		th.w = w;
+		th.off = off;
 	});
-	if (rd.bad || rd.p != E.tsamples.length) throw new Error("the samples are damaged");
+	if (rd.bad || !rd.end()) throw new Error("the samples are damaged");
 	span = [0, T];
 	// a sample lasts until the next, at most two intervals (the median)
 	var d = [];
@@ -161,12 +187,16 @@ function decodeSamples() {
 	});
 	d.sort(function (a, b) { return a - b; });
 	interval = d.length ? d[d.length >> 1] : 1;
-	threads.sort(function (a, b) { return a.pid - b.pid || a.tid - b.tid; });
 }
 
-var soff, smap, M, mparent, mname, mdepth, mend, maxdepth, threads, span, interval;
-decodeStacks();
-decodeSamples();
+// the threads as the page lists them (by pid and tid), and as the
+// samples come
+var inOrder = TL.threads.map(function (a) {
+	return { tid: a[0], pid: a[1], name: a[2], process: a[3], n: a[4] };
+});
+var threads = inOrder.slice().sort(function (a, b) { return a.pid - b.pid || a.tid - b.tid; });
+var soff, smap, M, mparent, mname, mdepth, mend, maxdepth, span = [0, 0], interval = 1;
+var ready = false;
 
 // the first sample at or after time x in sorted times t
 function lower(t, x) {
@@ -197,7 +227,7 @@ var own = null, inc = null, onw = null, jmap = null, cursor = null;
 // The flame graph of the selected samples, or null for all of them (the
 // page's own frame table).
 function tree() {
-	if (!active()) return null;
+	if (!ready || !active()) return null;
 	if (!own) {
 		own = new Float64Array(M);
 		inc = new Float64Array(M);
@@ -277,8 +307,12 @@ function label() {
 	sview = null;
 }
 function select(t0, t1, tids) {
-	sel.t0 = Math.max(Math.min(t0, t1), span[0]);
-	sel.t1 = Math.min(Math.max(t0, t1), span[1] + interval);
+	sel.t0 = Math.min(t0, t1);
+	sel.t1 = Math.max(t0, t1);
+	if (ready) {
+		sel.t0 = Math.max(sel.t0, span[0]);
+		sel.t1 = Math.min(sel.t1, span[1] + interval);
+	}
 	if (!(sel.t1 > sel.t0)) sel.t0 = sel.t1 = 0;
 	if (tids) sel.tids = tids.slice();
 	apply();
@@ -364,7 +398,7 @@ function trackTime(cv, clientX) {
 }
 function trackDraw() {
 	var dpr = window.devicePixelRatio || 1;
-	if (!rows.length) return;
+	if (!ready || !rows.length) return;
 	var W = rows[0].cv.clientWidth || 1;
 	if (!rows[0].bins || rows[0].bins.W != W) binAll(W);
 	var dark = document.documentElement.dataset.theme == "dark";
@@ -487,6 +521,7 @@ function stackLayout() {
 function grow(a) { var b = new a.constructor(a.length * 2); b.set(a); return b; }
 function box(node, x, w, y, band, t, d) {
 	var dr = drawn;
+	if (y + fh < 0 || y > stackH) return;
 	if (dr.n == dr.node.length)
 		["node", "x", "w", "y", "band", "t", "d"].forEach(function (k) { dr[k] = grow(dr[k]); });
 	dr.node[dr.n] = node;
@@ -496,44 +531,92 @@ function box(node, x, w, y, band, t, d) {
 	dr.band[dr.n] = band;
 	dr.t[dr.n] = t;
 	dr.d[dr.n++] = d;
-	var match = V.match(), nm = mname[node];
-	sctx.fillStyle = match && match[nm] ? SEARCHCOLOR : V.colors[nm];
-	sctx.fillRect(x, y, w > 2 ? w - 0.5 : Math.max(w, 0.5), fh - 1);
-	if (w < 3 * charw + 6) return;
-	var name = names[nm], room = w - 6, chars = Math.floor(room / charw), lbl = name;
-	if (chars < name.length) lbl = name.slice(0, Math.max(chars - 2, 1)) + "..";
-	sctx.fillStyle = "#000";
-	sctx.fillText(lbl, Math.max(x, 0) + 3, y + (fh - 1) / 2 + 0.5);
+}
+// colours as canvas pixels (RGBA bytes in a little-endian word)
+var col32 = null;
+function pixel(css) {
+	var m = /^#([0-9a-f]{6})$/i.exec(css), v = m ? parseInt(m[1], 16) : 0xe600e6;
+	return (0xff000000 | (v & 255) << 16 | (v & 0xff00) | (v >> 16 & 255)) >>> 0;
+}
+var img = null, img32 = null;
+// The boxes: those a few pixels wide straight into the pixels (there are
+// thousands where stacks change under every pixel), the others as
+// rectangles with their names on top.
+function paint(W, vh, dpr) {
+	var bw = scv.width, bh = scv.height, dr = drawn, k, match = V.match();
+	if (!col32) {
+		col32 = new Uint32Array(nnames);
+		for (k = 0; k < nnames; k++) col32[k] = pixel(V.colors[k]);
+	}
+	if (!img || img.width != bw || img.height != bh) {
+		img = sctx.createImageData(bw, bh);
+		img32 = new Uint32Array(img.data.buffer);
+	} else {
+		img32.fill(0);
+	}
+	var wide = [], SEARCH32 = pixel("#e600e6");
+	for (k = 0; k < dr.n; k++) {
+		if (dr.w[k] * dpr >= 4) { wide.push(k); continue; }
+		var nm = mname[dr.node[k]], c = match && match[nm] ? SEARCH32 : col32[nm];
+		var x0 = Math.max(0, Math.round(dr.x[k] * dpr)), x1 = Math.min(bw, Math.max(x0 + 1, Math.round((dr.x[k] + dr.w[k]) * dpr)));
+		var y0 = Math.max(0, Math.round(dr.y[k] * dpr)), y1 = Math.min(bh, Math.round((dr.y[k] + fh - 1) * dpr));
+		for (var yy = y0; yy < y1; yy++)
+			for (var o = yy * bw + x0, e = yy * bw + x1; o < e; o++) img32[o] = c;
+	}
+	sctx.putImageData(img, 0, 0);
+	for (var q = 0; q < wide.length; q++) {
+		k = wide[q];
+		var n2 = mname[dr.node[k]], x = dr.x[k], w = dr.w[k], y = dr.y[k];
+		sctx.fillStyle = match && match[n2] ? SEARCHCOLOR : V.colors[n2];
+		sctx.fillRect(x, y, w - 0.5, fh - 1);
+		if (w < 3 * charw + 6) continue;
+		var name = names[n2], x3 = Math.max(x, 0), room = Math.min(x + w, W) - x3 - 6;
+		var chars = Math.floor(room / charw), lbl = name;
+		if (chars < 3) continue;
+		if (chars < name.length) lbl = name.slice(0, Math.max(chars - 2, 1)) + "..";
+		sctx.fillStyle = "#000";
+		sctx.fillText(lbl, x3 + 3, y + (fh - 1) / 2 + 0.5);
+	}
 }
 function stackDraw() {
-	if (pane.hidden) return;
+	if (!ready || pane.hidden) return;
 	var dpr = window.devicePixelRatio || 1, W = pane.clientWidth, H = pane.clientHeight;
 	var ch = stackLayout(), vh = Math.min(ch, H || ch);
-	spacer.style.height = Math.max(ch - vh, 0) + "px";
-	scv.style.width = W + "px";
-	scv.style.height = vh + "px";
+	// (styles set only when they change: each would cost a layout)
+	var css = [Math.max(ch - vh, 0) + "px", W + "px", vh + "px"];
+	if (css.join() != lastCss) {
+		lastCss = css.join();
+		spacer.style.height = css[0];
+		scv.style.width = css[1];
+		scv.style.height = css[2];
+	}
 	if (scv.width != Math.round(W * dpr) || scv.height != Math.round(vh * dpr)) {
 		scv.width = Math.round(W * dpr);
 		scv.height = Math.round(vh * dpr);
 	}
-	sctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-	sctx.clearRect(0, 0, W, vh);
-	sctx.font = V.font;
-	sctx.textBaseline = "middle";
 	drawn.n = 0;
+	stackH = vh;
 	var v = view(), top = pane.scrollTop, sc = W / (v[1] - v[0]);
 	stackScale = sc;
 	stackTop = top;
-	var fg = getComputedStyle(document.documentElement).getPropertyValue("--fg") || "#000";
 	bands.forEach(function (b, bi) {
 		var y0 = b.y - top;
 		if (y0 > vh || y0 + b.h < 0) return;
-		sctx.fillStyle = fg;
-		sctx.fillText((b.th.name || "thread") + " (" + b.th.tid + ")", 4, y0 + BANDHEAD / 2);
 		band(b, bi, y0 + BANDHEAD, v, sc, W);
 	});
+	paint(W, vh, dpr);
+	sctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+	sctx.font = V.font;
+	sctx.textBaseline = "middle";
+	sctx.fillStyle = fgColor;
+	bands.forEach(function (b) {
+		var y0 = b.y - top;
+		if (y0 <= vh && y0 + b.h >= 0)
+			sctx.fillText((b.th.name || "thread") + " (" + b.th.tid + ")", 4, y0 + BANDHEAD / 2);
+	});
 }
-var stackScale = 1, stackTop = 0, open = new Int32Array(1), ox = new Float64Array(1);
+var lastCss = "", fgColor = "#000";
+var stackScale = 1, stackTop = 0, stackH = 0, open = new Int32Array(1), ox = new Float64Array(1);
 // one thread's samples from v[0] to v[1]: every sample when they are few,
 // else the sample under each pixel; a box spans the items in a row that
 // share its node
@@ -634,6 +717,7 @@ stackBtn.addEventListener("click", function () { V.setMode("stack"); });
 function show(m) {
 	pane.hidden = m != "stack";
 	stackBtn.classList.toggle("on", m == "stack");
+	fgColor = getComputedStyle(document.documentElement).getPropertyValue("--fg") || "#000";
 	trackDraw();
 	if (m == "stack") stackDraw();
 }
@@ -664,7 +748,7 @@ var hooks = {
 	threads: threads.map(function (th) {
 		return { tid: th.tid, pid: th.pid, name: th.name, process: th.process, samples: th.n };
 	}),
-	span: span, tunit: TL.tunit,
+	ready: false, error: null, span: span, tunit: TL.tunit,
 	select: function (t0, t1, tids) { select(t0, t1, tids || sel.tids); },
 	clear: clear,
 	selection: function () { return { t0: sel.t0, t1: sel.t1, tids: sel.tids.slice() }; },
@@ -678,5 +762,42 @@ var hooks = {
 	},
 	draw: stackDraw
 };
+// The samples are decoded once the flame graph has been painted: the
+// page shows the whole profile first, the tracks a moment later.  Then
+// the range's tree is built once (the compiler's warm-up, so that the
+// first selection is as quick as the next).
+function start() {
+	try {
+		decodeStacks();
+		decodeSamples();
+	} catch (err) {
+		hooks.error = err.message;
+		$("tl-range").textContent = "ember: cannot show the samples: " + err.message;
+		hooks.ready = true;
+		return;
+	}
+	ready = true;
+	hooks.span = span;
+	var keep = sel, k;
+	sel = { t0: span[0], t1: span[1] + interval, tids: [] };
+	tree();
+	// and the stack chart's walk, over every thread
+	var v = [span[0], span[1] + interval];
+	stackLayout();
+	stackH = 1e9;
+	for (k = 0; k < 3; k++) {
+		drawn.n = 0;
+		bands.forEach(function (b, bi) { band(b, bi, 0, v, 1300 / (v[1] - v[0]), 1300); });
+	}
+	drawn.n = 0;
+	sel = keep;
+	sview = null;
+	trackDraw();
+	if (active()) V.rebuild();
+	else if (V.S.mode == "stack") stackDraw();
+	hooks.ready = true;
+}
+requestAnimationFrame(function () { setTimeout(start, 0); });
 return { tree: tree, show: show, readHash: readHash, hash: hash, hooks: hooks, redraw: trackDraw };
 };
+})();
