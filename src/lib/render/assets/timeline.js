@@ -654,10 +654,16 @@ function band(b, bi, y0, v, sc, W) {
 			item(s[q], Math.max(a, -1), Math.min(z, W + 1));
 		}
 	} else {
+		// the last sample at or before each pixel's middle
 		q = lo;
 		for (var c = 0; c < W; c++) {
-			var tc = v[0] + (c + 0.5) / sc;
-			while (q + 1 < th.n && t[q + 1] <= tc) q++;
+			var tc = v[0] + (c + 0.5) / sc, a2 = q, z2 = hi;
+			while (a2 < z2) {
+				var mid = (a2 + z2) >> 1;
+				if (t[mid] <= tc) a2 = mid + 1;
+				else z2 = mid;
+			}
+			q = a2 > lo ? a2 - 1 : lo;
 			if (t[q] <= tc && tc < t[q] + dur(th, q)) item(s[q], c, c + 1);
 		}
 	}
@@ -762,42 +768,47 @@ var hooks = {
 	},
 	draw: stackDraw
 };
-// The samples are decoded once the flame graph has been painted: the
-// page shows the whole profile first, the tracks a moment later.  Then
-// the range's tree is built once (the compiler's warm-up, so that the
-// first selection is as quick as the next).
-function start() {
-	try {
-		decodeStacks();
-		decodeSamples();
-	} catch (err) {
-		hooks.error = err.message;
-		$("tl-range").textContent = "ember: cannot show the samples: " + err.message;
-		hooks.ready = true;
-		return;
-	}
+// The samples are decoded once the flame graph has been painted, in
+// steps with frames between them: the page shows the whole profile first,
+// the tracks' graphs a moment later.  Then the range's tree and the stack
+// chart's walk run once (the compiler's warm-up, so that the first
+// selection and zoom are as quick as the next).
+function fail(err) {
+	hooks.error = err.message;
+	$("tl-range").textContent = "ember: cannot show the samples: " + err.message;
+	hooks.ready = true;
+}
+var steps = [decodeStacks, decodeSamples, function () {
 	ready = true;
 	hooks.span = span;
-	var keep = sel, k;
-	sel = { t0: span[0], t1: span[1] + interval, tids: [] };
+	trackDraw();
+}, function () {
+	var keep = sel;
+	sel = { t0: span[0], t1: span[0] + (span[1] - span[0]) / 10 + interval, tids: [] };
 	tree();
-	// and the stack chart's walk, over every thread
+	sel = keep;
+}, function () {
 	var v = [span[0], span[1] + interval];
 	stackLayout();
 	stackH = 1e9;
-	for (k = 0; k < 3; k++) {
-		drawn.n = 0;
-		bands.forEach(function (b, bi) { band(b, bi, 0, v, 1300 / (v[1] - v[0]), 1300); });
-	}
 	drawn.n = 0;
-	sel = keep;
+	bands.forEach(function (b, bi) { band(b, bi, 0, v, 1300 / (v[1] - v[0]), 1300); });
+	drawn.n = 0;
 	sview = null;
-	trackDraw();
+}, function () {
 	if (active()) V.rebuild();
 	else if (V.S.mode == "stack") stackDraw();
 	hooks.ready = true;
+}];
+function step() {
+	try {
+		steps.shift()();
+	} catch (err) {
+		return fail(err);
+	}
+	if (steps.length) requestAnimationFrame(function () { setTimeout(step, 0); });
 }
-requestAnimationFrame(function () { setTimeout(start, 0); });
+requestAnimationFrame(function () { setTimeout(step, 0); });
 return { tree: tree, show: show, readHash: readHash, hash: hash, hooks: hooks, redraw: trackDraw };
 };
 })();
