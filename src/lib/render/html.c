@@ -552,7 +552,8 @@ int ember_fg_write_html(struct ember_flamegraph *fg, struct ember_tree *tree,
 		ember_buf_adds(b, "</script>\n");
 	}
 	ember_buf_adds(b, "<script>\n");
-	ember_buf_adds(b, ember_asset_timeline_js);
+	if (thead.len)
+		ember_buf_adds(b, ember_asset_timeline_js);
 	ember_buf_adds(b, ember_asset_viewer_js);
 	ember_buf_adds(b, "</script>\n</body>\n</html>\n");
 	out_flush(&out, 1);
