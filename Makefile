@@ -296,8 +296,14 @@ check: deps
 fuzz:
 	@sh tests/fuzz/run.sh
 
-bench: deps $(BUILD)/ember
+bench: deps $(BUILD)/ember $(BUILD)/bench/gen-timeline
 	@BUILD=$(BUILD) sh bench/run.sh
+
+$(BUILD)/bench/gen-timeline: bench/gen-timeline.c $(BUILD)/libember.a
+	$(call msg,CC,$<)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libember.a \
+		$(LDLIBS)
 
 demo: deps $(BUILD)/ember
 	@BUILD=$(BUILD) sh tools/demo.sh

@@ -299,6 +299,12 @@ uint64_t ember_flamegraph_lines(const struct ember_flamegraph *fg);
 /* What the counts are (--countname), once an input has said. */
 void ember_flamegraph_set_countname(struct ember_flamegraph *fg,
 				    const char *countname);
+/* The sample-level profile behind the stacks (NULL: none): the HTML
+ * page then carries its samples, when they have times (threads, a time
+ * range, the stack chart).  It must stay valid until the render. */
+struct ember_prof;
+void ember_flamegraph_set_prof(struct ember_flamegraph *fg,
+			       const struct ember_prof *prof);
 /* Writes the SVG.  Returns EMBER_EEMPTY (after writing the error SVG that
  * flamegraph.pl writes) when there are no stack counts. */
 int ember_flamegraph_render(struct ember_flamegraph *fg, ember_write_fn w,

@@ -990,7 +990,8 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 	}
 	/* pprof and the time-ordered formats from perf.data: samples with
 	 * times, threads, addresses, lines */
-	o.profile = as == CLI_PPROF || 1u << as & CLI_TIMED_FORMATS;
+	o.profile =
+	    as == CLI_PPROF || as == CLI_HTML || 1u << as & CLI_TIMED_FORMATS;
 	if (ember_collapse_new(&col, &o)) {
 		free(skip);
 		return cli_usage(cmd, "unknown format '%s'", o.format);

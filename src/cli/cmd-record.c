@@ -1021,12 +1021,17 @@ static int out_write(struct rec_out *o, struct ember_record *r,
 		fo->html = o->fmt == CLI_HTML;
 		fg = ember_flamegraph_new(fo);
 		ember_flamegraph_add(fg, "record", folded.buf, folded.len);
+		/* the page's tracks and stack chart: the samples in time */
+		struct ember_prof *prof =
+		    fo->html ? ember_record_profile(r) : NULL;
+		ember_flamegraph_set_prof(fg, prof);
 		if (!err)
 			err =
 			    ember_flamegraph_render(fg, buf_write, &data, &st);
 		if (err == EMBER_EEMPTY) /* the SVG says so */
 			err = 0;
 		ember_flamegraph_free(fg);
+		ember_prof_free(prof);
 		ember_buf_release(&folded);
 	} else {
 		err = ember_stacks_write(stacks, names, 0, buf_write, &data);
@@ -1334,7 +1339,8 @@ int cmd_record(int argc, char **argv, const char *preset)
 	    (!strcmp(sw_event, "cs") || !strcmp(sw_event, "context-switches"));
 	/* pprof, speedscope, Chrome, Firefox and perf script hold samples
 	 * with their times, threads, addresses and lines */
-	ro.profile = out.fmt == CLI_PPROF || 1u << out.fmt & CLI_TIMED_FORMATS;
+	ro.profile = out.fmt == CLI_PPROF || out.fmt == CLI_HTML ||
+		     1u << out.fmt & CLI_TIMED_FORMATS;
 	int err = ember_record_new(&r, &ro);
 	if (err) {
 		int usage = err == EMBER_EINVAL;

@@ -150,6 +150,8 @@ int cli_write_as(FILE *f, int format, const char *folded, size_t len,
 		o.html = format == CLI_HTML;
 		struct ember_flamegraph *fg = ember_flamegraph_new(&o);
 		ember_flamegraph_add(fg, NULL, folded, len);
+		if (format == CLI_HTML && p)
+			ember_flamegraph_set_prof(fg, p->prof);
 		err = ember_flamegraph_render(fg, ember_write_stdio, f, &st);
 		ember_flamegraph_free(fg);
 		return err;

@@ -102,6 +102,7 @@ extern const char ember_asset_flamegraph_js[];
 extern const char ember_asset_flamegraph_css[];
 /* The HTML viewer's (html.c). */
 extern const char ember_asset_viewer_js[];
+extern const char ember_asset_timeline_js[];
 extern const char ember_asset_viewer_css[];
 
 #endif

@@ -3,7 +3,8 @@
 # HTML viewer (html.js), and ember's speedscope files against speedscope's schema and page
 # (speedscope.js), the time order of `ember record`'s speedscope, Chrome
 # and perf script files in speedscope's importer (timeorder.js), the
-# Firefox Profiler's format against its definition (firefox.js), with playwright-core, speedscope and ajv from the npm
+# Firefox Profiler's format against its definition (firefox.js), the
+# HTML viewer's tracks and stack chart of a recording (timeline.js), with playwright-core, speedscope and ajv from the npm
 # registry; skips, saying why, without Chromium, Node.js or the registry.
 set -u
 dir=tests/browser
@@ -25,4 +26,5 @@ node "$dir/speedscope.js" || rc=1
 node "$dir/timeorder.js" || rc=1
 node "$dir/firefox.js" || rc=1
 node "$dir/html.js" || rc=1
+node "$dir/timeline.js" || rc=1
 exit $rc

@@ -50,7 +50,8 @@ struct ember_flamegraph {
 	int fractional;	   /* inferno: counts with a fraction were cut */
 	const char *input; /* the input being read, and its lines so far */
 	uint64_t lineno;
-	struct ember_arena arena; /* the lines, and rewritten ones */
+	struct ember_arena arena;      /* the lines, and rewritten ones */
+	const struct ember_prof *prof; /* the samples (HTML), or NULL */
 };
 
 struct fg_layout {

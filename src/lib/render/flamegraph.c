@@ -66,6 +66,12 @@ void ember_flamegraph_set_countname(struct ember_flamegraph *fg,
 	fg->o.countname = countname;
 }
 
+void ember_flamegraph_set_prof(struct ember_flamegraph *fg,
+			       const struct ember_prof *prof)
+{
+	fg->prof = prof;
+}
+
 void ember_flamegraph_free(struct ember_flamegraph *fg)
 {
 	if (!fg)

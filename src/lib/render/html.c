@@ -32,6 +32,7 @@
 
 #include "fg.h"
 #include "nameattr.h"
+#include "profile.h"
 
 #define FLUSH_AT (1 << 16)
 
@@ -62,6 +63,11 @@ static void varint(struct ember_buf *b, uint64_t v)
 		v >>= 5;
 	}
 	ember_buf_addch(b, digits[v]);
+}
+
+static void zigzag(struct ember_buf *b, int64_t v)
+{
+	varint(b, v < 0 ? ((uint64_t)(-(v + 1)) << 1) | 1 : (uint64_t)v << 1);
 }
 
 /* The bytes of s as the inside of a JavaScript string literal that is
@@ -216,18 +222,17 @@ static void add_color(struct ember_buf *b, struct ember_rgb c)
 
 /* The id of a frame's name, adding it, its colour and its --nameattr
  * title and link to the tables when new. */
-static uint32_t name_id(struct names *t, const struct ember_tree_node *nd,
+static uint32_t name_id(struct names *t, const char *name, size_t len,
 			struct ember_palette *pal,
 			const struct ember_fg_options *o,
 			const struct ember_nameattr *na)
 {
 	size_t before = ember_intern_count(&t->ids);
-	uint32_t id = ember_intern(&t->ids, nd->name, nd->len);
+	uint32_t id = ember_intern(&t->ids, name, len);
 	if (ember_intern_count(&t->ids) == before)
 		return id;
 
-	const char *name = nd->name;
-	size_t len = nd->len, shown = len;
+	size_t shown = len;
 	/* the annotation (_[k] _[w] _[i] _[j]) only picks the colour */
 	if (len >= 4 && name[len - 4] == '_' && name[len - 3] == '[' &&
 	    name[len - 1] == ']' && name[len - 2] &&
@@ -293,7 +298,7 @@ static void encode(const struct ember_tree *tree, const struct fg_layout *lay,
 		}
 		cursor[d] = e;
 		varint(frames, (uint64_t)(prev + 1 - (int64_t)d));
-		uint64_t id = name_id(names, nd, pal, o, na);
+		uint64_t id = name_id(names, nd->name, nd->len, pal, o, na);
 		varint(frames, names->io ? id << 1 | !nd->on_cpu : id);
 		varint(frames, e - s);
 		varint(frames, gap);
@@ -312,6 +317,150 @@ static void encode(const struct ember_tree *tree, const struct fg_layout *lay,
 	free(cursor);
 }
 
+/*
+ * The samples of a profile with times, for the tracks, the time range and
+ * the stack chart (assets/timeline.js), in the same varints:
+ *
+ *   EMBER.timeline  tunit (ns a time unit), start (the first sample's
+ *                   time in tunits), weighted, the number of stack
+ *                   nodes, and the threads: [tid, pid, thread name,
+ *                   process name, samples], each with its samples below
+ *   #ember-tstacks  (a <script type="text/plain">) per node of the profile's
+ * prefix tree of stacks, in its order (parents first): 0 for a root, else how
+ *                   many nodes back its parent is; its name's index
+ *                   (times two, plus one for an off-CPU state's frame)
+ *   #ember-tsamples (the same) thread after thread, per sample in time order:
+ * the time since the thread's sample before (the first: since the profile's
+ * first sample), in whole units, rounded from the start so that errors do not
+ * add up; its stack node; when weighted, its weight in the frame table's units,
+ * as the difference from the sample before's (zigzag: 2v, or -2v-1 below 0)
+ *
+ * The weights are those of the value whose sum is the flame graph's
+ * total (scaled to it: record's off-CPU microseconds of nanoseconds).
+ */
+#define TUNIT 1000 /* ns: microseconds */
+
+static int timed(const struct ember_prof *p, const struct ember_fg_options *o,
+		 int differential)
+{
+	return p && p->flags & EMBER_PROF_HAS_TIME && p->n && p->nstacks &&
+	       p->ntypes && !differential && !o->reverse && !o->flamechart &&
+	       !o->inferno && !o->nbase;
+}
+
+/* The value that sums to total, and the factor that makes it so. */
+static size_t pick_type(const struct ember_prof *p, double total, double *scale)
+{
+	size_t best = 0;
+	double err = INFINITY;
+
+	*scale = 1;
+	for (size_t t = 0; t < p->ntypes; t++) {
+		double sum = 0;
+		for (size_t i = 0; i < p->n; i++)
+			sum += ember_prof_value(p, t, i);
+		if (!(sum > 0))
+			continue;
+		double e = fabs(log(total / sum));
+		if (e < err)
+			err = e, best = t, *scale = total / sum;
+	}
+	return best;
+}
+
+static void encode_samples(const struct ember_prof *p, double total,
+			   double unit, struct names *names,
+			   struct ember_palette *pal,
+			   const struct ember_fg_options *o,
+			   const struct ember_nameattr *na,
+			   struct ember_buf *head, struct ember_buf *stacks,
+			   struct ember_buf *samples)
+{
+	size_t nt = p->nthreads + 1; /* the last: samples without one */
+	size_t *count = ember_xcalloc(nt + 1, sizeof(*count));
+	size_t *order = ember_xcalloc(p->n ? p->n : 1, sizeof(*order));
+	double scale;
+	size_t type = pick_type(p, total, &scale);
+	uint64_t start = UINT64_MAX;
+	int weighted = 0;
+
+	for (size_t i = 0; i < p->n; i++) {
+		uint32_t th = p->thread ? p->thread[i] : EMBER_PROF_NONE;
+		count[(th < p->nthreads ? th : p->nthreads) + 1]++;
+		if (p->time[i] < start)
+			start = p->time[i];
+		if (!weighted)
+			weighted =
+			    fabs(ember_prof_value(p, type, i) * scale / unit -
+				 1) > 1e-9;
+	}
+	for (size_t t = 1; t <= nt; t++)
+		count[t] += count[t - 1];
+	for (size_t i = 0; i < p->n; i++) { /* stable: time order kept */
+		uint32_t th = p->thread ? p->thread[i] : EMBER_PROF_NONE;
+		order[count[th < p->nthreads ? th : p->nthreads]++] = i;
+	}
+
+	ember_buf_grow(stacks, p->nstacks * 5);
+	for (size_t i = 0; i < p->nstacks; i++) {
+		const struct ember_prof_stack *st = &p->stacks[i];
+		const struct ember_prof_frame *f = &p->frames[st->frame];
+		size_t len;
+		const char *s = ember_prof_s(p, p->funcs[f->func].name, &len);
+		uint64_t id = name_id(names, s, len, pal, o, na);
+		varint(stacks,
+		       st->parent == EMBER_PROF_NONE ? 0 : i - st->parent);
+		varint(stacks, id << 1 | (f->kind == EMBER_PROF_OFFCPU));
+	}
+
+	/* start: the first sample's time in tunits (CLOCK_MONOTONIC for
+	 * perf), for tests that compare with a program's own clock */
+	ember_buf_addf(head,
+		       ",\ntimeline: {tunit: %d, start: %llu, weighted: %d, "
+		       "stacks: %zu, threads: [\n",
+		       TUNIT, (unsigned long long)(start / TUNIT), weighted,
+		       p->nstacks);
+	ember_buf_grow(samples, p->n * (weighted ? 9 : 6));
+	size_t at = 0;
+	for (size_t t = 0; t < nt; t++) {
+		size_t end = count[t];
+		if (end == at)
+			continue;
+		const struct ember_prof_thread *th =
+		    t < p->nthreads ? &p->threads[t] : NULL;
+		const struct ember_prof_process *pr =
+		    th && th->process < p->nprocs ? &p->procs[th->process]
+						  : NULL;
+		ember_buf_addf(head, "[%d, %d, ", th ? th->tid : -1,
+			       th ? th->pid : -1);
+		js_string(head, th ? ember_prof_s(p, th->name, NULL) : "");
+		ember_buf_adds(head, ", ");
+		js_string(head, pr ? ember_prof_s(p, pr->name, NULL) : "");
+		ember_buf_addf(head, ", %zu],\n", end - at);
+		uint64_t prev = 0;
+		int64_t pw = 0;
+		for (; at < end; at++) {
+			size_t i = order[at];
+			uint64_t tu = (p->time[i] - start + TUNIT / 2) / TUNIT;
+			varint(samples, tu - prev);
+			prev = tu;
+			varint(samples, p->stack[i]);
+			if (weighted) {
+				double v =
+				    nearbyint(ember_prof_value(p, type, i) *
+					      scale / unit);
+				int64_t q =
+				    v > 0 && v < 0x1p53 ? (int64_t)v : 0;
+				zigzag(samples, q - pw);
+				pw = q;
+			}
+		}
+	}
+	ember_buf_adds(head, "]}");
+	free(order);
+	free(count);
+}
+
 int ember_fg_write_html(struct ember_flamegraph *fg, struct ember_tree *tree,
 			const struct fg_layout *lay, ember_write_fn w,
 			void *ctx, const char **bad_file)
@@ -324,6 +473,8 @@ int ember_fg_write_html(struct ember_flamegraph *fg, struct ember_tree *tree,
 			      .colors = EMBER_BUF_INIT,
 			      .attrs = EMBER_BUF_INIT};
 	struct ember_buf frames = EMBER_BUF_INIT;
+	struct ember_buf thead = EMBER_BUF_INIT, tstacks = EMBER_BUF_INIT;
+	struct ember_buf tsamples = EMBER_BUF_INIT;
 	char c1[8], c2[8];
 	int err, differential = 0;
 
@@ -363,6 +514,9 @@ int ember_fg_write_html(struct ember_flamegraph *fg, struct ember_tree *tree,
 	ember_intern_init(&names.ids);
 	double unit = pick_unit(tree, lay->timemax);
 	encode(tree, lay, unit, differential, &names, pal, o, na, &frames);
+	if (timed(fg->prof, o, differential))
+		encode_samples(fg->prof, lay->time, unit, &names, pal, o, na,
+			       &thead, &tstacks, &tsamples);
 
 	head(b, o);
 	ember_buf_addf(b, ", differential: %d, mixed: %d, maxdelta: ",
@@ -373,7 +527,9 @@ int ember_fg_write_html(struct ember_flamegraph *fg, struct ember_tree *tree,
 	ember_buf_addf(b, ",\nbg: [\"%s\", \"%s\"], frames: %zu,\nattrs: [\n",
 		       c1, c2, tree->n);
 	ember_buf_add(b, names.attrs.buf, names.attrs.len);
-	ember_buf_adds(b, "]};\nEMBER.names = \"");
+	ember_buf_adds(b, "]");
+	ember_buf_add(b, thead.buf, thead.len);
+	ember_buf_adds(b, "};\nEMBER.names = \"");
 	out_flush(&out, 0);
 	ember_buf_add(b, names.text.buf, names.text.len);
 	ember_buf_adds(b, "\";\nEMBER.colors = \"");
@@ -381,7 +537,23 @@ int ember_fg_write_html(struct ember_flamegraph *fg, struct ember_tree *tree,
 	ember_buf_adds(b, "\";\nEMBER.data = \"");
 	out_flush(&out, 0);
 	ember_buf_add(b, frames.buf, frames.len);
-	ember_buf_adds(b, "\";\n</script>\n<script>\n");
+	ember_buf_adds(b, "\";\n</script>\n");
+	/* data blocks, not string literals: the script parser never reads
+	 * them (half the time of a page of samples) */
+	if (thead.len) {
+		ember_buf_adds(b, "<script type=\"text/plain\" "
+				  "id=\"ember-tstacks\">");
+		out_flush(&out, 0);
+		ember_buf_add(b, tstacks.buf, tstacks.len);
+		ember_buf_adds(b, "</script>\n<script type=\"text/plain\" "
+				  "id=\"ember-tsamples\">");
+		out_flush(&out, 0);
+		ember_buf_add(b, tsamples.buf, tsamples.len);
+		ember_buf_adds(b, "</script>\n");
+	}
+	ember_buf_adds(b, "<script>\n");
+	if (thead.len)
+		ember_buf_adds(b, ember_asset_timeline_js);
 	ember_buf_adds(b, ember_asset_viewer_js);
 	ember_buf_adds(b, "</script>\n</body>\n</html>\n");
 	out_flush(&out, 1);
@@ -397,6 +569,9 @@ out:
 	ember_buf_release(&names.colors);
 	ember_buf_release(&names.attrs);
 	ember_buf_release(&frames);
+	ember_buf_release(&thead);
+	ember_buf_release(&tstacks);
+	ember_buf_release(&tsamples);
 	ember_buf_release(b);
 	ember_palette_free(pal);
 	ember_palette_free(names.io);

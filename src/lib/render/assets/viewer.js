@@ -17,6 +17,7 @@ var XPAD = 10, MINPX = 0.5, TABLEROWS = 1000;
 var fh = E.frameheight, fontsize = E.fontsize;
 var font = fontsize + "px " + JSON.stringify(E.fonttype) + ", sans-serif";
 var names = [], colors = [], nnames = 0, attrs = new Map(), base = null;
+var whole = null, TL = null; // the page's tree; the timeline (timeline.js)
 var charw = E.fontsize * E.fontwidth;
 var $ = function (id) { return document.getElementById(id); };
 
@@ -28,6 +29,7 @@ document.body.innerHTML =
 '<button id="view" title="flame graph or icicle (i)">Icicle</button>' +
 '<button id="graph" class="on">Graph</button>' +
 '<button id="table" title="functions by self and total time">Functions</button>' +
+'<button id="stack" title="samples in time order" hidden>Stack Chart</button>' +
 '<button id="back" hidden>Back</button><span id="filters"></span>' +
 '<span class="grow"></span>' +
 '<input id="search" type="search" placeholder="Search (regexp, Ctrl-F)" spellcheck="false">' +
@@ -354,7 +356,9 @@ function readHash() {
 	S.exclude = ids(q.exclude);
 	var sw = ids(q.sandwich);
 	S.sandwich = sw.length ? sw[0] : -1;
-	S.mode = q.mode == "table" || (q.mode == "sandwich" && S.sandwich >= 0) ? q.mode : "graph";
+	S.mode = q.mode == "table" || (q.mode == "sandwich" && S.sandwich >= 0) ||
+		(q.mode == "stack" && TL) ? q.mode : "graph";
+	if (TL) TL.readHash(q);
 	if (q.theme == "dark" || q.theme == "light") S.theme = q.theme;
 	if (/^(self|total|name|selfpct|totalpct)$/.test(q.sort || "")) S.sort = q.sort;
 }
@@ -369,6 +373,7 @@ function writeHash() {
 	if (S.mode != "graph") q.push("mode=" + S.mode);
 	if (S.sort != "self") q.push("sort=" + S.sort);
 	if (S.theme) q.push("theme=" + S.theme);
+	if (TL) q = q.concat(TL.hash());
 	var h = "#" + q.join("&");
 	if (h != location.hash) {
 		try { history.replaceState(null, "", h); } catch (e) { }
@@ -651,6 +656,7 @@ function updateMatched() {
 var mainChart, callersChart, calleesChart;
 
 function rebuild() {
+	base = (TL && TL.tree()) || whole; // the time range's samples, or all
 	tree = S.focus.length || S.exclude.length ? filtered(base, S.focus, S.exclude) : base;
 	var chips = $("filters");
 	chips.textContent = "";
@@ -704,9 +710,10 @@ function show() {
 		$("callees-label").textContent = "Callees of " + names[f];
 		callersChart.set(t2[0], 0);
 		calleesChart.set(t2[1], 0);
-	} else {
+	} else if (m == "table") {
 		fillTable();
 	}
+	if (TL) TL.show(m);
 	$("reset").hidden = !(m == "graph" && S.zoom);
 	writeHash();
 }
@@ -882,7 +889,12 @@ nnames = names.length;
 decodeColors();
 E.attrs.forEach(function (a) { attrs.set(a[0], { title: a[1], href: a[2] }); });
 try {
-	base = decode();
+	base = whole = decode();
+	if (E.timeline && window.emberTimeline)
+		TL = window.emberTimeline({ E: E, names: names, colors: colors, S: S, charts: charts,
+			rootName: whole.name[0], newTree: function (n) { return newTree(n, null); },
+			finish: finish, rebuild: rebuild, setMode: setMode, font: font,
+			charw: function () { return charw; }, match: function () { return match; } });
 } catch (err) {
 	fail("ember: cannot show this profile: " + err.message);
 	window.ember = { ready: true, error: err.message };
@@ -961,7 +973,7 @@ window.addEventListener("resize", redraw);
 
 // for tests and benchmarks: where frames are, and the state
 window.ember = {
-	ready: true, state: S, names: names,
+	ready: true, state: S, names: names, timeline: TL && TL.hooks,
 	chart: function (which) { return which == "callers" ? callersChart : which == "callees" ? calleesChart : mainChart; },
 	find: function (name, which) {
 		var c = this.chart(which), t = c.tree;

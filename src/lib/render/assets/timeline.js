@@ -1,0 +1,814 @@
+/*
+ * ember's timeline: the tracks, the time range and the stack chart of a
+ * profile with times (html.c writes its samples into EMBER.timeline and
+ * the data blocks #ember-tstacks and #ember-tsamples; viewer.js calls emberTimeline once it
+ * has decoded the frame table, and takes the base tree from tree()).
+ *
+ * Hooks for tests (stable):
+ *   #tracks              one element per process ([data-pid]) holding one
+ *                        per thread ([data-tid]) whose text names the
+ *                        thread ("name (tid)") and whose canvas spans the
+ *                        recording, first sample to last, the same in
+ *                        every track; a horizontal drag on a track's
+ *                        canvas selects that time range and thread (Ctrl
+ *                        adds the thread), a click selects the thread
+ *                        (Ctrl-click several); Escape or #tl-clear clears
+ *   #stack               the "Stack Chart" button; #stackchart its pane:
+ *                        the wheel zooms, a drag pans, hover text in
+ *                        #details (a blank over empty space)
+ *   URL hash             range=T0-T1 (in tunits from the first sample),
+ *                        threads=TID.TID
+ *   window.ember.timeline
+ *     threads            [{tid, pid, name, process, samples}]
+ *     span               [first, last] sample times (tunits)
+ *     tunit              nanoseconds a time unit
+ *     select(t0, t1, tids), clear(), selection()
+ *     time(x)            the time under client x in the tracks
+ *     stack()            the stack chart's view and its drawn boxes:
+ *                        {t0, t1, boxes: [{name, depth, x, y, w, tid}]}
+ *     phaseOrder(tid)    the stack chart's boxes' names at depth 1..n,
+ *                        left to right (for order checks)
+ *
+ * The samples: per thread, times (tunits from the first sample), the node
+ * of the merged stack tree and a weight.  The profile's prefix tree
+ * (frames with the same name under one parent are distinct nodes when
+ * their addresses differ) is merged by name into a tree whose nodes are
+ * numbered in pre-order, siblings by name as flamegraph.pl orders them,
+ * so a subtree is an index range and a parent comes before its children:
+ * a selection's flame graph is the sum of its samples' weights per node,
+ * summed up to the root in one backward pass.
+ */
+(function () {
+"use strict";
+// the data blocks, read before viewer.js replaces the body
+var data = ["ember-tstacks", "ember-tsamples"].map(function (id) {
+	var el = document.getElementById(id);
+	return el ? el.textContent : "";
+});
+window.emberTimeline = function (V) {
+var E = V.E, TL = E.timeline, names = V.names, nnames = names.length;
+var DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+var SEARCHCOLOR = "rgb(230,0,230)", LABELW = 200, TRACKH = 30;
+var $ = function (id) { return document.getElementById(id); };
+
+// ---- decoding ---------------------------------------------------------
+
+var lut = new Int8Array(128).fill(-1), i;
+for (i = 0; i < 64; i++) lut[DIGITS.charCodeAt(i)] = i;
+function Reader(s) {
+	var p = 0, len = s.length, self = this;
+	this.bad = false;
+	this.num = function () {
+		var v = 0, m = 1;
+		for (;;) {
+			var c = p < len ? s.charCodeAt(p++) : 128;
+			var d = c < 128 ? lut[c] : -1;
+			if (d < 0) { self.bad = true; return 0; }
+			if (d < 32) return v + d * m;
+			v += (d - 32) * m;
+			m *= 32;
+		}
+	};
+	this.end = function () { return p == len; };
+}
+
+// the order of siblings: flamegraph.pl sorts whole lines, so "a;" before
+// "a-;" is decided at the ';'
+function siblingRank() {
+	var idx = [], k, key = names.map(function (s) { return s + ";"; });
+	for (k = 0; k < nnames; k++) idx.push(k);
+	idx.sort(function (a, b) { return key[a] < key[b] ? -1 : key[a] > key[b] ? 1 : 0; });
+	var r = new Uint32Array(nnames);
+	for (k = 0; k < nnames; k++) r[idx[k]] = k;
+	return r;
+}
+
+// The profile's stack nodes merged by name: smap[stack] = merged node;
+// merged nodes renumbered in pre-order (mparent, mname, mdepth, mend).
+function decodeStacks() {
+	var rd = new Reader(data[0]), ns = TL.stacks, k;
+	var sp = new Int32Array(ns), sn = new Uint32Array(ns);
+	soff = new Uint8Array(ns);
+	for (k = 0; k < ns && !rd.bad; k++) {
+		var up = rd.num(), nm = rd.num();
+		sp[k] = up ? k - up : -1;
+		soff[k] = nm & 1;
+		sn[k] = nm >>> 1;
+		if (sp[k] < -1 || sn[k] >= nnames) rd.bad = true;
+	}
+	if (rd.bad || !rd.end()) throw new Error("the stack table is damaged");
+	// merge: node 0 is the root ("all"); (parent, name) -> node in an
+	// open-addressing table
+	var tmp = new Int32Array(ns), par = new Int32Array(ns + 1), nam = new Uint32Array(ns + 1);
+	var size = 1 << Math.ceil(Math.log2(2 * ns + 2)), mask = size - 1, slots = new Int32Array(size);
+	par[0] = -1;
+	nam[0] = V.rootName;
+	var m = 1;
+	for (k = 0; k < ns; k++) {
+		var p = sp[k] < 0 ? 0 : tmp[sp[k]], nm2 = sn[k];
+		var h = (Math.imul(p, 0x9e3779b1) ^ Math.imul(nm2 + 1, 0x85ebca77)) & mask, c;
+		for (;;) {
+			c = slots[h] - 1;
+			if (c < 0) {
+				c = m++;
+				slots[h] = c + 1;
+				par[c] = p;
+				nam[c] = nm2;
+				break;
+			}
+			if (par[c] == p && nam[c] == nm2) break;
+			h = (h + 1) & mask;
+		}
+		tmp[k] = c;
+	}
+	slots = null;
+	// children lists, sorted, then pre-order numbering
+	var cnt = new Uint32Array(m + 1);
+	for (k = 1; k < m; k++) cnt[par[k] + 1]++;
+	for (k = 0; k < m; k++) cnt[k + 1] += cnt[k];
+	var first = cnt.slice(0, m), fill = cnt.slice(0, m), ch = new Uint32Array(m);
+	for (k = 1; k < m; k++) ch[fill[par[k]]++] = k;
+	var rank = siblingRank(), byRank = function (a, b) { return rank[nam[a]] - rank[nam[b]]; };
+	for (k = 0; k < m; k++)
+		if (fill[k] - first[k] > 1) ch.subarray(first[k], fill[k]).sort(byRank);
+	var pre = new Int32Array(m), stack = [0], n = 0;
+	M = m;
+	mparent = new Int32Array(m);
+	mname = new Uint32Array(m);
+	mdepth = new Uint16Array(m);
+	mend = new Uint32Array(m);
+	var orig = new Uint32Array(m);
+	while (stack.length) {
+		var v = stack.pop(), j = n++;
+		pre[v] = j;
+		orig[j] = v;
+		mname[j] = nam[v];
+		mparent[j] = v ? pre[par[v]] : -1;
+		mdepth[j] = v ? mdepth[mparent[j]] + 1 : 0;
+		for (var q = fill[v]; q-- > first[v];) stack.push(ch[q]);
+	}
+	for (k = 0; k < m; k++) mend[k] = k + 1;
+	for (k = m - 1; k > 0; k--) if (mend[k] > mend[mparent[k]]) mend[mparent[k]] = mend[k];
+	smap = new Uint32Array(ns);
+	for (k = 0; k < ns; k++) smap[k] = pre[tmp[k]];
+	maxdepth = 0;
+	for (k = 0; k < m; k++) if (mdepth[k] > maxdepth) maxdepth = mdepth[k];
+}
+
+function decodeSamples() {
+	var rd = new Reader(data[1]), T = 0;
+	inOrder.forEach(function (th) {
+		var n = th.n, t = new Float64Array(n), s = new Uint32Array(n);
+		var w = TL.weighted ? new Float64Array(n) : null, off = new Uint8Array(n), at = 0, pw = 0;
+		for (var k = 0; k < n && !rd.bad; k++) {
+			at += rd.num();
+			var st = rd.num();
+			if (st >= TL.stacks) { rd.bad = true; break; }
+			t[k] = at;
+			s[k] = smap[st];
+			off[k] = soff[st];
+			if (w) {
+				var z = rd.num();
+				w[k] = pw += z % 2 ? -(z + 1) / 2 : z / 2;
+			}
+		}
+		if (at > T) T = at;
+		th.t = t;
+		th.s = s;
+		th.w = w;
+		th.off = off;
+	});
+	if (rd.bad || !rd.end()) throw new Error("the samples are damaged");
+	span = [0, T];
+	// a sample lasts until the next, at most two intervals (the median)
+	var d = [];
+	threads.forEach(function (th) {
+		for (var k = 1; k < th.n && d.length < 20000; k++) if (th.t[k] > th.t[k - 1]) d.push(th.t[k] - th.t[k - 1]);
+	});
+	d.sort(function (a, b) { return a - b; });
+	interval = d.length ? d[d.length >> 1] : 1;
+}
+
+// the threads as the page lists them (by pid and tid), and as the
+// samples come
+var inOrder = TL.threads.map(function (a) {
+	return { tid: a[0], pid: a[1], name: a[2], process: a[3], n: a[4] };
+});
+var threads = inOrder.slice().sort(function (a, b) { return a.pid - b.pid || a.tid - b.tid; });
+var soff, smap, M, mparent, mname, mdepth, mend, maxdepth, span = [0, 0], interval = 1;
+var ready = false;
+
+// the first sample at or after time x in sorted times t
+function lower(t, x) {
+	var lo = 0, hi = t.length;
+	while (lo < hi) {
+		var mid = (lo + hi) >> 1;
+		if (t[mid] < x) lo = mid + 1;
+		else hi = mid;
+	}
+	return lo;
+}
+function dur(th, k) {
+	var cap = 2 * interval;
+	return k + 1 < th.n ? Math.min(th.t[k + 1] - th.t[k], cap) : interval;
+}
+
+// ---- the selection ----------------------------------------------------
+
+var sel = { t0: 0, t1: 0, tids: [] };
+function hasRange() { return sel.t1 > sel.t0; }
+function active() { return hasRange() || sel.tids.length > 0; }
+function chosen() {
+	var out = threads.filter(function (th) { return sel.tids.indexOf(th.tid) >= 0; });
+	return out.length ? out : threads;
+}
+
+var own = null, inc = null, onw = null, jmap = null, cursor = null;
+// The flame graph of the selected samples, or null for all of them (the
+// page's own frame table).
+function tree() {
+	if (!ready || !active()) return null;
+	if (!own) {
+		own = new Float64Array(M);
+		inc = new Float64Array(M);
+		onw = new Float64Array(M);
+		jmap = new Int32Array(M);
+		cursor = new Float64Array(M);
+	}
+	own.fill(0);
+	onw.fill(0);
+	var k, r = hasRange();
+	chosen().forEach(function (th) {
+		var lo = r ? lower(th.t, sel.t0) : 0, hi = r ? lower(th.t, sel.t1) : th.n;
+		var s = th.s, w = th.w, off = th.off;
+		for (var q = lo; q < hi; q++) {
+			var v = w ? w[q] : 1;
+			own[s[q]] += v;
+			if (!off[q]) onw[s[q]] += v;
+		}
+	});
+	inc.set(own);
+	for (k = M - 1; k > 0; k--) {
+		inc[mparent[k]] += inc[k];
+		onw[mparent[k]] += onw[k];
+	}
+	var n = 0;
+	for (k = 0; k < M;) {
+		if (k && !(inc[k] > 0)) { k = mend[k]; continue; }
+		n++;
+		k++;
+	}
+	var t = V.newTree(n), j = 0;
+	for (k = 0; k < M;) {
+		if (k && !(inc[k] > 0)) { k = mend[k]; continue; }
+		jmap[k] = j;
+		t.depth[j] = mdepth[k];
+		t.name[j] = mname[k];
+		t.width[j] = inc[k];
+		if (k) {
+			var pj = jmap[mparent[k]];
+			t.parent[j] = pj;
+			t.start[j] = cursor[pj];
+			cursor[pj] += inc[k];
+		} else {
+			t.parent[j] = -1;
+			t.start[j] = 0;
+		}
+		cursor[j] = t.start[j] + own[k]; // own time first, as the table
+		if (t.off) t.off[j] = onw[k] > 0 ? 0 : 1;
+		j++;
+		k++;
+	}
+	return V.finish(t);
+}
+
+function fmtTime(v) {
+	var ns = v * TL.tunit;
+	if (ns >= 1e9) return (ns / 1e9).toFixed(3) + " s";
+	if (ns >= 1e6) return (ns / 1e6).toFixed(2) + " ms";
+	return (ns / 1e3).toFixed(1) + " \u00b5s";
+}
+
+function apply() {
+	V.S.zoom = 0;
+	trackDraw();
+	label();
+	V.rebuild();
+}
+function label() {
+	var s = "";
+	if (hasRange()) s = fmtTime(sel.t0) + " \u2013 " + fmtTime(sel.t1) + " (" + fmtTime(sel.t1 - sel.t0) + ")";
+	if (sel.tids.length) s += (s ? ", " : "") + "threads " + sel.tids.join(", ");
+	$("tl-range").textContent = s;
+	$("tl-clear").hidden = !active();
+	document.querySelectorAll("#tracks [data-tid]").forEach(function (el) {
+		el.classList.toggle("on", sel.tids.indexOf(+el.dataset.tid) >= 0);
+	});
+	sview = null;
+}
+function select(t0, t1, tids) {
+	sel.t0 = Math.min(t0, t1);
+	sel.t1 = Math.max(t0, t1);
+	if (ready) {
+		sel.t0 = Math.max(sel.t0, span[0]);
+		sel.t1 = Math.min(sel.t1, span[1] + interval);
+	}
+	if (!(sel.t1 > sel.t0)) sel.t0 = sel.t1 = 0;
+	if (tids) sel.tids = tids.slice();
+	apply();
+}
+function clear() {
+	sel = { t0: 0, t1: 0, tids: [] };
+	apply();
+}
+
+// ---- the tracks -------------------------------------------------------
+
+var tracksEl = document.createElement("div");
+tracksEl.id = "tracks";
+var bar = document.createElement("div");
+bar.className = "tl-bar";
+bar.innerHTML = '<span class="tl-title">Threads</span><span id="tl-range"></span>' +
+	'<button id="tl-clear" hidden title="the whole recording (Escape)">Clear Selection</button>';
+tracksEl.appendChild(bar);
+var rows = [], pel = null, lastPid = null;
+threads.forEach(function (th) {
+	if (pel === null || th.pid !== lastPid) {
+		pel = document.createElement("div");
+		pel.className = "tl-proc";
+		pel.dataset.pid = th.pid;
+		var pl = document.createElement("div");
+		pl.className = "tl-plabel";
+		pl.textContent = (th.process || "process") + " (" + th.pid + ")";
+		pel.appendChild(pl);
+		tracksEl.appendChild(pel);
+		lastPid = th.pid;
+	}
+	var row = document.createElement("div"), lb = document.createElement("div");
+	var cv = document.createElement("canvas");
+	row.className = "tl-thread";
+	row.dataset.tid = th.tid;
+	lb.className = "tl-label";
+	lb.textContent = (th.name || "thread") + " (" + th.tid + ")";
+	lb.title = lb.textContent + ", " + th.n + " samples";
+	cv.className = "tl-graph";
+	row.appendChild(lb);
+	row.appendChild(cv);
+	pel.appendChild(row);
+	rows.push({ th: th, el: row, cv: cv, bins: null });
+});
+document.querySelector("main").before(tracksEl);
+var style = document.createElement("style");
+style.textContent =
+	"#tracks { border-bottom: 1px solid var(--line); max-height: 30vh; overflow-y: auto; user-select: none; }" +
+	".tl-bar { display: flex; gap: 8px; align-items: center; padding: 2px 10px; }" +
+	".tl-title { color: var(--muted); } #tl-range { font-variant-numeric: tabular-nums; }" +
+	".tl-plabel { padding: 1px 10px; color: var(--muted); font-size: 12px; }" +
+	".tl-thread { display: flex; height: " + TRACKH + "px; border-top: 1px solid var(--line); }" +
+	".tl-thread.on .tl-label { color: var(--accent); font-weight: bold; }" +
+	".tl-label { width: " + LABELW + "px; flex: none; padding: 0 10px; line-height: " + TRACKH + "px; " +
+	"overflow: hidden; text-overflow: ellipsis; white-space: nowrap; cursor: pointer; }" +
+	".tl-graph { flex: 1; min-width: 0; height: " + TRACKH + "px; display: block; cursor: crosshair; }" +
+	"#stackchart { background: var(--bg1); }";
+document.head.appendChild(style);
+
+// activity: per pixel, the weight on CPU and off it
+// (in bins of BINPX pixels, so that a few samples a pixel do not flicker)
+var BINPX = 3;
+function binAll(W) {
+	var max = 0, nb = Math.ceil(W / BINPX);
+	rows.forEach(function (r) {
+		var th = r.th, on = new Float64Array(nb), off = new Float64Array(nb);
+		var sc = W / (span[1] - span[0] + interval) / BINPX;
+		for (var k = 0; k < th.n; k++) {
+			var x = Math.min(nb - 1, Math.floor((th.t[k] - span[0]) * sc)), v = th.w ? th.w[k] : 1;
+			if (th.off[k]) off[x] += v;
+			else on[x] += v;
+		}
+		for (var x2 = 0; x2 < nb; x2++) if (on[x2] + off[x2] > max) max = on[x2] + off[x2];
+		r.bins = { W: W, on: on, off: off };
+	});
+	binMax = max || 1;
+}
+var binMax = 1, drag = null;
+function trackTime(cv, clientX) {
+	var b = cv.getBoundingClientRect(), f = (clientX - b.left) / (b.width || 1);
+	f = Math.max(0, Math.min(1, f));
+	return span[0] + f * (span[1] - span[0] + interval);
+}
+function trackDraw() {
+	var dpr = window.devicePixelRatio || 1;
+	if (!ready || !rows.length) return;
+	var W = rows[0].cv.clientWidth || 1;
+	if (!rows[0].bins || rows[0].bins.W != W) binAll(W);
+	var dark = document.documentElement.dataset.theme == "dark";
+	var r0 = drag && drag.moved ? Math.min(drag.t0, drag.t1) : sel.t0;
+	var r1 = drag && drag.moved ? Math.max(drag.t0, drag.t1) : sel.t1;
+	var sc = W / (span[1] - span[0] + interval);
+	rows.forEach(function (r) {
+		var cv = r.cv, ctx = cv.getContext("2d"), H = TRACKH;
+		if (cv.width != Math.round(W * dpr) || cv.height != Math.round(H * dpr)) {
+			cv.width = Math.round(W * dpr);
+			cv.height = Math.round(H * dpr);
+		}
+		ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+		ctx.clearRect(0, 0, W, H);
+		var b = r.bins;
+		for (var x = 0; x < b.on.length; x++) {
+			var hon = (H - 2) * b.on[x] / binMax, hoff = (H - 2) * b.off[x] / binMax;
+			if (hon > 0) {
+				ctx.fillStyle = dark ? "#e08a3c" : "#d9702a";
+				ctx.fillRect(x * BINPX, H - hon, BINPX, hon);
+			}
+			if (hoff > 0) {
+				ctx.fillStyle = dark ? "#5f7fa8" : "#8fa8c8";
+				ctx.fillRect(x * BINPX, H - hon - hoff, BINPX, hoff);
+			}
+		}
+		if (r1 > r0) {
+			var a = (r0 - span[0]) * sc, z = (r1 - span[0]) * sc;
+			ctx.fillStyle = dark ? "rgba(0,0,0,0.55)" : "rgba(255,255,255,0.65)";
+			ctx.fillRect(0, 0, a, H);
+			ctx.fillRect(z, 0, W - z, H);
+			ctx.fillStyle = "rgba(32,96,192,0.9)";
+			ctx.fillRect(a, 0, 1, H);
+			ctx.fillRect(Math.max(z - 1, a), 0, 1, H);
+		}
+	});
+}
+rows.forEach(function (r) {
+	r.cv.addEventListener("mousedown", function (e) {
+		if (e.button) return;
+		e.preventDefault();
+		var t = trackTime(r.cv, e.clientX);
+		drag = { row: r, x: e.clientX, t0: t, t1: t, moved: false, ctrl: e.ctrlKey || e.metaKey };
+	});
+	r.el.querySelector(".tl-label").addEventListener("click", function (e) {
+		pick(r.th.tid, e.ctrlKey || e.metaKey);
+		apply();
+	});
+});
+function pick(tid, ctrl) {
+	var k = sel.tids.indexOf(tid);
+	if (!ctrl) sel.tids = [tid];
+	else if (k >= 0) sel.tids.splice(k, 1);
+	else sel.tids.push(tid);
+}
+document.addEventListener("mousemove", function (e) {
+	if (!drag) return;
+	if (Math.abs(e.clientX - drag.x) > 3) drag.moved = true;
+	drag.t1 = trackTime(drag.row.cv, e.clientX);
+	if (drag.moved) trackDraw();
+});
+document.addEventListener("mouseup", function (e) {
+	if (!drag) return;
+	var d = drag, tid = d.row.th.tid;
+	drag = null;
+	if (d.moved) {
+		d.t1 = trackTime(d.row.cv, e.clientX);
+		if (!d.ctrl) sel.tids = [tid];
+		else if (sel.tids.indexOf(tid) < 0) sel.tids.push(tid);
+		select(d.t0, d.t1);
+	} else {
+		pick(tid, d.ctrl);
+		apply();
+	}
+});
+window.addEventListener("keydown", function (e) {
+	if (e.key != "Escape" || !active()) return;
+	var box = $("search");
+	if (document.activeElement == box) return;
+	e.stopImmediatePropagation();
+	e.preventDefault();
+	clear();
+}, true);
+$("tl-clear").addEventListener("click", clear);
+window.addEventListener("resize", function () { trackDraw(); });
+
+// ---- the stack chart --------------------------------------------------
+
+var pane = document.createElement("div");
+pane.id = "stackchart";
+pane.className = "pane";
+pane.hidden = true;
+pane.innerHTML = '<canvas></canvas><div class="spacer"></div>';
+document.querySelector("main").appendChild(pane);
+var scv = pane.querySelector("canvas"), sctx = scv.getContext("2d"), spacer = pane.querySelector(".spacer");
+var fh = E.frameheight, charw = V.charw(), BANDHEAD = fh + 4;
+var sview = null; // [t0, t1] shown
+var drawn = { n: 0, node: new Int32Array(4096), x: new Float64Array(4096), w: new Float64Array(4096),
+	y: new Float64Array(4096), band: new Int32Array(4096), t: new Float64Array(4096), d: new Float64Array(4096) };
+var bands = [];
+function view() {
+	if (!sview) sview = hasRange() ? [sel.t0, sel.t1] : [span[0], span[1] + interval];
+	return sview;
+}
+function bandDepth(th) {
+	var md = 0;
+	for (var k = 0; k < th.n; k++) if (mdepth[th.s[k]] > md) md = mdepth[th.s[k]];
+	return md;
+}
+function stackLayout() {
+	var y = 0;
+	bands = chosen().map(function (th) {
+		if (th.md === undefined) th.md = bandDepth(th);
+		var b = { th: th, y: y, h: BANDHEAD + th.md * fh + 4 };
+		y += b.h;
+		return b;
+	});
+	return y;
+}
+function grow(a) { var b = new a.constructor(a.length * 2); b.set(a); return b; }
+function box(node, x, w, y, band, t, d) {
+	var dr = drawn;
+	if (y + fh < 0 || y > stackH) return;
+	if (dr.n == dr.node.length)
+		["node", "x", "w", "y", "band", "t", "d"].forEach(function (k) { dr[k] = grow(dr[k]); });
+	dr.node[dr.n] = node;
+	dr.x[dr.n] = x;
+	dr.w[dr.n] = w;
+	dr.y[dr.n] = y;
+	dr.band[dr.n] = band;
+	dr.t[dr.n] = t;
+	dr.d[dr.n++] = d;
+}
+// colours as canvas pixels (RGBA bytes in a little-endian word)
+var col32 = null;
+function pixel(css) {
+	var m = /^#([0-9a-f]{6})$/i.exec(css), v = m ? parseInt(m[1], 16) : 0xe600e6;
+	return (0xff000000 | (v & 255) << 16 | (v & 0xff00) | (v >> 16 & 255)) >>> 0;
+}
+var img = null, img32 = null;
+// The boxes: those a few pixels wide straight into the pixels (there are
+// thousands where stacks change under every pixel), the others as
+// rectangles with their names on top.
+function paint(W, vh, dpr) {
+	var bw = scv.width, bh = scv.height, dr = drawn, k, match = V.match();
+	if (!col32) {
+		col32 = new Uint32Array(nnames);
+		for (k = 0; k < nnames; k++) col32[k] = pixel(V.colors[k]);
+	}
+	if (!img || img.width != bw || img.height != bh) {
+		img = sctx.createImageData(bw, bh);
+		img32 = new Uint32Array(img.data.buffer);
+	} else {
+		img32.fill(0);
+	}
+	var wide = [], SEARCH32 = pixel("#e600e6");
+	for (k = 0; k < dr.n; k++) {
+		if (dr.w[k] * dpr >= 4) { wide.push(k); continue; }
+		var nm = mname[dr.node[k]], c = match && match[nm] ? SEARCH32 : col32[nm];
+		var x0 = Math.max(0, Math.round(dr.x[k] * dpr)), x1 = Math.min(bw, Math.max(x0 + 1, Math.round((dr.x[k] + dr.w[k]) * dpr)));
+		var y0 = Math.max(0, Math.round(dr.y[k] * dpr)), y1 = Math.min(bh, Math.round((dr.y[k] + fh - 1) * dpr));
+		for (var yy = y0; yy < y1; yy++)
+			for (var o = yy * bw + x0, e = yy * bw + x1; o < e; o++) img32[o] = c;
+	}
+	sctx.putImageData(img, 0, 0);
+	for (var q = 0; q < wide.length; q++) {
+		k = wide[q];
+		var n2 = mname[dr.node[k]], x = dr.x[k], w = dr.w[k], y = dr.y[k];
+		sctx.fillStyle = match && match[n2] ? SEARCHCOLOR : V.colors[n2];
+		sctx.fillRect(x, y, w - 0.5, fh - 1);
+		if (w < 3 * charw + 6) continue;
+		var name = names[n2], x3 = Math.max(x, 0), room = Math.min(x + w, W) - x3 - 6;
+		var chars = Math.floor(room / charw), lbl = name;
+		if (chars < 3) continue;
+		if (chars < name.length) lbl = name.slice(0, Math.max(chars - 2, 1)) + "..";
+		sctx.fillStyle = "#000";
+		sctx.fillText(lbl, x3 + 3, y + (fh - 1) / 2 + 0.5);
+	}
+}
+function stackDraw() {
+	if (!ready || pane.hidden) return;
+	var dpr = window.devicePixelRatio || 1, W = pane.clientWidth, H = pane.clientHeight;
+	var ch = stackLayout(), vh = Math.min(ch, H || ch);
+	// (styles set only when they change: each would cost a layout)
+	var css = [Math.max(ch - vh, 0) + "px", W + "px", vh + "px"];
+	if (css.join() != lastCss) {
+		lastCss = css.join();
+		spacer.style.height = css[0];
+		scv.style.width = css[1];
+		scv.style.height = css[2];
+	}
+	if (scv.width != Math.round(W * dpr) || scv.height != Math.round(vh * dpr)) {
+		scv.width = Math.round(W * dpr);
+		scv.height = Math.round(vh * dpr);
+	}
+	drawn.n = 0;
+	stackH = vh;
+	var v = view(), top = pane.scrollTop, sc = W / (v[1] - v[0]);
+	stackScale = sc;
+	stackTop = top;
+	bands.forEach(function (b, bi) {
+		var y0 = b.y - top;
+		if (y0 > vh || y0 + b.h < 0) return;
+		band(b, bi, y0 + BANDHEAD, v, sc, W);
+	});
+	paint(W, vh, dpr);
+	sctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+	sctx.font = V.font;
+	sctx.textBaseline = "middle";
+	sctx.fillStyle = fgColor;
+	bands.forEach(function (b) {
+		var y0 = b.y - top;
+		if (y0 <= vh && y0 + b.h >= 0)
+			sctx.fillText((b.th.name || "thread") + " (" + b.th.tid + ")", 4, y0 + BANDHEAD / 2);
+	});
+}
+var lastCss = "", fgColor = "#000";
+var stackScale = 1, stackTop = 0, stackH = 0, open = new Int32Array(1), ox = new Float64Array(1);
+// one thread's samples from v[0] to v[1]: every sample when they are few,
+// else the sample under each pixel; a box spans the items in a row that
+// share its node
+function band(b, bi, y0, v, sc, W) {
+	var th = b.th, t = th.t, s = th.s, md = th.md + 2;
+	if (open.length < md) {
+		open = new Int32Array(md);
+		ox = new Float64Array(md);
+	}
+	var depth = 0, lastx = -1;
+	var close = function (to) { // boxes at depth > to end at lastx
+		for (; depth > to; depth--)
+			box(open[depth], ox[depth], lastx - ox[depth], y0 + (depth - 1) * fh, bi,
+				v[0] + ox[depth] / sc, (lastx - ox[depth]) / sc);
+	};
+	var item = function (m, x0, x1) {
+		if (x0 > lastx + 0.01) close(0);
+		// the deepest open box on m's path
+		var d = mdepth[m], k = d, node = m;
+		for (; k > depth; k--) node = mparent[node];
+		for (; k > 0 && open[k] != node; k--) node = mparent[node];
+		close(k);
+		for (node = m; d > k; d--, node = mparent[node]) {
+			open[d] = node;
+			ox[d] = x0;
+		}
+		depth = mdepth[m];
+		lastx = x1;
+	};
+	var lo = Math.max(lower(t, v[0]) - 1, 0), hi = Math.min(lower(t, v[1]) + 1, th.n), q;
+	if (hi - lo <= 2 * W) {
+		for (q = lo; q < hi; q++) {
+			var a = (t[q] - v[0]) * sc, z = (t[q] + dur(th, q) - v[0]) * sc;
+			if (z < 0 || a > W) continue;
+			item(s[q], Math.max(a, -1), Math.min(z, W + 1));
+		}
+	} else {
+		// the last sample at or before each pixel's middle
+		q = lo;
+		for (var c = 0; c < W; c++) {
+			var tc = v[0] + (c + 0.5) / sc, a2 = q, z2 = hi;
+			while (a2 < z2) {
+				var mid = (a2 + z2) >> 1;
+				if (t[mid] <= tc) a2 = mid + 1;
+				else z2 = mid;
+			}
+			q = a2 > lo ? a2 - 1 : lo;
+			if (t[q] <= tc && tc < t[q] + dur(th, q)) item(s[q], c, c + 1);
+		}
+	}
+	close(0);
+}
+function stackAt(cx, cy) {
+	var r = scv.getBoundingClientRect(), x = cx - r.left, y = cy - r.top, dr = drawn;
+	for (var k = 0; k < dr.n; k++)
+		if (y >= dr.y[k] && y < dr.y[k] + fh - 1 && x >= dr.x[k] && x < dr.x[k] + Math.max(dr.w[k], 1)) return k;
+	return -1;
+}
+function stackText(k) {
+	var nm = mname[drawn.node[k]];
+	return E.nametype + " " + names[nm] + " (" + fmtTime(drawn.d[k]) + " at " + fmtTime(drawn.t[k]) +
+		", thread " + bands[drawn.band[k]].th.tid + ")";
+}
+var sdrag = null;
+scv.addEventListener("mousemove", function (e) {
+	if (sdrag) return;
+	var k = stackAt(e.clientX, e.clientY);
+	$("details").textContent = k < 0 ? " " : stackText(k);
+	scv.style.cursor = k < 0 ? "default" : "pointer";
+});
+scv.addEventListener("mouseleave", function () { $("details").textContent = " "; });
+scv.addEventListener("wheel", function (e) {
+	if (e.shiftKey) return; // scrolls the threads
+	e.preventDefault();
+	var v = view(), r = scv.getBoundingClientRect();
+	var f = Math.exp(Math.max(-1, Math.min(1, e.deltaY * 0.002)));
+	var at = v[0] + (e.clientX - r.left) / stackScale, w = (v[1] - v[0]) * f;
+	w = Math.max(w, 4 / stackScale * 1e-3 + 1e-3);
+	var t0 = at - (at - v[0]) * f;
+	sview = [t0, t0 + w];
+	stackDraw();
+}, { passive: false });
+scv.addEventListener("mousedown", function (e) {
+	if (e.button) return;
+	e.preventDefault();
+	sdrag = { x: e.clientX, v: view().slice() };
+});
+document.addEventListener("mousemove", function (e) {
+	if (!sdrag) return;
+	var dt = (e.clientX - sdrag.x) / stackScale;
+	sview = [sdrag.v[0] - dt, sdrag.v[1] - dt];
+	stackDraw();
+});
+document.addEventListener("mouseup", function () { sdrag = null; });
+scv.addEventListener("dblclick", function () { sview = null; stackDraw(); });
+pane.addEventListener("scroll", stackDraw);
+window.addEventListener("resize", stackDraw);
+V.charts.push({ draw: function () { stackDraw(); trackDraw(); } });
+
+var stackBtn = $("stack");
+stackBtn.hidden = false;
+stackBtn.addEventListener("click", function () { V.setMode("stack"); });
+
+function show(m) {
+	pane.hidden = m != "stack";
+	stackBtn.classList.toggle("on", m == "stack");
+	fgColor = getComputedStyle(document.documentElement).getPropertyValue("--fg") || "#000";
+	trackDraw();
+	if (m == "stack") stackDraw();
+}
+
+// ---- the URL ----------------------------------------------------------
+
+function readHash(q) {
+	var m = /^(\d+(?:\.\d+)?)-(\d+(?:\.\d+)?)$/.exec(q.range || "");
+	sel = { t0: 0, t1: 0, tids: [] };
+	if (m && +m[2] > +m[1]) {
+		sel.t0 = +m[1];
+		sel.t1 = +m[2];
+	}
+	(q.threads || "").split(".").forEach(function (x) {
+		if (/^-?\d+$/.test(x) && threads.some(function (th) { return th.tid == +x; })) sel.tids.push(+x);
+	});
+	sview = null;
+	label();
+}
+function hash() {
+	var q = [];
+	if (hasRange()) q.push("range=" + Math.round(sel.t0) + "-" + Math.round(sel.t1));
+	if (sel.tids.length) q.push("threads=" + sel.tids.join("."));
+	return q;
+}
+
+var hooks = {
+	threads: threads.map(function (th) {
+		return { tid: th.tid, pid: th.pid, name: th.name, process: th.process, samples: th.n };
+	}),
+	ready: false, error: null, span: span, tunit: TL.tunit,
+	select: function (t0, t1, tids) { select(t0, t1, tids || sel.tids); },
+	clear: clear,
+	selection: function () { return { t0: sel.t0, t1: sel.t1, tids: sel.tids.slice() }; },
+	time: function (x) { return rows.length ? trackTime(rows[0].cv, x) : 0; },
+	stack: function () {
+		var v = view(), out = [];
+		for (var k = 0; k < drawn.n; k++)
+			out.push({ name: names[mname[drawn.node[k]]], depth: mdepth[drawn.node[k]], x: drawn.x[k],
+				y: drawn.y[k], w: drawn.w[k], tid: bands[drawn.band[k]].th.tid });
+		return { t0: v[0], t1: v[1], boxes: out };
+	},
+	draw: stackDraw
+};
+// The samples are decoded once the flame graph has been painted, in
+// steps with frames between them: the page shows the whole profile first,
+// the tracks' graphs a moment later.  Then the range's tree and the stack
+// chart's walk run once (the compiler's warm-up, so that the first
+// selection and zoom are as quick as the next).
+function fail(err) {
+	hooks.error = err.message;
+	$("tl-range").textContent = "ember: cannot show the samples: " + err.message;
+	hooks.ready = true;
+}
+var steps = [decodeStacks, decodeSamples, function () {
+	ready = true;
+	hooks.span = span;
+	trackDraw();
+}, function () {
+	var keep = sel;
+	sel = { t0: span[0], t1: span[0] + (span[1] - span[0]) / 10 + interval, tids: [] };
+	tree();
+	sel = keep;
+}, function () {
+	var v = [span[0], span[1] + interval];
+	stackLayout();
+	stackH = 1e9;
+	drawn.n = 0;
+	bands.forEach(function (b, bi) { band(b, bi, 0, v, 1300 / (v[1] - v[0]), 1300); });
+	drawn.n = 0;
+	sview = null;
+}, function () {
+	if (active()) V.rebuild();
+	else if (V.S.mode == "stack") stackDraw();
+	hooks.ready = true;
+}];
+function step() {
+	try {
+		steps.shift()();
+	} catch (err) {
+		return fail(err);
+	}
+	if (steps.length) requestAnimationFrame(function () { setTimeout(step, 0); });
+}
+requestAnimationFrame(function () { setTimeout(step, 0); });
+return { tree: tree, show: show, readHash: readHash, hash: hash, hooks: hooks, redraw: trackDraw };
+};
+})();

@@ -1,0 +1,283 @@
+// The HTML viewer's timeline in headless Chromium: a program with three
+// phases on its main thread and a background thread with a hostile name
+// (tests/record/timeline.c) recorded for real with `ember record -o
+// x.html`.  The phases' times come from the program's own clock
+// (CLOCK_MONOTONIC, as perf's sample times); the page's first sample time
+// (EMBER.timeline.start) maps them onto the page.  Checks the tracks (one
+// per thread, names and tids, the same canvas span), a drag over the
+// first phase (that phase >= 80% of the selection, the functions table
+// and the URL agree), Escape, the URL keeping the range, the stack chart
+// (the phases in order, hover text, cleared over empty space, wheel zoom
+// and drag), and that folded input shows no tracks.  Skips without
+// perf_event_open.  Ends with "timeline: N passed, M failed".
+"use strict";
+const fs = require("fs");
+const path = require("path");
+const { execFileSync } = require("child_process");
+const { chromium } = require("playwright-core");
+
+const { top, ember, tmp, check, finish } = require("./suite")("timeline");
+
+const prog = path.join(tmp, "timeline");
+let phases = {};
+const page_file = path.join(tmp, "t.html");
+try {
+	execFileSync(process.env.CC || "cc", ["-O2", "-g", "-fno-omit-frame-pointer",
+		"-pthread", "-o", prog, path.join(top, "tests/record/timeline.c")]);
+	execFileSync(ember, ["record", "-q", "-o", path.join(tmp, "probe.folded"),
+		"--", prog, "0.01"], { stdio: ["ignore", "ignore", "pipe"] });
+} catch (e) {
+	console.log(`timeline: skipped: cannot compile or record here: ${String(e.stderr || e.message).split("\n")[0]}`);
+	finish();
+}
+const out = execFileSync(ember, ["record", "-q", "-F", "999", "-o", page_file, "--",
+	prog, "0.25"], { stdio: ["ignore", "pipe", "pipe"] }).toString();
+for (const l of out.trim().split("\n")) {
+	const [name, a, z] = l.split(" ");
+	phases[name] = [+a, +z];
+}
+check("the program reports its phases", Object.keys(phases).length == 3, out);
+
+// folded stacks of the same shape, for the page without time
+const folded = path.join(tmp, "f.folded");
+fs.writeFileSync(folded, "timeline;main;phase_one 30\ntimeline;main;phase_two 20\n");
+const folded_page = path.join(tmp, "f.html");
+execFileSync(ember, ["flamegraph", "--format", "html", "-o", folded_page, folded],
+	{ stdio: ["ignore", "ignore", "ignore"] });
+
+let browser, errors = [], requests = [];
+async function open(file, hash = "") {
+	const ctx = await browser.newContext({ viewport: { width: 1200, height: 800 } });
+	const page = await ctx.newPage();
+	page.on("pageerror", (e) => errors.push(`${path.basename(file)}: ${e.message}`));
+	page.on("request", (r) => { if (!r.url().startsWith("file:")) requests.push(r.url()); });
+	await page.goto("file://" + file + hash);
+	await page.waitForFunction(() => window.ember && window.ember.ready &&
+		(!window.ember.timeline || window.ember.timeline.ready));
+	return page;
+}
+const close = (page) => page.context().close();
+const paint = (page) => page.evaluate(() => new Promise((r) =>
+	requestAnimationFrame(() => requestAnimationFrame(r))));
+
+// the page's time (tunits from its first sample) of a monotonic time in µs
+let start = 0;
+const pageTime = (us) => us - start;
+
+async function test_tracks() {
+	const page = await open(page_file);
+	start = await page.evaluate(() => EMBER.timeline.start);
+	check("the timeline's time unit is the microsecond", await page.evaluate(() => ember.timeline.tunit) == 1000);
+	const tracks = await page.evaluate(() => [...document.querySelectorAll("#tracks [data-tid]")].map((el) => {
+		const c = el.querySelector("canvas").getBoundingClientRect();
+		return { tid: +el.dataset.tid, pid: +el.closest("[data-pid]").dataset.pid, text: el.textContent,
+			x: c.left, w: c.width, inner: el.innerHTML };
+	}));
+	check("one track per thread", tracks.length == 2, tracks.map((t) => t.text));
+	const main = tracks.find((t) => t.tid == t.pid), bg = tracks.find((t) => t.tid != t.pid);
+	check("the main thread's track names it and its tid", main && main.text == `timeline (${main.tid})`, main && main.text);
+	check("the background thread's hostile name is text", bg && bg.text == `<b onclick=x> (${bg.tid})` &&
+		!/<b /.test(bg.inner) && await page.evaluate(() => !document.querySelector("#tracks b")), bg && bg.inner);
+	check("both tracks in one process", main && bg && main.pid == bg.pid &&
+		await page.evaluate(() => document.querySelectorAll("#tracks [data-pid]").length) == 1);
+	check("every track's canvas spans the same", tracks.every((t) => t.x == tracks[0].x && t.w == tracks[0].w && t.w > 500), tracks);
+	// the span: the first sample to the last of any thread
+	const span = await page.evaluate(() => ember.timeline.span);
+	const tl = await page.evaluate(() => EMBER.timeline.threads);
+	check("the span starts at the first sample", span[0] == 0);
+	check("the span ends near the end of the last phase", Math.abs(pageTime(phases.phase_three[1]) - span[1]) < 100000,
+		[pageTime(phases.phase_three[1]), span[1]]);
+	check("the threads' sample counts add up to the flame graph's",
+		tl.reduce((s, t) => s + t[4], 0) > 0);
+	check("the stack chart button is there", await page.isVisible("#stack"));
+	await close(page);
+	return { main, bg };
+}
+
+// drag from time a to z (page times) on the track of tid
+async function drag(page, tid, a, z) {
+	const r = await page.evaluate((tid) => {
+		const b = document.querySelector(`#tracks [data-tid="${tid}"] canvas`).getBoundingClientRect();
+		return { x: b.left, y: b.top, w: b.width, h: b.height };
+	}, tid);
+	const sp = await page.evaluate(() => ember.timeline.span);
+	const len = await page.evaluate(() => { const s = ember.timeline.span; return s[1] - s[0]; });
+	// the canvas spans first sample to last plus one interval: find it
+	const end = await page.evaluate((x) => ember.timeline.time(x), r.x + r.w);
+	const xo = (t) => r.x + (t - sp[0]) / (end - sp[0]) * r.w;
+	await page.mouse.move(xo(a), r.y + r.h / 2);
+	await page.mouse.down();
+	await page.mouse.move((xo(a) + xo(z)) / 2, r.y + r.h / 2, { steps: 3 });
+	await page.mouse.move(xo(z), r.y + r.h / 2);
+	await page.mouse.up();
+	await paint(page);
+	return len;
+}
+
+async function test_range({ main, bg }) {
+	const page = await open(page_file);
+	const whole = await page.evaluate(() => ember.frame(0).samples);
+	const [a, z] = phases.phase_one.map(pageTime);
+	await drag(page, main.tid, a + 20000, z - 20000);
+	const sel = await page.evaluate(() => ember.timeline.selection());
+	check("a drag selects its time range", Math.abs(sel.t0 - (a + 20000)) < 5000 && Math.abs(sel.t1 - (z - 20000)) < 5000,
+		[sel, a, z]);
+	check("...and that thread", sel.tids.length == 1 && sel.tids[0] == main.tid, sel.tids);
+	const root = await page.evaluate(() => ember.frame(0).samples);
+	const i = await page.evaluate(() => ember.find("phase_one"));
+	const f = i >= 0 ? await page.evaluate((i) => ember.frame(i), i) : null;
+	check("the flame graph shows only the range", root < whole * 0.6, [root, whole]);
+	check("the first phase is >= 80% of the selection", f && f.samples >= 0.8 * root, [f, root]);
+	check("the other phases are not", await page.evaluate(() => ember.find("phase_three")) < 0);
+	check("the background thread is not in it", await page.evaluate(() => ember.find("background_work")) < 0);
+	check("the URL keeps the range", await page.evaluate(() =>
+		/(^|&|#)range=\d+-\d+/.test(location.hash) && /threads=\d+/.test(location.hash)), await page.evaluate(() => location.hash));
+	check("the range is shown", /ms/.test(await page.textContent("#tl-range")));
+	// the functions table: the share of the selection
+	await page.click("#table");
+	const row = await page.evaluate(() => [...document.querySelectorAll("#functions tbody tr")].map((tr) =>
+		[...tr.children].map((td) => td.textContent)).find((r) => r[4] == "phase_one"));
+	check("the functions table shows the phase's share of the selection", row && parseFloat(row[3]) >= 80, row);
+	check("the selection survives a view change", (await page.evaluate(() => ember.frame(0).samples)) == root);
+	await page.click("#graph");
+	check("...and back", (await page.evaluate(() => ember.frame(0).samples)) == root);
+	// the hash reloads the same range
+	const hash = await page.evaluate(() => location.hash);
+	const p2 = await open(page_file, hash);
+	const s2 = await p2.evaluate(() => ember.timeline.selection());
+	check("the URL's range comes back on load", Math.abs(s2.t0 - sel.t0) < 2 && Math.abs(s2.t1 - sel.t1) < 2 &&
+		s2.tids[0] == main.tid, [s2, sel]);
+	check("...with the same flame graph", Math.abs((await p2.evaluate(() => ember.frame(0).samples)) - root) < 1e-6 * root);
+	await close(p2);
+	// Escape clears
+	await page.keyboard.press("Escape");
+	await paint(page);
+	check("Escape clears the selection", (await page.evaluate(() => ember.timeline.selection())).t1 == 0 &&
+		(await page.evaluate(() => ember.frame(0).samples)) == whole);
+	check("...and the URL", await page.evaluate(() => !/range=/.test(location.hash)));
+	// clicks select threads, Ctrl-click several
+	await page.click(`#tracks [data-tid="${bg.tid}"] .tl-label`);
+	await paint(page);
+	check("a click selects a thread", (await page.evaluate(() => ember.timeline.selection().tids)).join() == String(bg.tid));
+	check("...whose functions alone are shown", await page.evaluate(() => ember.find("phase_one")) < 0 &&
+		await page.evaluate(() => ember.find("background_work")) >= 0);
+	await page.click(`#tracks [data-tid="${main.tid}"] .tl-label`, { modifiers: ["Control"] });
+	await paint(page);
+	check("Ctrl-click adds one", (await page.evaluate(() => ember.timeline.selection().tids)).length == 2);
+	check("...and both threads are shown", Math.abs((await page.evaluate(() => ember.frame(0).samples)) - whole) < 1e-6 * whole);
+	await page.click("#tl-clear");
+	check("the button clears", (await page.evaluate(() => ember.timeline.selection().tids)).length == 0);
+	await close(page);
+}
+
+async function test_stack({ main }) {
+	const page = await open(page_file);
+	await page.click("#stack");
+	await paint(page);
+	check("the stack chart's button is on", await page.evaluate(() => document.getElementById("stack").classList.contains("on")));
+	check("the URL names the view", await page.evaluate(() => /mode=stack/.test(location.hash)));
+	const st = await page.evaluate(() => ember.timeline.stack());
+	const order = [];
+	st.boxes.filter((b) => b.tid == main.tid && /^phase_/.test(b.name)).sort((a, b) => a.x - b.x)
+		.forEach((b) => { if (order[order.length - 1] != b.name) order.push(b.name); });
+	check("the stack chart has the phases in order", order.join() == "phase_one,phase_two,phase_three", order);
+	check("...and a band per thread", new Set(st.boxes.map((b) => b.tid)).size == 2);
+	// hover a phase's box, then empty space
+	const box = st.boxes.filter((b) => b.name == "phase_two").sort((a, b) => b.w - a.w)[0];
+	const r = await page.evaluate(() => { const b = document.querySelector("#stackchart canvas").getBoundingClientRect(); return { x: b.left, y: b.top, w: b.width, h: b.height }; });
+	await page.mouse.move(r.x + box.x + Math.max(box.w, 1) / 2, r.y + box.y + 5);
+	const d = await page.textContent("#details");
+	check("hover shows the frame in #details", /phase_two/.test(d) && /ms/.test(d), d);
+	await page.mouse.move(r.x + r.w - 2, r.y + r.h - 2);
+	check("...cleared over empty space", (await page.textContent("#details")).trim() == "");
+	// wheel zoom around the middle of phase_two, then a drag pans
+	const before = await page.evaluate(() => ember.timeline.stack());
+	await page.mouse.move(r.x + box.x + box.w / 2, r.y + 40);
+	await page.mouse.wheel(0, -400);
+	await paint(page);
+	const after = await page.evaluate(() => ember.timeline.stack());
+	check("the wheel zooms in", after.t1 - after.t0 < 0.7 * (before.t1 - before.t0), [before.t0, before.t1, after.t0, after.t1]);
+	await page.mouse.move(r.x + 400, r.y + 40);
+	await page.mouse.down();
+	await page.mouse.move(r.x + 600, r.y + 40, { steps: 3 });
+	await page.mouse.up();
+	const panned = await page.evaluate(() => ember.timeline.stack());
+	check("a drag pans", panned.t0 < after.t0 && Math.abs((panned.t1 - panned.t0) - (after.t1 - after.t0)) < 1, [after.t0, panned.t0]);
+	// search highlights the same frames
+	await page.fill("#search", "phase_t");
+	await paint(page);
+	const hit = await page.evaluate(() => {
+		const st = ember.timeline.stack(), c = document.querySelector("#stackchart canvas");
+		const b = st.boxes.filter((b) => /^phase_t/.test(b.name)).sort((a, b) => b.w - a.w)[0];
+		if (!b) return null;
+		const ctx = c.getContext("2d"), dpr = window.devicePixelRatio || 1;
+		return [...ctx.getImageData(Math.round((b.x + Math.min(b.w, 20) / 2) * dpr), Math.round((b.y + 4) * dpr), 1, 1).data];
+	});
+	check("search highlights in the stack chart", hit && hit[0] == 230 && hit[1] == 0 && hit[2] == 230, hit);
+	// a range selection narrows the stack chart to it
+	await page.fill("#search", "");
+	const [a, z] = phases.phase_three.map(pageTime);
+	await drag(page, main.tid, a + 20000, z - 20000);
+	const sc = await page.evaluate(() => ember.timeline.stack());
+	check("the stack chart shows the selection", Math.abs(sc.t0 - (a + 20000)) < 5000 &&
+		sc.boxes.every((b) => b.tid == main.tid) && sc.boxes.some((b) => b.name == "phase_three") &&
+		!sc.boxes.some((b) => b.name == "phase_one"), [sc.t0, sc.t1, a, z]);
+	await close(page);
+}
+
+async function test_untimed() {
+	const page = await open(folded_page);
+	check("folded input: no tracks", await page.evaluate(() => !document.getElementById("tracks")));
+	check("folded input: no stack chart", await page.evaluate(() => document.getElementById("stack").hidden));
+	check("folded input: the flame graph as before", await page.evaluate(() => ember.frame(0).samples) == 50);
+	await close(page);
+	// a damaged sample table: a message, the flame graph still there
+	const bad = path.join(tmp, "bad.html");
+	fs.writeFileSync(bad, fs.readFileSync(page_file, "utf8").replace(/(id="ember-tsamples">)[A-Za-z]/, "$1!"));
+	const p2 = await open(bad);
+	check("damaged samples: said so", /cannot show the samples/.test(await p2.textContent("#tl-range")));
+	check("damaged samples: the flame graph is drawn", await p2.evaluate(() => ember.frame(0).samples) > 0);
+	await close(p2);
+}
+
+// perf.data through `ember collapse perf -o x.html` (where perf records)
+async function test_perfdata() {
+	const data = path.join(tmp, "p.data"), html = path.join(tmp, "p.html");
+	try {
+		execFileSync("perf", ["record", "-q", "-g", "-F", "499", "-o", data, "--", prog, "0.05"],
+			{ stdio: ["ignore", "ignore", "pipe"] });
+	} catch (e) {
+		console.log(`timeline: perf.data skipped: ${String(e.stderr || e.message).split("\n")[0]}`);
+		return;
+	}
+	execFileSync(ember, ["collapse", "perf", "-q", data, "-o", html], { stdio: ["ignore", "ignore", "pipe"] });
+	const page = await open(html);
+	const tids = await page.evaluate(() => [...document.querySelectorAll("#tracks [data-tid]")].map((e) => e.textContent));
+	check("perf.data: a track per thread", tids.length == 2 && tids.some((t) => t.startsWith("<b onclick=x> (")), tids);
+	await close(page);
+}
+
+(async () => {
+	browser = await chromium.launch({
+		executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+		args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+			"--disable-background-networking", "--disable-component-update",
+			"--disable-sync"],
+	});
+	let tracks = null;
+	for (const t of [test_tracks, test_range, test_stack, test_untimed, test_perfdata]) {
+		try {
+			const r = await t(tracks);
+			if (t == test_tracks) tracks = r;
+		} catch (e) {
+			check(`${t.name} ran`, false, process.env.VERBOSE ? e.message : e.message.split("\n")[0]);
+		}
+	}
+	check("no JavaScript errors", errors.length == 0, errors.slice(0, 5));
+	check("no network", requests.length == 0, requests.slice(0, 3));
+	await browser.close();
+	finish();
+})().catch((e) => {
+	check("the suite ran", false, e.message);
+	finish();
+});
