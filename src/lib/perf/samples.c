@@ -234,21 +234,41 @@ static int32_t line_module(struct build *b, const struct rec_dso *d)
 	return b->lmod[d->id];
 }
 
-/* "file:line" records of the functions at f (outermost first) into
- * b->rec; how many. */
+/* The source of f: its line and out-of-line function into *src, and
+ * with several names (inlined calls), the "file:line" records of the
+ * functions at f (outermost first) into b->rec; how many records.  A
+ * caller is looked up at its call, whichever walk found it. */
 static int frame_lines(struct build *b, const struct rec_frame *f,
-		       const struct rec_dso *d)
+		       const struct rec_dso *d, size_t names,
+		       struct ember_inliner_src *src)
 {
 	uint64_t vaddr;
 	int32_t m = line_module(b, d);
 
+	memset(src, 0, sizeof(*src));
 	ember_buf_reset(&b->rec);
 	if (m <= 0 || rec_elf_off_to_vaddr(&d->elf, f->addr, &vaddr))
 		return 0;
-	if (f->call && vaddr)
+	if (f->call == REC_CALL_RET && vaddr)
 		vaddr--; /* a return address: the call is before it */
-	return ember_inliner_at(b->lines, (uint32_t)(m - 1), vaddr, NULL, 0,
-				&b->rec);
+	int n = 0;
+	/* one name: the line is all, no unit's functions walked */
+	if (names > 1)
+		n = ember_inliner_at(b->lines, (uint32_t)(m - 1), vaddr, NULL,
+				     0, &b->rec);
+	/* last: its strings last until the inliner's next call */
+	ember_inliner_line(b->lines, (uint32_t)(m - 1), vaddr, src);
+	return n;
+}
+
+/* Whether a and b name one file (the base names where one of them is
+ * relative to a directory the other is not). */
+static int same_file(const char *a, const char *b)
+{
+	if (!strcmp(a, b))
+		return 1;
+	const char *x = strrchr(a, '/'), *y = strrchr(b, '/');
+	return !strcmp(x ? x + 1 : a, y ? y + 1 : b);
 }
 
 /* Record k's file and line (from "name\tfile:line\n" records). */
@@ -301,6 +321,7 @@ static void build_frame(struct build *b, uint32_t fi, const uint32_t *ids,
 	const struct rec_frame *f = &b->r->frames.v[fi];
 	struct ember_prof_frame pf = {0};
 	const struct rec_dso *d = NULL;
+	struct ember_inliner_src src = {0};
 	int nrec = 0;
 
 	pf.mapping = EMBER_PROF_NONE;
@@ -312,8 +333,14 @@ static void build_frame(struct build *b, uint32_t fi, const uint32_t *ids,
 			    &b->p->maps[m - 1];
 			pf.mapping = m - 1;
 			pf.address = pm->start + (f->addr - pm->offset);
+			/* a caller's address is its return address in
+			 * every walk (pprof's Locations, Firefox's minus
+			 * one) */
+			if (f->call == REC_CALL_AT)
+				pf.address++;
+			pf.call = f->call != 0;
 		}
-		nrec = frame_lines(b, f, d);
+		nrec = frame_lines(b, f, d, n, &src);
 	} else if (f->kind == REC_FRAME_KERNEL) {
 		if (!b->kernel_map) {
 			struct ember_prof_mapping m = {0};
@@ -327,8 +354,10 @@ static void build_frame(struct build *b, uint32_t fi, const uint32_t *ids,
 		}
 		pf.mapping = b->kernel_map - 1;
 		pf.address = f->addr;
+		pf.call = f->call != 0;
 	} else if (f->kind == REC_FRAME_JIT) {
-		pf.address = f->addr;
+		pf.address = f->addr + (f->call == REC_CALL_AT);
+		pf.call = f->call != 0;
 	}
 	b->off[fi] = (uint32_t)b->npf;
 	b->len[fi] = (uint32_t)n;
@@ -340,8 +369,20 @@ static void build_frame(struct build *b, uint32_t fi, const uint32_t *ids,
 		/* the records end with the innermost function, as the
 		 * names do */
 		int k = nrec - (int)(n - j);
-		if (k >= 0)
+		if (k >= 0) {
 			record_loc(b, k, &fn.file, &line);
+		} else if (n == 1 && src.file) {
+			fn.file = ember_prof_strz(b->p, src.file);
+			line = src.line;
+		}
+		/* the out-of-line function: its declaration, its mangled
+		 * name (C's names are their own) */
+		if (j == 0 && fn.file && src.decl_line && src.decl_file &&
+		    same_file(src.decl_file, ember_prof_s(b->p, fn.file, NULL)))
+			fn.start_line = src.decl_line;
+		if (j == 0 && src.linkage_name)
+			fn.system_name =
+			    ember_prof_strz(b->p, src.linkage_name);
 		pf.func = ember_prof_func(b->p, &fn);
 		pf.line = line;
 		pf.inline_depth = (uint16_t)(j > UINT16_MAX ? UINT16_MAX : j);

@@ -44,6 +44,25 @@ int ember_inliner_module(struct ember_inliner *in, const char *key,
 int ember_inliner_at(struct ember_inliner *in, uint32_t id, uint64_t addr,
 		     const char *sym, size_t sym_len, struct ember_buf *out);
 
+/* What ember_inliner_line finds at an address: its source line and the
+ * out-of-line function holding it (the one the inlined calls, if any,
+ * are inlined into). */
+struct ember_inliner_src {
+	const char *file;	  /* the line's file (whole path with
+				     EMBER_INLINE_PATHS), NULL: unknown */
+	uint32_t line;		  /* 0: unknown */
+	uint32_t decl_line;	  /* the function's DW_AT_decl_line, 0 */
+	const char *decl_file;	  /* and DW_AT_decl_file, NULL */
+	const char *linkage_name; /* its mangled name, NULL: none */
+};
+/* The line at addr (as for ember_inliner_at; a caller passes the call's
+ * address) and its out-of-line function's declaration line and linkage
+ * name, without the inlined calls: a unit's top-level DIEs are read once,
+ * not the functions' own trees.  The strings are the inliner's, valid
+ * until its next call.  0, or -1 when DWARF knows nothing of addr. */
+int ember_inliner_line(struct ember_inliner *in, uint32_t id, uint64_t addr,
+		       struct ember_inliner_src *out);
+
 /* perf --inline: the module is the file at path (key and path alike);
  * 0 and the records in out (none: keep perf's symbol), or -1 when the
  * module or its debugging information is missing. */
