@@ -94,6 +94,7 @@ struct module {
 	struct cu_range *cur;
 	size_t ncur;
 	int cur_read;
+	int closed; /* by ember_inliner_close: opened again when asked */
 };
 
 struct cu_range {
@@ -144,26 +145,38 @@ struct ember_inliner *ember_inliner_new(int flags)
 	return in;
 }
 
+static void module_release(struct module *m)
+{
+	for (size_t u = 0; u < m->nunits; u++) {
+		free(m->units[u].fns);
+		free(m->units[u].pieces);
+	}
+	free(m->units);
+	for (size_t u = 0; u < m->nlunits; u++)
+		free(m->lunits[u].fns);
+	free(m->lunits);
+	free(m->cur);
+	if (m->dwfl)
+		dwfl_end(m->dwfl);
+	rec_dwarfsec_release(&m->secs);
+	free(m->path);
+	memset(m, 0, sizeof(*m));
+}
+
+void ember_inliner_close(struct ember_inliner *in, uint32_t id)
+{
+	if (id < in->nmods && !in->mods[id].closed) {
+		module_release(&in->mods[id]);
+		in->mods[id].closed = 1;
+	}
+}
+
 void ember_inliner_free(struct ember_inliner *in)
 {
 	if (!in)
 		return;
-	for (size_t i = 0; i < in->nmods; i++) {
-		struct module *m = &in->mods[i];
-		for (size_t u = 0; u < m->nunits; u++) {
-			free(m->units[u].fns);
-			free(m->units[u].pieces);
-		}
-		free(m->units);
-		for (size_t u = 0; u < m->nlunits; u++)
-			free(m->lunits[u].fns);
-		free(m->lunits);
-		free(m->cur);
-		if (m->dwfl)
-			dwfl_end(m->dwfl);
-		rec_dwarfsec_release(&m->secs);
-		free(m->path);
-	}
+	for (size_t i = 0; i < in->nmods; i++)
+		module_release(&in->mods[i]);
 	free(in->mods);
 	free(in->tab);
 	ember_intern_release(&in->paths);
@@ -224,10 +237,15 @@ int ember_inliner_module(struct ember_inliner *in, const char *key,
 	uint32_t i = ember_intern(&in->paths, key, key_len);
 
 	*id = i;
-	if (i < in->nmods)
+	if (i < in->nmods && !in->mods[i].closed)
 		return in->mods[i].mod ? 0 : -1;
-	EMBER_GROW(in->mods, in->nmods + 1, in->amods);
-	struct module *m = &in->mods[in->nmods++];
+	struct module *m;
+	if (i < in->nmods) {
+		m = &in->mods[i];
+	} else {
+		EMBER_GROW(in->mods, in->nmods + 1, in->amods);
+		m = &in->mods[in->nmods++];
+	}
 	memset(m, 0, sizeof(*m));
 	m->path = ember_xstrdup(path);
 	/* non-blocking: a FIFO named in perf script's output must not hang */

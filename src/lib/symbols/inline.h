@@ -36,6 +36,10 @@ void ember_inliner_free(struct ember_inliner *in);
 int ember_inliner_module(struct ember_inliner *in, const char *key,
 			 size_t key_len, const char *path, int fd, int debug_fd,
 			 uint32_t *id);
+/* Frees module id's DWARF (its files, sections and units), for memory
+ * that follows one module at a time; the next ember_inliner_module of
+ * its key opens it again.  Results already cached stay. */
+void ember_inliner_close(struct ember_inliner *in, uint32_t id);
 /* The records for addr (an address of the ELF file, as its symbols have
  * them) in module id, appended to out; returns how many (0: no function
  * there, or none inlined with EMBER_INLINE_PERF).  Without
