@@ -59,6 +59,16 @@ void ember_buf_add_pyfloat(struct ember_buf *b, double x)
 		ember_buf_adds(b, signbit(x) ? "-0.0" : "0.0");
 		return;
 	}
+	/* an integer below 1e16 (the usual weight or time): its digits and
+	 * ".0", exact, where the search below takes up to 17 snprintf's of
+	 * glibc's slow %e */
+	if (fabs(x) < 1e16 && x == floor(x)) {
+		if (x < 0)
+			ember_buf_addch(b, '-');
+		ember_buf_addu(b, (uint64_t)fabs(x));
+		ember_buf_adds(b, ".0");
+		return;
+	}
 	/* the shortest digits that read back as x */
 	for (prec = 0; prec < 17; prec++) {
 		snprintf(s, sizeof(s), "%.*e", prec, x);

@@ -192,7 +192,7 @@ uint32_t ember_prof_frame(struct ember_prof *p,
 {
 	struct ember_prof_frame k = *f;
 
-	k.pad_ = 0;
+	k.call = k.call != 0;
 	TABLE_ADD(p, frame_set, frames, nframes, aframes, &k, sizeof(k));
 }
 

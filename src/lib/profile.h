@@ -49,8 +49,8 @@ struct ember_prof_func {
 };
 
 struct ember_prof_frame {
-	/* runtime address; for a caller, its return address (pprof takes
-	 * it as is, Firefox wants it minus one); 0 without one */
+	/* runtime address; for a caller, its return address (Firefox and
+	 * pprof want it minus one, inside the call); 0 without one */
 	uint64_t address;
 	uint32_t mapping; /* EMBER_PROF_NONE: none */
 	uint32_t func;
@@ -58,7 +58,8 @@ struct ember_prof_frame {
 	uint16_t inline_depth; /* 0: the out-of-line function, n: inlined
 				  n deep into it (same address) */
 	uint8_t kind;	       /* enum ember_prof_kind */
-	uint8_t pad_;
+	uint8_t call; /* 1: address is a return address (the frame calls
+			 the next, whichever walk found it); 0: exact */
 };
 
 struct ember_prof_mapping {

@@ -68,6 +68,36 @@ pp -disasm=leaf_hot "$T/c.pb.gz" > "$T/disasm"
 check "-disasm: the function's instructions" grep -q "ROUTINE ======================== leaf_hot" "$T/disasm"
 check "-disasm: the call with its count" grep -Eq "[0-9.]+m?s +[0-9a-f]+: CALL spin" "$T/disasm"
 
+# a caller's Location is inside its call instruction (its return address
+# - 1, as Go's runtime/pprof writes it), with its line the call's,
+# whichever walk found it; its Function has the declaration's line
+ret=$(objdump -d --no-show-raw-insn "$R/calltree" 2> /dev/null |
+	awk '/<work_a>:/ { f = 1 } f && /call.*<leaf_hot>/ { getline; sub(":", "", $1); print $1; exit }')
+ret=$(printf '0x%x' $((0x${ret:-1} - 1)))
+decl=$(grep -n '^NOINLINE void work_a' tests/record/calltree.c | cut -d: -f1)
+for g in fp dwarf; do
+	status 0 "record -g $g" "$EMBER" record -q -g $g -F 999 -o "$T/$g.pb.gz" -- "$R/calltree" 0.5
+	pp -raw "$T/$g.pb.gz" > "$T/$g.raw"
+	awk '$4 == "work_a" { print $2 }' "$T/$g.raw" | sort -u > "$T/$g.addr"
+	check "  -g $g: work_a's Location in its call ($ret)" sh -c "test -n '$ret' && grep -qx '$ret' '$T/$g.addr'"
+	check "  -g $g: its line, the call's" grep -Eq "^ +[0-9]+: $ret M=1 work_a .*calltree.c:$decl s=" "$T/$g.raw"
+	check "  -g $g: Function.start_line, its declaration's" grep -Eq " work_a .*calltree.c:[0-9]+ s=$decl$" "$T/$g.raw"
+done
+check "the same caller Locations with -g fp and -g dwarf" cmp -s "$T/fp.addr" "$T/dwarf.addr"
+
+# C++: Function.system_name is the mangled name, name the demangled one
+if command -v c++ > /dev/null 2>&1 &&
+	c++ -O2 -g -no-pie -fno-omit-frame-pointer -o "$R/cxx" tests/record/cxx.cc 2> "$T/cxx.err"; then
+	status 0 "record a C++ program" "$EMBER" record -q -F 999 -o "$T/cxx.pb.gz" -- "$R/cxx" 0.5
+	pp -top "$T/cxx.pb.gz" > "$T/cxx.top"
+	check "  the demangled name" grep -q " ember_test::Spinner::spin$" "$T/cxx.top"
+	gzip -dc "$T/cxx.pb.gz" > "$T/cxx.pb"
+	check "  the mangled name (system_name)" grep -aq "_ZN10ember_test7Spinner4spinEm" "$T/cxx.pb"
+else
+	echo "pprof: C++ part skipped: $(head -1 "$T/cxx.err" 2> /dev/null)"
+fi
+
+# threads: labels narrow the profile
 # threads: labels narrow the profile
 status 0 "record two named threads" "$EMBER" record -q -o "$T/t.pb.gz" -- "$R/threads" 0.5
 pp -tags "$T/t.pb.gz" > "$T/ttags"
@@ -92,6 +122,14 @@ if command -v perf > /dev/null 2>&1 &&
 	pp -raw "$T/p.pb.gz" > "$T/praw"
 	check "perf.data: the period" grep -qx "Period: 1001001" "$T/praw"
 	check "perf.data: addresses" grep -Eq "^ +[0-9]+: 0x[1-9a-f][0-9a-f]+ M=1 leaf_hot " "$T/praw"
+	check "perf.data: Function.start_line" grep -Eq " work_a .*calltree.c:[0-9]+ s=$decl$" "$T/praw"
+	awk '$4 == "work_a" { print $2 }' "$T/praw" | sort -u > "$T/pfp.addr"
+	check "perf.data: work_a's Location in its call" grep -qx "$ret" "$T/pfp.addr"
+	if perf record -q --call-graph dwarf -F 999 -o "$T/d.perf.data" -- "$R/calltree" 0.5 > /dev/null 2>&1; then
+		status 0 "perf.data --call-graph dwarf -o .pb.gz" "$EMBER" collapse perf -q "$T/d.perf.data" -o "$T/pd.pb.gz"
+		pp -raw "$T/pd.pb.gz" | awk '$4 == "work_a" { print $2 }' | sort -u > "$T/pdw.addr"
+		check "  the same caller Locations as with frame pointers" cmp -s "$T/pfp.addr" "$T/pdw.addr"
+	fi
 	pp -top -sample_index=samples "$T/p.pb.gz" > "$T/ptop-s"
 	check "perf.data: -sample_index=samples" has "Type: samples" "$T/ptop-s"
 	pp -tags "$T/p.pb.gz" > "$T/ptags"

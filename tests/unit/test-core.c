@@ -9,8 +9,40 @@
 #include <zlib.h>
 
 #include "ember.h"
+#include "folded.h"
 #include "harness.h"
 #include "tree.h"
+
+/* Python's repr of floats (speedscope's numbers): integers by the fast
+ * path, the rest by the shortest digits; the strings are CPython 3's. */
+static void test_pyfloat(void)
+{
+	static const struct {
+		double x;
+		const char *want;
+	} v[] = {
+	    {0, "0.0"},
+	    {1, "1.0"},
+	    {-3, "-3.0"},
+	    {1001001, "1001001.0"},
+	    {9007199254740993.0, "9007199254740992.0"},
+	    {9999999999999998.0, "9999999999999998.0"},
+	    {1e16, "1e+16"},
+	    {-1e16, "-1e+16"},
+	    {1e22, "1e+22"},
+	    {0.5, "0.5"},
+	    {123.25, "123.25"},
+	    {1e-5, "1e-05"},
+	    {0.1, "0.1"},
+	};
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		struct ember_buf b = EMBER_BUF_INIT;
+		ember_buf_add_pyfloat(&b, v[i].x);
+		CHECK_STR(b.buf, v[i].want);
+		ember_buf_release(&b);
+	}
+}
 
 static void test_buf(void)
 {
@@ -663,6 +695,7 @@ int main(void)
 	test_arena();
 	test_intern();
 	test_stacks();
+	test_pyfloat();
 	test_stacks_order();
 	test_tree();
 	test_flamegraph_pieces();

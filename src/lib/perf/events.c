@@ -1183,8 +1183,9 @@ static void on_sample(struct rec_events *r, const void *rec, size_t size)
 		ids[n++] = rec_frames_id(&r->frames, REC_FRAME_TRUNCATED, 0, 0);
 	for (size_t i = nu; i-- > 0;) {
 		ids[n] = user_frame(r, p, ub[i], s.time, &stable);
-		if (i && !r->dwarf)
-			r->frames.v[ids[n]].call = 1;
+		if (i)
+			r->frames.v[ids[n]].call =
+			    r->dwarf ? REC_CALL_AT : REC_CALL_RET;
 		n++;
 	}
 	if (r->interp)

@@ -25,10 +25,13 @@ struct rec_frame {
 	uint64_t seen; /* not in the key: the first sample's time */
 	uint32_t obj;
 	uint16_t kind;
-	/* frame-pointer walks: seen as a caller, addr is a return address
-	 * (the call is before it); DWARF walks key callers at the call */
+	/* REC_CALL_RET: a frame-pointer walk's caller, addr is a return
+	 * address (the call is before it); REC_CALL_AT: a DWARF walk's
+	 * caller, keyed at the call (its return address - 1); 0: a leaf */
 	uint16_t call;
 };
+
+enum { REC_CALL_RET = 1, REC_CALL_AT = 2 };
 
 /* Unique frames: (kind, obj, addr) -> dense id. */
 struct rec_frames {

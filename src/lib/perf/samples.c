@@ -124,6 +124,11 @@ void rec_prof_wait(struct rec_events *r, int tid, uint64_t time, uint64_t ns,
 
 /* ---- after naming: frames, stacks ------------------------------------- */
 
+/* A file frame's source: string ids (system_name + 1), 0 unknown. */
+struct src {
+	uint32_t file, line, start_line, system_name;
+};
+
 struct build {
 	struct rec_events *r;
 	struct ember_prof *p;
@@ -143,7 +148,8 @@ struct build {
 	uint64_t klo, khi;
 	/* source lines */
 	struct ember_inliner *lines;
-	int32_t *lmod; /* per dso: module + 1, -1 none */
+	struct src *src; /* per session frame */
+	int32_t *lmod;	 /* per dso: module + 1, -1 none */
 	struct ember_buf rec;
 };
 
@@ -234,21 +240,98 @@ static int32_t line_module(struct build *b, const struct rec_dso *d)
 	return b->lmod[d->id];
 }
 
-/* "file:line" records of the functions at f (outermost first) into
- * b->rec; how many. */
+/* The call's address for a caller, whichever walk found it; -1: none. */
+static int frame_vaddr(struct build *b, const struct rec_frame *f,
+		       const struct rec_dso *d, uint64_t *vaddr)
+{
+	int32_t m = line_module(b, d);
+
+	if (m <= 0 || rec_elf_off_to_vaddr(&d->elf, f->addr, vaddr))
+		return -1;
+	if (f->call == REC_CALL_RET && *vaddr)
+		(*vaddr)--; /* a return address: the call is before it */
+	return m - 1;
+}
+
+/* With several names for f (its inlined calls), the "file:line" records
+ * of the functions at f (outermost first) into b->rec; how many. */
 static int frame_lines(struct build *b, const struct rec_frame *f,
 		       const struct rec_dso *d)
 {
 	uint64_t vaddr;
-	int32_t m = line_module(b, d);
+	int m = frame_vaddr(b, f, d, &vaddr);
 
 	ember_buf_reset(&b->rec);
-	if (m <= 0 || rec_elf_off_to_vaddr(&d->elf, f->addr, &vaddr))
+	if (m < 0)
 		return 0;
-	if (f->call && vaddr)
-		vaddr--; /* a return address: the call is before it */
-	return ember_inliner_at(b->lines, (uint32_t)(m - 1), vaddr, NULL, 0,
-				&b->rec);
+	return ember_inliner_at(b->lines, (uint32_t)m, vaddr, NULL, 0, &b->rec);
+}
+
+/* Whether a and b name one file (the base names where one of them is
+ * relative to a directory the other is not). */
+static int same_file(const char *a, const char *b)
+{
+	if (!strcmp(a, b))
+		return 1;
+	const char *x = strrchr(a, '/'), *y = strrchr(b, '/');
+	return !strcmp(x ? x + 1 : a, y ? y + 1 : b);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Every file frame's line and function, from the line table and the
+ * units' top-level DIEs, module by module: each module's DWARF is closed
+ * after its frames, so that memory holds one module's at a time (a
+ * system-wide recording has hundreds).  The inlined calls' records,
+ * wanted only where a frame has several names, open it again. */
+static void frame_sources(struct build *b)
+{
+	const struct rec_frames *fr = &b->r->frames;
+	uint64_t *key = ember_xreallocarray(NULL, fr->n + 1, sizeof(*key));
+	size_t n = 0;
+
+	b->src = ember_xcalloc(fr->n + 1, sizeof(*b->src));
+	if (!b->lines)
+		goto out;
+	for (size_t i = 0; i < fr->n; i++)
+		if (fr->v[i].kind == REC_FRAME_DSO)
+			key[n++] = (uint64_t)fr->v[i].obj << 32 | i;
+	qsort(key, n, sizeof(*key), cmp_u64);
+	for (size_t k = 0; k < n; k++) {
+		uint32_t fi = (uint32_t)key[k];
+		const struct rec_frame *f = &fr->v[fi];
+		const struct rec_dso *d = b->r->world.dsos[f->obj];
+		struct src *o = &b->src[fi];
+		struct ember_inliner_src s;
+		uint64_t vaddr;
+		int m = frame_vaddr(b, f, d, &vaddr);
+		if (m >= 0 &&
+		    !ember_inliner_line(b->lines, (uint32_t)m, vaddr, &s)) {
+			if (s.file) {
+				o->file = ember_prof_strz(b->p, s.file);
+				o->line = s.line;
+			}
+			if (s.file && s.decl_line && s.decl_file &&
+			    same_file(s.decl_file, s.file))
+				o->start_line = s.decl_line;
+			if (s.linkage_name)
+				o->system_name =
+				    ember_prof_strz(b->p, s.linkage_name) + 1;
+		}
+		if (k + 1 < n && key[k + 1] >> 32 == f->obj)
+			continue;
+		if (b->lmod[d->id] > 0)
+			ember_inliner_close(b->lines,
+					    (uint32_t)(b->lmod[d->id] - 1));
+		b->lmod[d->id] = 0;
+	}
+out:
+	free(key);
 }
 
 /* Record k's file and line (from "name\tfile:line\n" records). */
@@ -301,6 +384,7 @@ static void build_frame(struct build *b, uint32_t fi, const uint32_t *ids,
 	const struct rec_frame *f = &b->r->frames.v[fi];
 	struct ember_prof_frame pf = {0};
 	const struct rec_dso *d = NULL;
+	const struct src *src = &b->src[fi];
 	int nrec = 0;
 
 	pf.mapping = EMBER_PROF_NONE;
@@ -312,8 +396,15 @@ static void build_frame(struct build *b, uint32_t fi, const uint32_t *ids,
 			    &b->p->maps[m - 1];
 			pf.mapping = m - 1;
 			pf.address = pm->start + (f->addr - pm->offset);
+			/* a caller's address is its return address in
+			 * every walk (pprof's Locations, Firefox's minus
+			 * one) */
+			if (f->call == REC_CALL_AT)
+				pf.address++;
+			pf.call = f->call != 0;
 		}
-		nrec = frame_lines(b, f, d);
+		if (n > 1)
+			nrec = frame_lines(b, f, d);
 	} else if (f->kind == REC_FRAME_KERNEL) {
 		if (!b->kernel_map) {
 			struct ember_prof_mapping m = {0};
@@ -327,8 +418,10 @@ static void build_frame(struct build *b, uint32_t fi, const uint32_t *ids,
 		}
 		pf.mapping = b->kernel_map - 1;
 		pf.address = f->addr;
+		pf.call = f->call != 0;
 	} else if (f->kind == REC_FRAME_JIT) {
-		pf.address = f->addr;
+		pf.address = f->addr + (f->call == REC_CALL_AT);
+		pf.call = f->call != 0;
 	}
 	b->off[fi] = (uint32_t)b->npf;
 	b->len[fi] = (uint32_t)n;
@@ -340,8 +433,18 @@ static void build_frame(struct build *b, uint32_t fi, const uint32_t *ids,
 		/* the records end with the innermost function, as the
 		 * names do */
 		int k = nrec - (int)(n - j);
-		if (k >= 0)
+		if (k >= 0) {
 			record_loc(b, k, &fn.file, &line);
+		} else if (n == 1) {
+			fn.file = src->file;
+			line = src->line;
+		}
+		/* the out-of-line function: its declaration, its mangled
+		 * name (C's names are their own) */
+		if (j == 0 && fn.file && fn.file == src->file)
+			fn.start_line = src->start_line;
+		if (j == 0 && src->system_name)
+			fn.system_name = src->system_name - 1;
 		pf.func = ember_prof_func(b->p, &fn);
 		pf.line = line;
 		pf.inline_depth = (uint16_t)(j > UINT16_MAX ? UINT16_MAX : j);
@@ -414,6 +517,7 @@ void rec_prof_build(struct rec_events *r, struct rec_symctx *sc,
 		if (f->addr >= b.khi)
 			b.khi = f->addr + 1;
 	}
+	frame_sources(&b);
 	size_t ns = r->stacks.n;
 	uint32_t *map = ember_xcalloc(ns ? ns : 1, sizeof(*map));
 	for (size_t i = 0; i < ns; i++) {
@@ -449,6 +553,7 @@ void rec_prof_build(struct rec_events *r, struct rec_symctx *sc,
 	free(b.off);
 	free(b.len);
 	free(b.pf);
+	free(b.src);
 	free(b.str);
 	ember_buf_release(&b.rec);
 	ember_inliner_free(b.lines);

@@ -399,7 +399,7 @@ static int inlined_frames(struct rec_symctx *c, const struct rec_frame *f,
 	if (m <= 0 || rec_elf_off_to_vaddr(&d->elf, f->addr, &vaddr))
 		return 0;
 	/* a return address: the call is the instruction before it */
-	if (f->call && vaddr)
+	if (f->call == REC_CALL_RET && vaddr)
 		vaddr--;
 	ember_buf_reset(&c->inl);
 	int k = ember_inliner_at(c->inliner, (uint32_t)(m - 1), vaddr, NULL, 0,

@@ -59,6 +59,22 @@ struct unit {
 	size_t npieces;
 };
 
+/* An out-of-line function of a unit (a subprogram with code at the
+ * unit's top level or in its namespaces): where it is declared, its
+ * linkage name.  Read without walking the functions' own DIEs. */
+struct lfn {
+	uint64_t lo, hi;
+	const char *decl_file; /* libdw's, NULL: unknown */
+	uint32_t decl_line;
+	uint32_t link; /* offset in the inliner's names + 1; 0: none */
+};
+
+struct lunit {
+	Dwarf_Off off;
+	struct lfn *fns; /* sorted by lo */
+	size_t n;
+};
+
 struct module {
 	char *path;
 	Dwfl *dwfl;
@@ -70,12 +86,15 @@ struct module {
 	size_t nloads;
 	struct unit *units;
 	size_t nunits, aunits, last;
+	struct lunit *lunits;
+	size_t nlunits, alunits, llast;
 	/* the units' address ranges, read from the units themselves where
 	 * libdw's lookup, which needs .debug_aranges, finds none (clang
 	 * writes no .debug_aranges) */
 	struct cu_range *cur;
 	size_t ncur;
 	int cur_read;
+	int closed; /* by ember_inliner_close: opened again when asked */
 };
 
 struct cu_range {
@@ -126,23 +145,38 @@ struct ember_inliner *ember_inliner_new(int flags)
 	return in;
 }
 
+static void module_release(struct module *m)
+{
+	for (size_t u = 0; u < m->nunits; u++) {
+		free(m->units[u].fns);
+		free(m->units[u].pieces);
+	}
+	free(m->units);
+	for (size_t u = 0; u < m->nlunits; u++)
+		free(m->lunits[u].fns);
+	free(m->lunits);
+	free(m->cur);
+	if (m->dwfl)
+		dwfl_end(m->dwfl);
+	rec_dwarfsec_release(&m->secs);
+	free(m->path);
+	memset(m, 0, sizeof(*m));
+}
+
+void ember_inliner_close(struct ember_inliner *in, uint32_t id)
+{
+	if (id < in->nmods && !in->mods[id].closed) {
+		module_release(&in->mods[id]);
+		in->mods[id].closed = 1;
+	}
+}
+
 void ember_inliner_free(struct ember_inliner *in)
 {
 	if (!in)
 		return;
-	for (size_t i = 0; i < in->nmods; i++) {
-		struct module *m = &in->mods[i];
-		for (size_t u = 0; u < m->nunits; u++) {
-			free(m->units[u].fns);
-			free(m->units[u].pieces);
-		}
-		free(m->units);
-		free(m->cur);
-		if (m->dwfl)
-			dwfl_end(m->dwfl);
-		rec_dwarfsec_release(&m->secs);
-		free(m->path);
-	}
+	for (size_t i = 0; i < in->nmods; i++)
+		module_release(&in->mods[i]);
 	free(in->mods);
 	free(in->tab);
 	ember_intern_release(&in->paths);
@@ -203,10 +237,15 @@ int ember_inliner_module(struct ember_inliner *in, const char *key,
 	uint32_t i = ember_intern(&in->paths, key, key_len);
 
 	*id = i;
-	if (i < in->nmods)
+	if (i < in->nmods && !in->mods[i].closed)
 		return in->mods[i].mod ? 0 : -1;
-	EMBER_GROW(in->mods, in->nmods + 1, in->amods);
-	struct module *m = &in->mods[in->nmods++];
+	struct module *m;
+	if (i < in->nmods) {
+		m = &in->mods[i];
+	} else {
+		EMBER_GROW(in->mods, in->nmods + 1, in->amods);
+		m = &in->mods[in->nmods++];
+	}
 	memset(m, 0, sizeof(*m));
 	m->path = ember_xstrdup(path);
 	/* non-blocking: a FIFO named in perf script's output must not hang */
@@ -667,6 +706,161 @@ int ember_inliner_at(struct ember_inliner *in, uint32_t id, uint64_t addr,
 		grow_results(in);
 	ember_buf_add(out, in->store.buf + start, in->store.len - start);
 	return n;
+}
+
+/* ---- a line and its function, without the inlined calls -------------- */
+
+static int cmp_lfn(const void *pa, const void *pb)
+{
+	const struct lfn *a = pa, *b = pb;
+
+	return a->lo < b->lo ? -1 : a->lo > b->lo;
+}
+
+#define LUNIT_DEPTH 16
+
+/* The unit's out-of-line functions: its top-level DIEs and those of its
+ * namespaces, each stepped over whole (by DW_AT_sibling where the
+ * compiler wrote one), a small part of what read_unit walks. */
+static void read_lunit(struct ember_inliner *in, struct lunit *u,
+		       Dwarf_Die *cudie)
+{
+	Dwarf_Die stack[LUNIT_DEPTH];
+	size_t alloc = 0;
+	int depth = 0;
+
+	if (dwarf_child(cudie, &stack[0]) != 0)
+		return;
+	for (;;) {
+		Dwarf_Die *d = &stack[depth];
+		int tag = dwarf_tag(d), line = 0, named = 0;
+		uint32_t link = 0;
+		const char *file = NULL;
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t off = 0;
+		while (tag == DW_TAG_subprogram &&
+		       (off = dwarf_ranges(d, off, &base, &lo, &hi)) > 0) {
+			if (hi <= lo)
+				continue;
+			if (!named) {
+				Dwarf_Attribute attr;
+				const char *ln =
+				    dwarf_formstring(dwarf_attr_integrate(
+					d, DW_AT_linkage_name, &attr));
+				if (!ln)
+					ln = dwarf_formstring(
+					    dwarf_attr_integrate(
+						d, DW_AT_MIPS_linkage_name,
+						&attr));
+				if (ln) {
+					link = (uint32_t)in->names.len + 1;
+					ember_buf_add(&in->names, ln,
+						      strlen(ln) + 1);
+				}
+				if (dwarf_decl_line(d, &line) || line < 0)
+					line = 0;
+				file = dwarf_decl_file(d);
+				named = 1;
+			}
+			EMBER_GROW(u->fns, u->n + 1, alloc);
+			u->fns[u->n++] =
+			    (struct lfn){lo, hi, file, (uint32_t)line, link};
+		}
+		if ((tag == DW_TAG_namespace || tag == DW_TAG_module) &&
+		    depth + 1 < LUNIT_DEPTH &&
+		    dwarf_child(d, &stack[depth + 1]) == 0) {
+			depth++;
+			continue;
+		}
+		while (dwarf_siblingof(&stack[depth], &stack[depth]) != 0)
+			if (--depth < 0)
+				goto done;
+	}
+done:
+	if (u->n)
+		qsort(u->fns, u->n, sizeof(*u->fns), cmp_lfn);
+}
+
+/* The out-of-line function of unit cu at addr, or NULL. */
+static const struct lfn *lfn_at(struct ember_inliner *in, struct module *m,
+				Dwarf_Die *cu, uint64_t addr)
+{
+	Dwarf_Off off = dwarf_dieoffset(cu);
+	struct lunit *u = NULL;
+
+	if (m->llast < m->nlunits && m->lunits[m->llast].off == off)
+		u = &m->lunits[m->llast];
+	for (size_t i = 0; !u && i < m->nlunits; i++)
+		if (m->lunits[i].off == off) {
+			m->llast = i;
+			u = &m->lunits[i];
+		}
+	if (!u) {
+		EMBER_GROW(m->lunits, m->nlunits + 1, m->alunits);
+		u = &m->lunits[m->nlunits];
+		memset(u, 0, sizeof(*u));
+		u->off = off;
+		read_lunit(in, u, cu);
+		m->llast = m->nlunits++;
+	}
+	size_t lo = 0, hi = u->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (u->fns[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* functions do not nest: the last one starting at or before addr,
+	 * or one just before it where two overlap (aliases) */
+	for (size_t i = lo; i-- > 0 && lo - i <= 4;)
+		if (addr < u->fns[i].hi)
+			return &u->fns[i];
+	return NULL;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+int ember_inliner_line(struct ember_inliner *in, uint32_t id, uint64_t addr,
+		       struct ember_inliner_src *out)
+{
+	Dwarf_Addr bias;
+
+	memset(out, 0, sizeof(*out));
+	if (id >= in->nmods || !in->mods[id].mod)
+		return -1;
+	struct module *m = &in->mods[id];
+	Dwarf *dw = dwfl_module_getdwarf(m->mod, &bias);
+	if (!dw)
+		return -1;
+	Dwfl_Line *l = dwfl_module_getsrc(m->mod, addr);
+	int line = 0;
+	const char *file =
+	    l ? dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL) : NULL;
+	if (file && line > 0) {
+		out->file =
+		    in->flags & EMBER_INLINE_PATHS ? file : base_name(file);
+		out->line = (uint32_t)line;
+	}
+	Dwarf_Die found, *cu = dwfl_module_addrdie(m->mod, addr, &bias);
+	if (!cu)
+		cu = unit_by_ranges(m, dw, addr - bias, &found);
+	const struct lfn *f = cu ? lfn_at(in, m, cu, addr - bias) : NULL;
+	if (f) {
+		out->linkage_name =
+		    f->link ? in->names.buf + f->link - 1 : NULL;
+		out->decl_line = f->decl_line;
+		out->decl_file =
+		    f->decl_file && !(in->flags & EMBER_INLINE_PATHS)
+			? base_name(f->decl_file)
+			: f->decl_file;
+	}
+	return out->line || f ? 0 : -1;
 }
 
 /* perf script prints an address of a file as its offset in the file:

@@ -36,6 +36,10 @@ void ember_inliner_free(struct ember_inliner *in);
 int ember_inliner_module(struct ember_inliner *in, const char *key,
 			 size_t key_len, const char *path, int fd, int debug_fd,
 			 uint32_t *id);
+/* Frees module id's DWARF (its files, sections and units), for memory
+ * that follows one module at a time; the next ember_inliner_module of
+ * its key opens it again.  Results already cached stay. */
+void ember_inliner_close(struct ember_inliner *in, uint32_t id);
 /* The records for addr (an address of the ELF file, as its symbols have
  * them) in module id, appended to out; returns how many (0: no function
  * there, or none inlined with EMBER_INLINE_PERF).  Without
@@ -43,6 +47,25 @@ int ember_inliner_module(struct ember_inliner *in, const char *key,
  * as perf prints it) locates it by the symbol table, as the script does. */
 int ember_inliner_at(struct ember_inliner *in, uint32_t id, uint64_t addr,
 		     const char *sym, size_t sym_len, struct ember_buf *out);
+
+/* What ember_inliner_line finds at an address: its source line and the
+ * out-of-line function holding it (the one the inlined calls, if any,
+ * are inlined into). */
+struct ember_inliner_src {
+	const char *file;	  /* the line's file (whole path with
+				     EMBER_INLINE_PATHS), NULL: unknown */
+	uint32_t line;		  /* 0: unknown */
+	uint32_t decl_line;	  /* the function's DW_AT_decl_line, 0 */
+	const char *decl_file;	  /* and DW_AT_decl_file, NULL */
+	const char *linkage_name; /* its mangled name, NULL: none */
+};
+/* The line at addr (as for ember_inliner_at; a caller passes the call's
+ * address) and its out-of-line function's declaration line and linkage
+ * name, without the inlined calls: a unit's top-level DIEs are read once,
+ * not the functions' own trees.  The strings are the inliner's, valid
+ * until its next call.  0, or -1 when DWARF knows nothing of addr. */
+int ember_inliner_line(struct ember_inliner *in, uint32_t id, uint64_t addr,
+		       struct ember_inliner_src *out);
 
 /* perf --inline: the module is the file at path (key and path alike);
  * 0 and the records in out (none: keep perf's symbol), or -1 when the
