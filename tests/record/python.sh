@@ -114,6 +114,48 @@ for py in $pythons; do
 	check "$name: output kept" cmp -s "$T/alone.out" "$T/under.out"
 done
 
+# -a: a Python started before ember, one started while ember starts (its
+# sampling events open, the running processes being read: what starts,
+# execs or maps libpython then comes only in the events' records) and one
+# started during the recording each get py:: frames in >= 95% of their
+# interpreter samples (folded roots COMM-PID)
+# the weights of pid P's samples in FILE under PyEval_EvalCode, and of
+# those with py:: frames
+pidweight() { awk -v p="-$2;" 'index($0, p) && /PyEval_EvalCode/ { a += $NF }
+	index($0, p) && /PyEval_EvalCode.*py::/ { b += $NF } END { printf "%.0f %.0f\n", a, b }' "$1"; }
+# waits until process $1 has a perf event open (at most 5 s)
+perf_opened() {
+	i=0
+	while [ $i -lt 1000 ]; do
+		ls -l /proc/$1/fd 2> /dev/null | grep -q 'perf_event' && return 0
+		i=$((i + 1))
+		sleep 0.005
+	done
+	return 1
+}
+for py in $pythons; do
+	v=$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+	name="$v ($py) -a"
+	"$py" $NESTED 5 > /dev/null &
+	before=$!
+	sleep 0.5
+	"$EMBER" record -q --pid -a -d 3 -o "$T/a.folded" > /dev/null 2> "$T/a.err" &
+	rec=$!
+	perf_opened $rec
+	"$py" $NESTED 4 > /dev/null &
+	starting=$!
+	sleep 1
+	"$py" $NESTED 1.5 > /dev/null &
+	during=$!
+	wait $rec
+	check "$name: ember exits 0" test $? -eq 0
+	wait $before $starting $during
+	for w in "before:$before" "as_it_starts:$starting" "during:$during"; do
+		set -- $(pidweight "$T/a.folded" ${w#*:})
+		check "$name: the Python started ${w%%:*}: >= 95% of its interpreter samples have py:: frames ($2 of $1)" atleast "$2" "$1" 95
+	done
+done
+
 # --no-python: the interpreter's C frames only (3.12 has no perf map
 # without -X perf)
 for py in $pythons; do
