@@ -7,7 +7,8 @@
 # order <module> -> main -> baz -> bar -> foo; Python called back from C
 # (sorted's key, functools.reduce) under its caller; two threads apart
 # under --tid; no file left in /tmp, the command's output and status
-# unchanged; --no-python reads none.
+# unchanged; --no-python reads none; each frame carries its line (pprof
+# -lines); -a finds Pythons started before, as and after ember starts.
 # Skips, saying why, where BPF is not permitted or no such Python exists.
 . tests/cli/lib.sh
 suite=python
@@ -113,6 +114,30 @@ for py in $pythons; do
 	check "$name: exit status kept" test $? -eq 3
 	check "$name: output kept" cmp -s "$T/alone.out" "$T/under.out"
 done
+
+# lines: each Python frame carries the line it executes, in the profile
+# (pprof: go tool pprof -lines); the folded names stay without it.
+# tests/record/pylines.py's hot() is on line 10, warm() on line 16.
+LINES=tests/record/pylines.py
+if command -v go > /dev/null 2>&1; then
+	export GOCACHE="$T/gocache" GOTOOLCHAIN=local
+	for py in $pythons; do
+		v=$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+		name="$v ($py) lines"
+		"$EMBER" record -q --no-jit-env -o "$T/l.pb.gz" -- "$py" $LINES 2 > /dev/null 2> "$T/l.err"
+		check "$name: ember exits 0" test $? -eq 0
+		go tool pprof -lines -top "$T/l.pb.gz" > "$T/l.top" 2> "$T/l.pperr"
+		# the line of the most flat time of py::hot and of py::warm
+		for fl in hot:10 warm:16; do
+			got=$(awk -v f="py::${fl%:*}:" 'index($6, f) == 1 && $1 + 0 > best { best = $1 + 0; l = $NF } END { sub(/.*:/, "", l); print l }' "$T/l.top")
+			check "$name: py::${fl%:*} is on line ${fl#*:} (pprof -lines: $got)" test "$got" = "${fl#*:}"
+		done
+		"$EMBER" record -q --no-jit-env -o "$T/l.folded" -- "$py" $LINES 1 > /dev/null 2>&1
+		check "$name: folded names without lines" grep -q 'py::hot:[^;]*pylines\.py[; ]' "$T/l.folded"
+	done
+else
+	echo "python: lines: skipped: no go (Debian package golang-go)"
+fi
 
 # -a: a Python started before ember, one started while ember starts (its
 # sampling events open, the running processes being read: what starts,

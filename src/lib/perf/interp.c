@@ -282,7 +282,8 @@ static uint32_t frame_id(struct rec_interp_merge *m, struct rec_events *ev,
 			 const struct ember_interp_frame *f)
 {
 	size_t len;
-	const char *s = rec_interp_frame_name(ip, f, &len);
+	uint32_t line;
+	const char *s = rec_interp_frame_name(ip, f, &len, &line);
 
 	if (!s) {
 		m->st.unnamed++;
@@ -291,7 +292,11 @@ static uint32_t frame_id(struct rec_interp_merge *m, struct rec_events *ev,
 		len = strlen(s);
 	}
 	uint32_t name = ember_intern(&m->names, s, len);
-	return rec_frames_id(&ev->frames, REC_FRAME_INTERP, name, 0);
+	/* one frame per line executed (the folded name is the same) */
+	uint64_t at =
+	    line | (uint64_t)(uint32_t)(f->firstlineno > 0 ? f->firstlineno : 0)
+		       << 32;
+	return rec_frames_id(&ev->frames, REC_FRAME_INTERP, name, at);
 }
 
 size_t rec_interp_merge_stack(struct rec_events *ev, struct rec_proc *p,
