@@ -181,6 +181,39 @@ for py in $pythons; do
 	done
 done
 
+# not permitted: a user without CAP_BPF (nobody, perf_event_paranoid -1
+# for the test's time) records as before, told once that Python frames
+# need BPF; with a Python that nobody may run (pyenv's may be under
+# root's home)
+nobody() { setpriv --reuid nobody --regid "$(id -g nobody)" --clear-groups --inh-caps=-all "$@"; }
+npy=
+if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null 2>&1 && id nobody > /dev/null 2>&1 &&
+	[ -w /proc/sys/kernel/perf_event_paranoid ]; then
+	for py in $pythons; do
+		nobody sh -c '"$1" -c pass' sh "$py" 2> /dev/null && npy=$py && break
+	done
+fi
+if [ -n "$npy" ]; then
+	N=$(mktemp -d)
+	chmod 755 "$N"
+	chown nobody "$N"
+	cp "$EMBER" "$N/ember"
+	cp $NESTED "$N/nested.py"
+	paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
+	trap 'echo "$paranoid" > /proc/sys/kernel/perf_event_paranoid; rm -rf "$T" "$N"' EXIT
+	echo -1 > /proc/sys/kernel/perf_event_paranoid
+	(cd "$N" && nobody ./ember record --no-jit-env -o "$N/np.folded" -- "$npy" "$N/nested.py" 1 > /dev/null 2> "$N/np.err")
+	rc=$?
+	echo "$paranoid" > /proc/sys/kernel/perf_event_paranoid
+	check "not permitted: ember exits 0" test $rc -eq 0
+	check "not permitted: told once ($(grep -c 'Python frames' "$N/np.err") times)" test "$(grep -c 'Python frames' "$N/np.err")" -eq 1
+	check "not permitted: what Python frames need" has "Python frames need BPF: root, or CAP_BPF and CAP_PERFMON, on Linux 5.8 or later" "$N/np.err"
+	check "not permitted: the interpreter's C frames recorded" test "$(weight "$N/np.folded" '_PyEval_EvalFrameDefault')" -gt 0
+	check "not permitted: no py:: frames" test "$(weight "$N/np.folded" 'py::')" -eq 0
+else
+	echo "python: not permitted: skipped: needs root, setpriv, a nobody user who may run a Python, and a writable kernel.perf_event_paranoid"
+fi
+
 # --no-python: the interpreter's C frames only (3.12 has no perf map
 # without -X perf)
 for py in $pythons; do

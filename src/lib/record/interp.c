@@ -118,8 +118,9 @@ int rec_interp_bpf_new(struct rec_interp_bpf **out, struct ember_buf *why)
 		ember_buf_addf(why, "cannot load the BPF program: %s%s",
 			       strerror(e),
 			       e == EPERM || e == EACCES
-				   ? " (it needs root, or CAP_BPF and "
-				     "CAP_PERFMON)"
+				   ? " (Python frames need BPF: root, or "
+				     "CAP_BPF and CAP_PERFMON, on Linux 5.8 "
+				     "or later)"
 			       : e == EINVAL || e == ENOSYS
 				   ? " (it needs Linux 5.8 or later)"
 				   : "");
