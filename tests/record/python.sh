@@ -77,6 +77,7 @@ for py in $pythons; do
 	check_nested "$name -p" "$T/p.folded"
 	check "$name -p: the summary tells" has "Python frames: 1 process read" "$T/p.err"
 	check "$name -p: top Python functions listed" has "top Python functions" "$T/p.err"
+	check "$name -p: the top Python function is foo" test "$(awk 'f { print $2; exit } /top Python functions/ { f = 1 }' "$T/p.err" | sed 's/:.*//')" = "py::foo"
 	if [ -n "$stale" ]; then
 		echo "python: $name -p: a map of an earlier process $pid was there: not checked"
 	else
@@ -180,6 +181,37 @@ for py in $pythons; do
 		check "$name: the Python started ${w%%:*}: >= 95% of its interpreter samples have py:: frames ($2 of $1)" atleast "$2" "$1" 95
 	done
 done
+
+# containers: a Python in its own pid and mount namespaces (its own /tmp,
+# pid 1 there), attached with -p from the host
+if command -v unshare > /dev/null 2>&1 && unshare --fork --pid --mount --mount-proc true 2> /dev/null; then
+	for py in $pythons; do
+		v=$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+		name="$v ($py) in a container"
+		unshare --fork --pid --mount --mount-proc sh -c 'mount -t tmpfs tmpfs /tmp && exec "$0" "$1" 3.5' "$py" "$top/$NESTED" > /dev/null 2>&1 &
+		pid=
+		i=0
+		while [ -z "$pid" ] && [ $i -lt 100 ]; do
+			sleep 0.05
+			for p in $(pgrep -f "$top/$NESTED 3.5"); do
+				[ "$(readlink /proc/$p/ns/pid)" != "$(readlink /proc/self/ns/pid)" ] && pid=$p
+			done
+			i=$((i + 1))
+		done
+		check "$name: started" test -n "$pid"
+		[ -n "$pid" ] || continue
+		sleep 0.3
+		"$EMBER" record -q -p $pid -d 2 -o "$T/ns.folded" > /dev/null 2> "$T/ns.err"
+		check "$name: ember exits 0" test $? -eq 0
+		wait
+		all=$(weight "$T/ns.folded" 'PyEval_EvalCode')
+		withpy=$(weight "$T/ns.folded" 'PyEval_EvalCode.*py::')
+		check "$name: >= 95% of interpreter samples have py:: frames ($withpy of $all)" atleast "$withpy" "$all" 95
+		check "$name: foo under bar, baz, main" test "$(weight "$T/ns.folded" "$CHAIN")" -gt 0
+	done
+else
+	echo "python: containers: skipped: unshare cannot make pid and mount namespaces here"
+fi
 
 # not permitted: a user without CAP_BPF (nobody, perf_event_paranoid -1
 # for the test's time) records as before, told once that Python frames
