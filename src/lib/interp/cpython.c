@@ -405,14 +405,15 @@ static int cpython_lines(struct rec_interp_proc *ip,
 		return -1;
 	}
 	struct ltab t = {b, b + size};
-	int32_t line = f->firstlineno;
+	/* 64 bits: no overflow from a table read while it changed */
+	int64_t line = f->firstlineno;
 	uint32_t unit = 0;
 	while (t.p < t.end) {
 		uint8_t h = *t.p++;
 		if (!(h & 0x80))
 			break; /* not an entry's first byte */
 		unsigned code = h >> 3 & 15, len = (h & 7) + 1;
-		int32_t at = line;
+		int64_t at = line;
 		if (code == 15) {
 			at = 0;
 		} else if (code == 14) {
@@ -425,13 +426,16 @@ static int cpython_lines(struct rec_interp_proc *ip,
 			line += lt_svarint(&t);
 			at = line;
 		} else if (code >= 10) {
-			line += (int32_t)code - 10;
+			line += (int64_t)code - 10;
 			at = line;
 			t.p += 2;
 		} else {
 			t.p++;
 		}
-		struct rec_interp_line e = {unit, at > 0 ? (uint32_t)at : 0};
+		if (line < INT32_MIN || line > INT32_MAX)
+			break;
+		struct rec_interp_line e = {unit,
+					    at > 0 ? (uint32_t)at : 0};
 		ember_buf_add(out, &e, sizeof(e));
 		unit += len;
 	}
