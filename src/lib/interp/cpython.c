@@ -434,8 +434,7 @@ static int cpython_lines(struct rec_interp_proc *ip,
 		}
 		if (line < INT32_MIN || line > INT32_MAX)
 			break;
-		struct rec_interp_line e = {unit,
-					    at > 0 ? (uint32_t)at : 0};
+		struct rec_interp_line e = {unit, at > 0 ? (uint32_t)at : 0};
 		ember_buf_add(out, &e, sizeof(e));
 		unit += len;
 	}

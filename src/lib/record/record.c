@@ -1002,6 +1002,8 @@ static void process(struct ember_record *r)
 		if (r->held)
 			rec_reader_done(r->reader, r->held);
 		r->held = b;
+		if (r->interp && next)
+			rec_interp_bpf_poll(r->interp, &r->events);
 	}
 }
 
