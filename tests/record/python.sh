@@ -77,8 +77,8 @@ for py in $pythons; do
 	check_nested "$name -p" "$T/p.folded"
 	check "$name -p: the summary tells" has "Python frames: 1 process read" "$T/p.err"
 	check "$name -p: top Python functions listed" has "top Python functions" "$T/p.err"
-	top=$(awk 'f { print $2; exit } /top Python functions/ { f = 1 }' "$T/p.err")
-	check "$name -p: the top Python function is foo ($top)" test "${top%%:/*}" = "py::foo"
+	toppy=$(awk 'f { print $2; exit } /top Python functions/ { f = 1 }' "$T/p.err")
+	check "$name -p: the top Python function is foo ($toppy)" test "${toppy%%:/*}" = "py::foo"
 	if [ -n "$stale" ]; then
 		echo "python: $name -p: a map of an earlier process $pid was there: not checked"
 	else
@@ -163,8 +163,7 @@ perf_opened() {
 for py in $pythons; do
 	v=$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 	name="$v ($py) -a"
-	# the first two run until ember has ended, however long it takes to
-	# start
+	# each runs until ember has ended, however long ember takes to start
 	"$py" $NESTED 60 > /dev/null &
 	before=$!
 	sleep 0.5
@@ -174,11 +173,11 @@ for py in $pythons; do
 	"$py" $NESTED 60 > /dev/null &
 	starting=$!
 	sleep 1
-	"$py" $NESTED 1.5 > /dev/null &
+	"$py" $NESTED 60 > /dev/null &
 	during=$!
 	wait $rec
 	check "$name: ember exits 0" test $? -eq 0
-	kill $before $starting
+	kill $before $starting $during
 	wait $before $starting $during
 	for w in "before:$before" "as_it_starts:$starting" "during:$during"; do
 		set -- $(pidweight "$T/a.folded" ${w#*:})
@@ -192,21 +191,23 @@ if command -v unshare > /dev/null 2>&1 && unshare --fork --pid --mount --mount-p
 	for py in $pythons; do
 		v=$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 		name="$v ($py) in a container"
-		unshare --fork --pid --mount --mount-proc sh -c 'mount -t tmpfs tmpfs /tmp && exec "$0" "$1" 3.5' "$py" "$top/$NESTED" > /dev/null 2>&1 &
+		unshare --fork --pid --mount --mount-proc sh -c 'mount -t tmpfs tmpfs /tmp && exec "$0" "$1" 3.5' "$py" "$top/$NESTED" > /dev/null 2> "$T/ns.py.err" &
+		u=$!
+		# unshare's child, pid 1 of the namespace, once it runs Python
 		pid=
 		i=0
 		while [ -z "$pid" ] && [ $i -lt 100 ]; do
 			sleep 0.05
-			for p in $(pgrep -f "$top/$NESTED 3.5"); do
-				[ "$(readlink /proc/$p/ns/pid)" != "$(readlink /proc/self/ns/pid)" ] && pid=$p
-			done
+			c=$(pgrep -P $u | head -1)
+			[ -n "$c" ] && [ "$(readlink /proc/$c/exe 2> /dev/null)" = "$(readlink -f "$py")" ] && pid=$c
 			i=$((i + 1))
 		done
 		check "$name: started" test -n "$pid"
 		[ -n "$pid" ] || continue
 		sleep 0.3
 		"$EMBER" record -q -p $pid -d 2 -o "$T/ns.folded" > /dev/null 2> "$T/ns.err"
-		check "$name: ember exits 0" test $? -eq 0
+		rc=$?
+		check "$name: ember exits 0 ($(head -1 "$T/ns.err"))" test $rc -eq 0
 		wait
 		all=$(weight "$T/ns.folded" 'PyEval_EvalCode')
 		withpy=$(weight "$T/ns.folded" 'PyEval_EvalCode.*py::')
