@@ -800,7 +800,7 @@ Chart.prototype.unhover = function () {
 	this.hovered = -1;
 	this.hl.style.display = "none";
 	$("tip").hidden = true;
-	$("details").textContent = " ";
+	$("details").textContent = "";
 };
 Chart.prototype.click = function (e) {
 	hideMenu();
