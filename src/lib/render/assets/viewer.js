@@ -1069,24 +1069,38 @@ var CT = { src: null, roots: null, rows: [], sel: -1, key: "" };
 
 function ctKids(v) {
 	if (v.kids) return v.kids;
-	var t = CT.src, kids = [], c;
-	if (!v.frames) {
+	var t = CT.src, kids = [], c, k;
+	if (!v.inv) {
 		for (c = v.i + 1; c < t.end[v.i]; c = t.end[c])
 			kids.push({ i: c, name: t.name[c], total: t.width[c], self: t.self[c], depth: v.depth + 1, up: v });
 	} else {
+		if (!v.frames) { // a root: its frames found when first opened
+			v.frames = [];
+			v.w = [];
+			for (k = 1; k < t.n; k++)
+				if (t.name[k] == v.name && t.self[k] > 0) {
+					v.frames.push(k);
+					v.w.push(t.self[k]);
+				}
+		}
 		var by = new Map();
-		for (var k = 0; k < v.frames.length; k++) {
+		for (k = 0; k < v.frames.length; k++) {
 			var p = t.parent[v.frames[k]];
 			if (p <= 0) continue;
 			var g = by.get(t.name[p]);
-			if (!g) by.set(t.name[p], g = { name: t.name[p], frames: [], w: [], depth: v.depth + 1, up: v });
+			if (!g) by.set(t.name[p], g = { inv: true, name: t.name[p], frames: [], w: [], depth: v.depth + 1, up: v });
 			g.frames.push(p);
 			g.w.push(v.w[k]);
 		}
 		by.forEach(function (g) { kids.push(ctTotals(g)); });
 	}
-	kids.sort(function (a, b) { return b.total - a.total || (names[a.name] < names[b.name] ? -1 : 1); });
+	kids.sort(ctOrder());
 	return (v.kids = kids);
+}
+// heaviest first, then by name
+function ctOrder() {
+	var rank = nameRank();
+	return function (a, b) { return b.total - a.total || rank[a.name] - rank[b.name]; };
 }
 // An inverted node's total; its self time is the total for a root (the
 // function's own time), none for a caller.
@@ -1097,27 +1111,26 @@ function ctTotals(g) {
 		if (t.parent[g.frames[k]] <= 0) ends += g.w[k];
 	}
 	g.total = total;
-	g.self = g.depth ? 0 : total;
+	g.self = 0;
 	g.ends = ends;
 	return g;
 }
 function ctHasKids(v) {
-	return v.frames ? v.total > v.ends : CT.src.end[v.i] > v.i + 1;
+	return v.inv ? v.total > v.ends : CT.src.end[v.i] > v.i + 1;
 }
 function ctRoots() {
-	var t = CT.src;
+	var t = CT.src, i;
 	if (!S.inverted) return ctKids({ i: 0, depth: -1, up: null });
-	var by = new Map();
-	for (var i = 1; i < t.n; i++) {
+	var total = new Float64Array(nnames), ends = new Float64Array(nnames), roots = [];
+	for (i = 1; i < t.n; i++) {
 		if (!(t.self[i] > 0)) continue;
-		var g = by.get(t.name[i]);
-		if (!g) by.set(t.name[i], g = { name: t.name[i], frames: [], w: [], depth: 0, up: null });
-		g.frames.push(i);
-		g.w.push(t.self[i]);
+		total[t.name[i]] += t.self[i];
+		if (t.parent[i] <= 0) ends[t.name[i]] += t.self[i];
 	}
-	var roots = [];
-	by.forEach(function (g) { roots.push(ctTotals(g)); });
-	roots.sort(function (a, b) { return b.total - a.total || (names[a.name] < names[b.name] ? -1 : 1); });
+	for (i = 0; i < nnames; i++)
+		if (total[i] > 0)
+			roots.push({ inv: true, name: i, frames: null, total: total[i], self: total[i], ends: ends[i], depth: 0, up: null });
+	roots.sort(ctOrder());
 	return roots;
 }
 
