@@ -8,6 +8,17 @@
 // sandwich view derive new trees from it.  Drawing walks the zoomed
 // frame's subtree and skips every subtree narrower than half a pixel, so
 // a paint costs what is visible, not what is in the profile.
+//
+// Hooks for tests (stable): the view switcher's buttons #flame, #icicle,
+// #calltree and #table, named "Flame Graph", "Icicle", "Call Tree" and
+// "Functions", and #heavy "Left Heavy" (aria-pressed says which are on);
+// the functions table is table#functions, one <tr> a function, the name
+// first, shares as "N%"; the call tree is table#tree (role=treegrid), one
+// <tr> a shown node (aria-level, aria-expanded), the name first; hover
+// text is in #details and #tip (role=tooltip), cleared over empty space;
+// filters and transforms are the .chip elements of #filters; a
+// differential page has #before, #after and #difference.  window.ember
+// (at the end) gives the state and where each frame is drawn.
 (function () {
 "use strict";
 var E = window.EMBER;
