@@ -224,27 +224,60 @@ function kept(b, own) {
 	return finish(t);
 }
 
-// A tree merged from paths: child() finds or adds a node, add() weighs it.
-// With delta (or off) set to [0] ([1]) it also sums the self deltas (and
-// keeps "off-CPU only" where every frame merged into a node was).
+// A tree merged from paths: child() finds or adds a node (an open-addressing
+// table of (parent, name) in typed arrays: a node is made after its
+// parent, so its index is larger), self[] weighs it.  withDelta() (and
+// withOff()) make it also sum the self deltas (and keep "off-CPU only"
+// where every frame merged into a node was).
 function Builder(rootName) {
-	this.parent = [-1];
-	this.name = [rootName];
-	this.self = [0];
-	this.kids = new Map();
+	this.n = 1;
+	this.cap = 1024;
+	this.parent = new Int32Array(this.cap);
+	this.parent[0] = -1;
+	this.name = new Uint32Array(this.cap);
+	this.name[0] = rootName;
+	this.self = new Float64Array(this.cap);
 	this.delta = null;
 	this.off = null;
+	this.table = new Int32Array(4096).fill(-1);
+}
+Builder.prototype.withDelta = function () { this.delta = new Float64Array(this.cap); };
+Builder.prototype.withOff = function () { this.off = new Uint8Array(this.cap); };
+Builder.prototype.grow = function () {
+	var cap = this.cap * 2, self = this;
+	["parent", "name", "self", "delta", "off"].forEach(function (k) {
+		if (!self[k]) return;
+		var a = new self[k].constructor(cap);
+		a.set(self[k]);
+		self[k] = a;
+	});
+	this.cap = cap;
+};
+function slot(p, nm, mask) {
+	return (Math.imul(p, 0x9e3779b1) ^ Math.imul(nm + 1, 0x85ebca77)) & mask;
 }
 Builder.prototype.child = function (p, nm) {
-	var key = p * 67108864 + nm, c = this.kids.get(key);
-	if (c === undefined) {
-		c = this.name.length;
-		this.kids.set(key, c);
-		this.parent.push(p);
-		this.name.push(nm);
-		this.self.push(0);
-		if (this.delta) this.delta.push(0);
-		if (this.off) this.off.push(1);
+	var tab = this.table, mask = tab.length - 1, h = slot(p, nm, mask), c;
+	for (;;) {
+		c = tab[h];
+		if (c < 0) break;
+		if (this.parent[c] == p && this.name[c] == nm) return c;
+		h = (h + 1) & mask;
+	}
+	if (this.n == this.cap) this.grow();
+	c = this.n++;
+	tab[h] = c;
+	this.parent[c] = p;
+	this.name[c] = nm;
+	if (this.off) this.off[c] = 1;
+	if (this.n * 2 > tab.length) {
+		var big = new Int32Array(tab.length * 4).fill(-1), m2 = big.length - 1;
+		for (var i = 1; i < this.n; i++) {
+			var g = slot(this.parent[i], this.name[i], m2);
+			while (big[g] >= 0) g = (g + 1) & m2;
+			big[g] = i;
+		}
+		this.table = big;
 	}
 	return c;
 };
@@ -252,35 +285,40 @@ Builder.prototype.child = function (p, nm) {
 // with selfLast, as the page's own tree: own time after the children);
 // the root is the function unless all says it is "all".
 Builder.prototype.tree = function (all, selfLast) {
-	var n = this.name.length, inc = new Float64Array(n), i;
+	var n = this.n, inc = new Float64Array(n), par = this.parent, nm = this.name, i;
 	for (i = 0; i < n; i++) inc[i] = this.self[i];
-	for (i = n - 1; i > 0; i--) inc[this.parent[i]] += inc[i];
-	var kids = [];
-	for (i = 0; i < n; i++) kids.push([]);
-	for (i = 1; i < n; i++) kids[this.parent[i]].push(i);
-	var rank = nameRank(), nm = this.name;
-	var t = newTree(n, !!this.delta), todo = [0], depth = new Uint32Array(n);
+	for (i = n - 1; i > 0; i--) inc[par[i]] += inc[i];
+	// the children of v are kids[first[v] .. first[v + 1]), by name
+	var first = new Int32Array(n + 1), kids = new Int32Array(Math.max(n - 1, 1)), at;
+	for (i = 1; i < n; i++) first[par[i] + 1]++;
+	for (i = 0; i < n; i++) first[i + 1] += first[i];
+	at = first.slice(0, n);
+	for (i = 1; i < n; i++) kids[at[par[i]]++] = i;
+	var rank = nameRank(), byName = function (a, b) { return rank[nm[a]] - rank[nm[b]]; };
+	for (i = 0; i < n; i++)
+		if (first[i + 1] - first[i] > 1) kids.subarray(first[i], first[i + 1]).sort(byName);
+	var t = newTree(n, !!this.delta), todo = new Int32Array(n), sp = 0, depth = new Uint32Array(n);
 	t.off = this.off ? new Uint8Array(n) : null;
 	t.named = !all; // the root is the function, not "all"
 	var start = new Float64Array(n), newIdx = new Int32Array(n), k = 0;
-	while (todo.length) {
-		var v = todo.pop(), j = k++;
+	todo[sp++] = 0;
+	while (sp) {
+		var v = todo[--sp], j = k++;
 		newIdx[v] = j;
 		t.depth[j] = depth[v];
 		t.name[j] = nm[v];
 		t.width[j] = inc[v];
 		t.start[j] = start[v];
-		t.parent[j] = v ? newIdx[this.parent[v]] : -1;
+		t.parent[j] = v ? newIdx[par[v]] : -1;
 		if (this.delta) t.delta[j] = this.delta[v];
 		if (this.off) t.off[j] = v ? this.off[v] : 0;
-		var ks = kids[v].sort(function (a, b) { return rank[nm[a]] - rank[nm[b]]; });
 		var x = start[v] + (selfLast ? 0 : this.self[v]);
-		for (i = 0; i < ks.length; i++) {
-			start[ks[i]] = x;
-			depth[ks[i]] = depth[v] + 1;
-			x += inc[ks[i]];
+		for (i = first[v]; i < first[v + 1]; i++) {
+			start[kids[i]] = x;
+			depth[kids[i]] = depth[v] + 1;
+			x += inc[kids[i]];
 		}
-		for (i = ks.length - 1; i >= 0; i--) todo.push(ks[i]);
+		for (i = first[v + 1] - 1; i >= first[v]; i--) todo[sp++] = kids[i];
 	}
 	return finish(t);
 };
@@ -401,8 +439,8 @@ function transform(t, x) {
 	var n = t.n, b = new Builder(t.name[0]), map = new Int32Array(n), i;
 	var DROP = -1, SKIP = -2; // SKIP: not in the result, but its descendants may be
 	var f = x.nm, path = x.path, aux = null, mod = null, modId = -1;
-	if (t.delta) b.delta = [0];
-	if (t.off) b.off = [0];
+	if (t.delta) b.withDelta();
+	if (t.off) b.withOff();
 	if (x.op == "r") aux = new Int32Array(n).fill(-1);
 	if (x.op == "l") {
 		mod = moduleOfName(f);
