@@ -141,6 +141,26 @@ async function test_range({ main, bg }) {
 	check("the selection survives a view change", (await page.evaluate(() => ember.frame(0).samples)) == root);
 	await page.click("#flame");
 	check("...and back", (await page.evaluate(() => ember.frame(0).samples)) == root);
+	// the call tree, inverted, and left-heavy order draw the selection too
+	await page.click("#calltree");
+	const ctRows = () => page.$$eval("#tree tbody tr", (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
+	await page.fill("#filter", "phase_one");
+	let ct = await ctRows();
+	check("the call tree of the selection: the stacks through the phase >= 80%", ct.length && parseFloat(ct[0][4]) >= 80, ct.slice(0, 3));
+	await page.fill("#filter", "phase_three");
+	ct = await ctRows();
+	check("...and none through the other phases", ct.length == 0, ct.slice(0, 3));
+	await page.fill("#filter", "");
+	await page.click("#inverted");
+	ct = await ctRows();
+	check("the inverted call tree of the selection: its roots' shares add up to 100%",
+		Math.abs(ct.reduce((a, r) => a + parseFloat(r[2]), 0) - 100) < 0.5, ct.slice(0, 4));
+	await page.click("#inverted");
+	await page.click("#flame");
+	await page.click("#heavy");
+	check("Left Heavy: the same selection", (await page.evaluate(() => ember.frame(0).samples)) == root &&
+		await page.evaluate(() => ember.find("phase_three")) < 0);
+	await page.click("#heavy");
 	// the hash reloads the same range
 	const hash = await page.evaluate(() => location.hash);
 	const p2 = await open(page_file, hash);
