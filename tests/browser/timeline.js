@@ -253,7 +253,7 @@ async function test_untimed() {
 	await close(page);
 	// a damaged sample table: a message, the flame graph still there
 	const bad = path.join(tmp, "bad.html");
-	fs.writeFileSync(bad, fs.readFileSync(page_file, "utf8").replace(/(id="ember-tsamples">)[A-Za-z]/, "$1!"));
+	fs.writeFileSync(bad, fs.readFileSync(page_file, "utf8").replace(/(class="ember-tsamples">)[A-Za-z]/, "$1!"));
 	const p2 = await open(bad);
 	check("damaged samples: said so", /cannot show the samples/.test(await p2.textContent("#tl-range")));
 	check("damaged samples: the flame graph is drawn", await p2.evaluate(() => ember.frame(0).samples) > 0);
