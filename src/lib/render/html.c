@@ -606,7 +606,7 @@ int ember_fg_write_html_error(struct ember_flamegraph *fg, ember_write_fn w,
 					"ember flamegraph.");
 	ember_buf_adds(b, "};\n</script>\n<script>\n");
 	ember_buf_adds(b, ember_asset_viewer_js);
-	ember_buf_adds(b, "</body>\n</html>\n");
+	ember_buf_adds(b, "</script>\n</body>\n</html>\n");
 	out_flush(&out, 1);
 	ember_buf_release(b);
 	return out.err;
