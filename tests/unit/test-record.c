@@ -77,6 +77,60 @@ static void test_symtab_aliases(void)
 	rec_symtab_release(&st);
 }
 
+/* A table added in no order (as a .symtab is): sorted by address with
+ * the aliases at one address in order of addition, the same as qsort by
+ * (start, order) gives, for addresses differing in low and high bytes. */
+static void test_symtab_unsorted(void)
+{
+	struct rec_symtab st;
+	enum { N = 5000 };
+	char name[32];
+	uint64_t x = 88172645463325252ull;
+
+	rec_symtab_init(&st, REC_SYMTAB_ELF);
+	for (int i = 0; i < N; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		/* 1000 distinct starts: each shared by about 5 symbols */
+		uint64_t start = (x % 1000) * 0x10;
+		start |= (x % 1000) % 3 == 0 ? 0x7f0000000000ull : 0;
+		snprintf(name, sizeof(name), "f%05d", i);
+		/* all alike (unsized, local, names of one length): the
+		 * first added is kept */
+		rec_symtab_add(&st, start, 0, name, strlen(name), STB_LOCAL, 1);
+	}
+	/* the expected: the first symbol added at each start */
+	static int first[1000];
+	for (int k = 0; k < 1000; k++)
+		first[k] = -1;
+	x = 88172645463325252ull;
+	for (int i = 0; i < N; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		if (first[x % 1000] < 0)
+			first[x % 1000] = i;
+	}
+	rec_symtab_finish(&st);
+	int ok = 1;
+	for (size_t i = 1; i < st.n; i++)
+		ok &= st.syms[i - 1].start < st.syms[i].start;
+	CHECK(ok);
+	ok = 1;
+	for (int k = 0; k < 1000; k++) {
+		if (first[k] < 0)
+			continue;
+		uint64_t a =
+		    (uint64_t)k * 0x10 | (k % 3 == 0 ? 0x7f0000000000ull : 0);
+		const struct rec_sym *s = rec_symtab_find(&st, a);
+		snprintf(name, sizeof(name), "f%05d", first[k]);
+		ok &= s && s->start == a && !strcmp(s->name, name);
+	}
+	CHECK(ok);
+	rec_symtab_release(&st);
+}
+
 static void test_demangle(void)
 {
 	char *d = rec_demangle("_ZNSt6vectorIiSaIiEE9push_backEOi");
@@ -1870,6 +1924,7 @@ static void test_reader(void)
 int main(void)
 {
 	test_symtab_aliases();
+	test_symtab_unsorted();
 	test_demangle();
 	test_fold();
 	test_perfmap_parse();

@@ -41,12 +41,30 @@ size_t rec_kallsyms_parse(struct rec_symtab *st, const char *p, size_t n)
 		const char *q = p;
 		uint64_t addr = 0;
 		int digits = 0, v;
-		while (q < eol && digits < 16 &&
+		if (eol - p > 16) {
+			/* a 64-bit kernel's: 16 digits, without a test and
+			 * branch per digit */
+			unsigned bad = 0;
+#pragma GCC unroll 16
+			for (int i = 0; i < 16; i++) {
+				v = hexval[(unsigned char)p[i]];
+				bad |= !v;
+				addr = addr << 4 | (uint64_t)(v - 1);
+			}
+			if (!bad) {
+				q = p + 16;
+				digits = 16;
+			} else {
+				addr = 0;
+			}
+		}
+		while (!digits && q < eol && q - p < 16 &&
 		       (v = hexval[(unsigned char)*q]) != 0) {
 			addr = addr << 4 | (uint64_t)(v - 1);
 			q++;
-			digits++;
 		}
+		if (!digits)
+			digits = (int)(q - p);
 		if (!digits || q + 3 > eol || q[0] != ' ' || q[2] != ' ')
 			goto next;
 		char type = q[1];
