@@ -542,6 +542,35 @@ static void test_procfs_root(void)
 	ember_buf_release(&why);
 }
 
+/* Addresses as a 64-bit kernel prints them (16 lowercase digits) and as
+ * others could: capitals, fewer digits, a digit that is not one. */
+static void test_kallsyms_addresses(void)
+{
+	struct rec_symtab st;
+	const char *text = "ffffffff8100a0f0 T lower\n"
+			   "FFFFFFFF8100B0F0 T upper\n"
+			   "ffffffff8100C0f0 T mixed\n"
+			   "ffffffff8100d0g0 T not_hex\n"
+			   "fffffffff8100e0f0 T seventeen\n"
+			   "0123456789abcdef T every_digit\n"
+			   "8100f0f0 T short\n";
+
+	rec_symtab_init(&st, REC_SYMTAB_KALLSYMS);
+	CHECK(rec_kallsyms_parse(&st, text, strlen(text)) == 5);
+	CHECK(st.n == 5);
+	CHECK(st.n > 4 && st.syms[0].start == 0xffffffff8100a0f0ull &&
+	      !strcmp(st.syms[0].name, "lower"));
+	CHECK(st.n > 4 && st.syms[1].start == 0xffffffff8100b0f0ull &&
+	      !strcmp(st.syms[1].name, "upper"));
+	CHECK(st.n > 4 && st.syms[2].start == 0xffffffff8100c0f0ull &&
+	      !strcmp(st.syms[2].name, "mixed"));
+	CHECK(st.n > 4 && st.syms[3].start == 0x0123456789abcdefull &&
+	      !strcmp(st.syms[3].name, "every_digit"));
+	CHECK(st.n > 4 && st.syms[4].start == 0x8100f0f0ull &&
+	      !strcmp(st.syms[4].name, "short"));
+	rec_symtab_release(&st);
+}
+
 static void test_kallsyms(void)
 {
 	struct rec_symtab st;
@@ -1932,6 +1961,7 @@ int main(void)
 	test_perfmap_trust();
 	test_procfs_root();
 	test_kallsyms();
+	test_kallsyms_addresses();
 	test_kallsyms_file();
 	test_maps();
 	test_elf_self();
