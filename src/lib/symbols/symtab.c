@@ -165,12 +165,24 @@ static void sort_syms(struct rec_symtab *st)
 		a = b;
 		b = t;
 	}
-	struct rec_sym *out = ember_xreallocarray(NULL, n, sizeof(*out));
-	for (size_t i = 0; i < n; i++)
-		out[i] = st->syms[a[i].idx];
-	free(st->syms);
-	st->syms = out;
-	st->alloc = n;
+	/* symbol a[i].idx to i, in place: a cycle at a time, each place
+	 * marked done by pointing at itself */
+	for (size_t i = 0; i < n; i++) {
+		if (a[i].idx == i)
+			continue;
+		struct rec_sym t = st->syms[i];
+		size_t j = i;
+		for (;;) {
+			size_t from = a[j].idx;
+			a[j].idx = (uint32_t)j;
+			if (from == i) {
+				st->syms[j] = t;
+				break;
+			}
+			st->syms[j] = st->syms[from];
+			j = from;
+		}
+	}
 	free(k);
 }
 
