@@ -75,19 +75,19 @@ for i in 1 2 3 4 5; do
 	done
 done
 folded=$(cat "$W/sw-best.folded")
-printf '  %-44s %7.3f s CPU\n' "ember collapse perf perf.data (folded)" "$folded"
+printf '  %-46s %7.3f s CPU\n' "ember collapse perf perf.data (folded)" "$folded"
 for x in "$@"; do
 	[ "$x" = folded ] && continue
-	printf '  %-44s %7.3f s CPU  %5.2fx folded\n' "-o .$x" "$(cat "$W/sw-best.$x")" \
+	printf '  %-46s %7.3f s CPU  %5.2fx folded\n' "-o .$x" "$(cat "$W/sw-best.$x")" \
 		"$(echo "$(cat "$W/sw-best.$x") / $folded" | bc -l)"
 done
 # perf script as typed (with its inlined frames), and without them
 theirs "$fp" 5
-printf '  %-44s %7.3f s CPU%s\n' "perf script | ember collapse perf" "$t" \
+printf '  %-46s %7.3f s CPU%s\n' "perf script | ember collapse perf" "$t" \
 	"$([ "$capped" = 1 ] && echo " (given up)")"
 ratio "frame pointers, against perf script" "$t" "$folded" 20x
 theirs "$fp" 5 --no-inline
-printf '  %-44s %7.3f s CPU%s\n' "perf script --no-inline | ember collapse perf" "$t" \
+printf '  %-46s %7.3f s CPU%s\n' "perf script --no-inline | ember collapse perf" "$t" \
 	"$([ "$capped" = 1 ] && echo " (given up)")"
 ratio "frame pointers, against perf script --no-inline" "$t" "$folded" 20x
 
@@ -101,14 +101,14 @@ if perf record -q -a --call-graph dwarf -F 199 -o "$dw" -- sh -c "$(work 3)" > /
 		t=$(cpu "$W/time")
 		[ "$(echo "$t < $ours" | bc)" = 1 ] && ours=$t
 	done
-	printf '  %-44s %7.3f s CPU\n' "ember collapse perf perf.data" "$ours"
+	printf '  %-46s %7.3f s CPU\n' "ember collapse perf perf.data" "$ours"
 	# once each: perf script with its inlined frames takes hours
 	theirs "$dw" 1
-	printf '  %-44s %7.3f s CPU%s\n' "perf script | ember collapse perf" "$t" \
+	printf '  %-46s %7.3f s CPU%s\n' "perf script | ember collapse perf" "$t" \
 		"$([ "$capped" = 1 ] && echo " (given up)")"
 	ratio "DWARF, against perf script" "$t" "$ours" 100x
 	theirs "$dw" 1 --no-inline
-	printf '  %-44s %7.3f s CPU%s\n' "perf script --no-inline | ember collapse perf" "$t" \
+	printf '  %-46s %7.3f s CPU%s\n' "perf script --no-inline | ember collapse perf" "$t" \
 		"$([ "$capped" = 1 ] && echo " (given up)")"
 	ratio "DWARF, against perf script --no-inline" "$t" "$ours" 100x
 else
@@ -121,7 +121,7 @@ if perf record -q -a -g -F 40000 -o "$big" -- timeout 40 "$W/deep" 1000 > /dev/n
 	for x in folded pb.gz speedscope.json firefox.json; do
 		/usr/bin/time -f '%M' -o "$W/time" "$EMBER" collapse perf -q "$big" \
 			-o "$W/sw-big.$x" > /dev/null 2>&1 || { echo "  -o .$x: failed"; continue; }
-		printf '  %-44s %7.1f MB peak (target 200 MB)\n' "-o .$x" \
+		printf '  %-46s %7.1f MB peak (target 200 MB)\n' "-o .$x" \
 			"$(echo "$(cat "$W/time") / 1024" | bc -l)"
 	done
 	rm -f "$big" "$W"/sw-big.*

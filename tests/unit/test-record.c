@@ -733,7 +733,8 @@ static void test_elf_self(void)
 	CHECK(found);
 	int plt = 0;
 	for (size_t i = 0; i < st.n; i++)
-		plt |= strstr(st.syms[i].name, "@plt") != NULL;
+		plt |=
+		    strstr(rec_symtab_name(&st, &st.syms[i]), "@plt") != NULL;
 	CHECK(plt);
 	uint64_t v;
 	CHECK(rec_elf_off_to_vaddr(&e, e.loads[0].off, &v) == 0 &&

@@ -413,17 +413,20 @@ size_t rec_elf_plt_symbols(struct rec_elf *e, struct rec_symtab *st)
 		const char *name = NULL;
 		if (gelf_getsym(dd, (int)rels[i].sym, &s))
 			name = elf_strptr(elf, dyn.sh_link, s.st_name);
-		ember_buf_reset(&b);
 		if (name && *name) {
-			char *dem = rec_demangle(name);
-			ember_buf_adds(&b, dem ? dem : name);
-			free(dem);
+			/* "NAME@plt", NAME demangled, when it is asked for */
+			size_t k = st->n;
+			rec_symtab_add(st, addr, entry, name, strlen(name),
+				       STB_GLOBAL, 0);
+			if (st->n > k)
+				st->syms[k].plt = 1;
 		} else {
-			ember_buf_addf(&b, "offset_%#llx",
+			ember_buf_reset(&b);
+			ember_buf_addf(&b, "offset_%#llx@plt",
 				       (unsigned long long)addr);
+			rec_symtab_add(st, addr, entry, b.buf, b.len,
+				       STB_GLOBAL, 1);
 		}
-		ember_buf_adds(&b, "@plt");
-		rec_symtab_add(st, addr, entry, b.buf, b.len, STB_GLOBAL, 1);
 		added++;
 	}
 	ember_buf_release(&b);

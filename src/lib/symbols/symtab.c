@@ -93,6 +93,19 @@ char *rec_demangle(const char *name)
 
 static const char *display_name(struct rec_symtab *st, struct rec_sym *s)
 {
+	if (s->plt) {
+		if (!s->demangle_done) {
+			char *dem = rec_demangle(s->name);
+			const char *base = dem ? dem : s->name;
+			size_t n = strlen(base);
+			s->demangled = ember_xmalloc(n + 5);
+			memcpy(s->demangled, base, n);
+			memcpy(s->demangled + n, "@plt", 5);
+			free(dem);
+			s->demangle_done = 1;
+		}
+		return s->demangled;
+	}
 	if (!st->demangle)
 		return s->name;
 	if (!s->demangle_done) {
