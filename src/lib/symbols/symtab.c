@@ -73,12 +73,15 @@ void rec_symtab_add_elf(struct rec_symtab *st, uint64_t start, uint64_t size,
 			const char *name, int bind, int compat)
 {
 	const char *at = strchr(name, '@');
-	size_t len = at && at > name ? (size_t)(at - name) : strlen(name);
+	size_t full = at ? (size_t)(at - name) + strlen(at) : 0;
+	size_t len = at && at > name ? (size_t)(at - name) : at ? full : 0;
 
-	if (len < strlen(name) && at[1] != '@')
+	if (!at)
+		full = len = strlen(name);
+	if (len < full && at[1] != '@')
 		compat = 1; /* "name@VERSION": not the default version */
 	size_t n = st->n;
-	rec_symtab_add(st, start, size, name, len, bind, len < strlen(name));
+	rec_symtab_add(st, start, size, name, len, bind, len < full);
 	if (st->n > n)
 		st->syms[n].compat = (uint8_t) !!compat;
 }
