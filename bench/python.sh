@@ -15,7 +15,9 @@ if grep -q "Python frames were not read" "$W/stderr"; then
 	echo "  skipped: $(grep "Python frames were not read" "$W/stderr" | head -1)"
 	exit 0
 fi
-higher() { if [ -z "$1" ] || [ "$2" -gt "$1" ]; then echo "$2"; else echo "$1"; fi; }
+# mean, standard deviation and highest of the numbers in $1
+summary() { echo $1 | tr ' ' '\n' | awk 'NF { n++; s += $1; q += $1 * $1; if ($1 > m) m = $1 }
+	END { mean = s / n; v = q / n - mean * mean; printf "%.0f %.0f %.0f\n", mean, (v > 0 ? sqrt(v) : 0), m }'; }
 
 # one run: the rate of the target, attached to with OPTIONS (or "alone")
 run() {
@@ -41,19 +43,26 @@ old_stats=$(cat $stats 2> /dev/null)
 [ -w $stats ] && echo 1 > $stats
 alone= bpf= nopy=
 for r in $(seq "$N"); do
-	alone=$(higher "$alone" "$(run alone)")
-	bpf=$(higher "$bpf" "$(run "--call-graph dwarf")")
-	nopy=$(higher "$nopy" "$(run "--no-python")")
+	alone="$alone $(run alone)"
+	bpf="$bpf $(run "--call-graph dwarf")"
+	nopy="$nopy $(run "--no-python")"
 done
-echo "  $($PY -c 'import sys; print(sys.version.split()[0])'), best of $N runs of ${SECS} s, calls per second"
-printf '  %-44s %9d\n' "alone" "$alone"
-printf '  %-44s %9d  %+.1f%%\n' "ember record -p -F 999 (Python frames)" "$bpf" \
-	"$(echo "100 * ($bpf - $alone) / $alone" | bc -l)"
-printf '  %-44s %9d  %+.1f%%\n' "ember record -p -F 999 --no-python" "$nopy" \
-	"$(echo "100 * ($nopy - $alone) / $alone" | bc -l)"
+set -- $(summary "$alone")
+a_mean=$1
+echo "  $($PY -c 'import sys; print(sys.version.split()[0])'), $N interleaved runs of ${SECS} s, calls per second of the target's CPU time"
+printf '  %-40s %9s %7s %9s\n' "" mean spread best
+row() {
+	label=$1
+	set -- $(summary "$2")
+	printf '  %-40s %9d %6.1f%% %9d  %+.1f%%\n' "$label" "$1" "$(echo "100 * $2 / $1" | bc -l)" "$3" \
+		"$(echo "100 * ($1 - $a_mean) / $a_mean" | bc -l)"
+}
+row "alone" "$alone"
+row "ember record -p -F 999 (Python frames)" "$bpf"
+row "ember record -p -F 999 --no-python" "$nopy"
 if [ -s "$W/bpf.last" ]; then
 	set -- $(cat "$W/bpf.last")
-	printf '  %-44s %9.0f ns per sample (%.2f%% of the target at 999 Hz)\n' \
+	printf '  %-40s %9.0f ns per sample (%.2f%% of the target at 999 Hz)\n' \
 		"the BPF program, in the target" "$(echo "$1 / $2" | bc -l)" "$(echo "$1 / $2 * 999 / 10000000" | bc -l)"
 fi
 [ -n "$old_stats" ] && [ -w $stats ] && echo "$old_stats" > $stats

@@ -33,7 +33,10 @@ static void close_to(struct ember_tree *t, size_t keep)
 	while (t->nopen > keep) {
 		struct ember_tree_node *o = &t->open[--t->nopen];
 		o->end = t->time;
-		if (o->end - o->start < t->min_width)
+		double w = o->end - o->start;
+		if (t->keep_before && o->before > w)
+			w = o->before;
+		if (w < t->min_width)
 			continue;
 		EMBER_GROW(t->nodes, t->n + 1, t->alloc);
 		t->nodes[t->n++] = *o;
@@ -54,6 +57,7 @@ static void open_box(struct ember_tree *t, const char *name, size_t len,
 	o->end = t->time;
 	o->has_delta = delta != NULL;
 	o->delta = delta ? *delta : 0;
+	o->before = 0;
 	o->on_cpu = 0;
 	t->nopen++;
 }
@@ -101,6 +105,9 @@ void ember_tree_flow_keep(struct ember_tree *t,
 		open_box(t, frames[i].s, frames[i].len,
 			 delta ? (i == n - 1 ? delta : &zero) : NULL);
 	t->time += count;
+	if (delta && t->keep_before)
+		for (size_t i = 0; i < t->nopen; i++)
+			t->open[i].before += count - *delta;
 	if (is_offcpu(frames, n)) {
 		t->offcpu_seen = 1;
 		return;

@@ -16,14 +16,19 @@ struct ember_tree_node {
 	uint32_t len;
 	uint32_t depth; /* 0 = the root ("all") */
 	double start, end;
-	double delta; /* self delta of a differential stack */
+	double delta;  /* self delta of a differential stack */
+	double before; /* with keep_before: the first counts below it */
 	int has_delta;
 	int on_cpu; /* holds time of a stack that is not off-CPU */
 };
 struct ember_tree {
 	struct ember_tree_node *nodes; /* closed boxes, children first */
 	size_t n, alloc;
-	double min_width;  /* boxes narrower than this are dropped */
+	double min_width; /* boxes narrower than this are dropped */
+	/* a differential tree keeps the boxes the first counts make wide
+	 * enough, however narrow the second make them (the HTML viewer draws
+	 * either); the SVG, as flamegraph.pl, only the second's */
+	int keep_before;
 	uint32_t maxdepth; /* of the boxes kept */
 	double time;	   /* sum of counts so far */
 	/* stacks seen with and without an "[off-cpu...]" end frame */

@@ -175,7 +175,7 @@ async function test_icicle() {
 	const page = await open(draw(TREE, "--minwidth", "0"));
 	const y0 = (await spot(page, "all")).r.y, y1 = (await spot(page, "main")).r.y;
 	check("flame graph: root at the bottom", y0 > y1);
-	await page.click("#view");
+	await page.click("#icicle");
 	const z0 = (await spot(page, "all")).r.y, z1 = (await spot(page, "main")).r.y;
 	check("icicle: root at the top", z0 < z1 && (await state(page)).icicle &&
 		(await page.evaluate(() => location.hash)).includes("view=icicle"), [z0, z1]);
@@ -230,20 +230,20 @@ async function test_table() {
 	const self = (f) => sum(LINES.filter((l) => l[0][l[0].length - 1] == f));
 	const total = (f) => sum(through(LINES, f));
 	check("table: one row per function", r.length == fnames.length, r.length);
-	check("table: self and total from the stacks (recursion once)", r.every((row) =>
-		+row[0] == self(row[4]) && +row[2] == total(row[4]) &&
-		row[1] == (100 * self(row[4]) / TOTAL).toFixed(2) + "%"), r);
-	check("table: sorted by self", r.every((row, i) => !i || +r[i - 1][0] >= +row[0]));
+	check("table: the name first, self and total from the stacks (recursion once)", r.every((row) =>
+		+row[1] == self(row[0]) && +row[3] == total(row[0]) &&
+		row[2] == (100 * self(row[0]) / TOTAL).toFixed(2) + "%"), r);
+	check("table: sorted by self", r.every((row, i) => !i || +r[i - 1][1] >= +row[1]));
 	await page.click("#functions th[data-k=total]");
 	r = await rows();
-	check("table: sorted by total", r.every((row, i) => !i || +r[i - 1][2] >= +row[2]) &&
-		r[0][4] == "main", r.map((x) => x[4]));
+	check("table: sorted by total", r.every((row, i) => !i || +r[i - 1][3] >= +row[3]) &&
+		r[0][0] == "main", r.map((x) => x[0]));
 	await page.click("#functions th[data-k=name]");
 	r = await rows();
-	check("table: sorted by name", r.map((x) => x[4]).join() == [...fnames].sort().join());
+	check("table: sorted by name", r.map((x) => x[0]).join() == [...fnames].sort().join());
 	await page.fill("#filter", "ALLO");
 	r = await rows();
-	check("table: filter", r.length == 1 && r[0][4] == "alloc", r);
+	check("table: filter", r.length == 1 && r[0][0] == "alloc", r);
 	await page.click("#functions tbody tr");
 	check("table row opens the sandwich", (await state(page)).mode == "sandwich" &&
 		await page.isVisible("#callers canvas"));
@@ -335,7 +335,7 @@ async function test_url() {
 	const file = draw(TREE, "--minwidth", "0");
 	let page = await open(file);
 	await click(page, "parse");
-	await page.click("#view");
+	await page.click("#icicle");
 	await page.fill("#search", "lex");
 	await page.click("#theme");
 	const hash = await page.evaluate(() => location.hash), st = await state(page);

@@ -1,6 +1,7 @@
 #!/bin/sh
 # The interactive SVG in headless Chromium (tests/browser/test.js), the
-# HTML viewer (html.js), and ember's speedscope files against speedscope's schema and page
+# HTML viewer (html.js) with its views, transforms and differential input
+# (views.js), ember's speedscope files against speedscope's schema and page
 # (speedscope.js), the time order of `ember record`'s speedscope, Chrome
 # and perf script files in speedscope's importer (timeorder.js), the
 # Firefox Profiler's format against its definition (firefox.js), the
@@ -26,5 +27,6 @@ node "$dir/speedscope.js" || rc=1
 node "$dir/timeorder.js" || rc=1
 node "$dir/firefox.js" || rc=1
 node "$dir/html.js" || rc=1
+node "$dir/views.js" || rc=1
 node "$dir/timeline.js" || rc=1
 exit $rc

@@ -27,8 +27,9 @@ const files = [
 	["go cpu", convert("go-cpu", path.join(data, "go-cpu.pb.gz")), 1],
 	["perf threads", convert("threads", "perf", "--tid",
 		path.join(perf, "perf-iperf-stacks-pidtid-01.txt.gz")), 0],
+	// (two threads' spans: a profile each)
 	["trace events", convert("chrome", "chrome",
-		path.join(data, "chrome-begin-end.json")), 1],
+		path.join(data, "chrome-begin-end.json")), 0],
 ];
 
 const schema = JSON.parse(fs.readFileSync(

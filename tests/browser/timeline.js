@@ -136,11 +136,31 @@ async function test_range({ main, bg }) {
 	// the functions table: the share of the selection
 	await page.click("#table");
 	const row = await page.evaluate(() => [...document.querySelectorAll("#functions tbody tr")].map((tr) =>
-		[...tr.children].map((td) => td.textContent)).find((r) => r[4] == "phase_one"));
-	check("the functions table shows the phase's share of the selection", row && parseFloat(row[3]) >= 80, row);
+		[...tr.children].map((td) => td.textContent)).find((r) => r[0] == "phase_one"));
+	check("the functions table shows the phase's share of the selection", row && parseFloat(row[4]) >= 80, row);
 	check("the selection survives a view change", (await page.evaluate(() => ember.frame(0).samples)) == root);
-	await page.click("#graph");
+	await page.click("#flame");
 	check("...and back", (await page.evaluate(() => ember.frame(0).samples)) == root);
+	// the call tree, inverted, and left-heavy order draw the selection too
+	await page.click("#calltree");
+	const ctRows = () => page.$$eval("#tree tbody tr", (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
+	await page.fill("#filter", "phase_one");
+	let ct = await ctRows();
+	check("the call tree of the selection: the stacks through the phase >= 80%", ct.length && parseFloat(ct[0][4]) >= 80, ct.slice(0, 3));
+	await page.fill("#filter", "phase_three");
+	ct = await ctRows();
+	check("...and none through the other phases", ct.length == 0, ct.slice(0, 3));
+	await page.fill("#filter", "");
+	await page.click("#inverted");
+	ct = await ctRows();
+	check("the inverted call tree of the selection: its roots' shares add up to 100%",
+		Math.abs(ct.reduce((a, r) => a + parseFloat(r[2]), 0) - 100) < 0.5, ct.slice(0, 4));
+	await page.click("#inverted");
+	await page.click("#flame");
+	await page.click("#heavy");
+	check("Left Heavy: the same selection", (await page.evaluate(() => ember.frame(0).samples)) == root &&
+		await page.evaluate(() => ember.find("phase_three")) < 0);
+	await page.click("#heavy");
 	// the hash reloads the same range
 	const hash = await page.evaluate(() => location.hash);
 	const p2 = await open(page_file, hash);
@@ -211,7 +231,7 @@ async function test_stack({ main }) {
 		const b = st.boxes.filter((b) => /^phase_t/.test(b.name)).sort((a, b) => b.w - a.w)[0];
 		if (!b) return null;
 		const ctx = c.getContext("2d"), dpr = window.devicePixelRatio || 1;
-		return [...ctx.getImageData(Math.round((b.x + Math.min(b.w, 20) / 2) * dpr), Math.round((b.y + 4) * dpr), 1, 1).data];
+		return [...ctx.getImageData(Math.round((b.x + Math.min(b.w, 20) / 2) * dpr), Math.round((b.y + 1) * dpr), 1, 1).data];
 	});
 	check("search highlights in the stack chart", hit && hit[0] == 230 && hit[1] == 0 && hit[2] == 230, hit);
 	// a range selection narrows the stack chart to it
@@ -233,7 +253,7 @@ async function test_untimed() {
 	await close(page);
 	// a damaged sample table: a message, the flame graph still there
 	const bad = path.join(tmp, "bad.html");
-	fs.writeFileSync(bad, fs.readFileSync(page_file, "utf8").replace(/(id="ember-tsamples">)[A-Za-z]/, "$1!"));
+	fs.writeFileSync(bad, fs.readFileSync(page_file, "utf8").replace(/(class="ember-tsamples">)[A-Za-z]/, "$1!"));
 	const p2 = await open(bad);
 	check("damaged samples: said so", /cannot show the samples/.test(await p2.textContent("#tl-range")));
 	check("damaged samples: the flame graph is drawn", await p2.evaluate(() => ember.frame(0).samples) > 0);

@@ -68,5 +68,13 @@ check "differential SVG is well-formed" wellformed "$T/diff.svg"
 check "differential SVG colours growth red" grep -q 'rgb(255,' "$T/diff.svg"
 status 0 "reverse view with --negate" sh -c "\"$EMBER\" diff $D/after.folded $D/before.folded | \"$EMBER\" flamegraph --negate > $T/rev.svg"
 check "reverse SVG is well-formed" wellformed "$T/rev.svg"
+# a stack gone from AFTER: not in the SVG (flamegraph.pl's widths), kept in
+# the HTML page for its Before view
+printf 'a;gone 6\na;kept 5\n' > "$T/b1.folded"
+printf 'a;kept 9\n' > "$T/b2.folded"
+status 0 "diff -o d.html" "$EMBER" diff "$T/b1.folded" "$T/b2.folded" -o "$T/d.html"
+check "HTML: the stack gone after is in the page" grep -q '^EMBER.names = ".*gone' "$T/d.html"
+status 0 "diff -o d.svg" "$EMBER" diff "$T/b1.folded" "$T/b2.folded" -o "$T/d.svg"
+check "SVG: it is not" sh -c "! grep -q gone '$T/d.svg'"
 
 finish

@@ -254,8 +254,11 @@ if [ -n "$py12" ]; then
 	check "deep recursion, 16 KiB: [truncated] nowhere else" \
 		sh -c "! grep -q ';[^;]*;\[truncated\]' '$T/deep16.folded'"
 	# no garbage: what is left after the cut is the end of a whole stack
-	check "deep recursion, 16 KiB: no invented frames" cut_ok "$T/deep.folded" "$T/deep16.folded"
-	check "deep recursion, 16 KiB: no [unknown] frame at all" sh -c "! grep -q '\[unknown\]' '$T/deep16.folded'"
+	# (but for a sample taken in the kernel's execve, once the old image
+	# is gone: its user registers are the old program's, [unknown])
+	grep -v '_sys_execve;' "$T/deep16.folded" > "$T/deep16.run.folded"
+	check "deep recursion, 16 KiB: no invented frames" cut_ok "$T/deep.folded" "$T/deep16.run.folded"
+	check "deep recursion, 16 KiB: no [unknown] frame at all" sh -c "! grep -q '\[unknown\]' '$T/deep16.run.folded'"
 else
 	echo "dwarf: Python 3.12 tests skipped: no Python 3.12"
 fi

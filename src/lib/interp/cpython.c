@@ -1,8 +1,9 @@
 /*
  * CPython 3.11 to 3.13: where the thread states and frames are, and how
- * code objects name a frame.  3.13 publishes the offsets in
- * _Py_DebugOffsets at the start of _PyRuntime; 3.11 and 3.12 have them
- * in a table per minor version (x86-64 release builds, which the code
+ * code objects name a frame and tell its line (co_linetable, at the
+ * frame's instruction pointer, as PyFrame_GetLineNumber does).  3.13 publishes
+ * the offsets in _Py_DebugOffsets at the start of _PyRuntime; 3.11 and 3.12
+ * have them in a table per minor version (x86-64 release builds, which the code
  * type's own basic size confirms).  Symbols come from .dynsym, which
  * stripped distribution builds keep.
  */
@@ -20,11 +21,12 @@ enum {
 	U_MINOR,
 	U_FILENAME,
 	U_QUALNAME,
-	U_ADAPTIVE, /* co_code_adaptive: the code type's basic size */
-	U_ASCII,    /* data of a compact ASCII string */
-	U_COMPACT,  /* data of another compact string */
-	U_CODETYPE, /* &PyCode_Type */
-	U_SHIM,	    /* the owner of the eval loop's entry frames, or -1 */
+	U_ADAPTIVE,  /* co_code_adaptive: the code type's basic size */
+	U_ASCII,     /* data of a compact ASCII string */
+	U_COMPACT,   /* data of another compact string */
+	U_CODETYPE,  /* &PyCode_Type */
+	U_SHIM,	     /* the owner of the eval loop's entry frames, or -1 */
+	U_LINETABLE, /* co_linetable */
 };
 
 #define NONE EMBER_INTERP_NONE
@@ -96,6 +98,7 @@ static void table_offsets(struct rec_interp_proc *ip, int minor)
 	c->f_instr = 56;
 	ip->u[U_FILENAME] = 112;
 	ip->u[U_QUALNAME] = 128;
+	ip->u[U_LINETABLE] = 136;
 	if (minor == 11) {
 		c->threads_head = 16;
 		c->ts_tid = 160;
@@ -141,6 +144,7 @@ enum {
 	D_F_OWNER = 32,
 	D_CO_FILENAME = 34,
 	D_CO_QUALNAME = 36,
+	D_CO_LINETABLE = 37,
 	D_CO_FIRSTLINENO = 38,
 	D_CO_ADAPTIVE = 42,
 	D_WORDS = 43
@@ -171,7 +175,8 @@ static int debug_offsets(struct rec_interp_proc *ip, uint64_t runtime,
 	static const int need[] = {
 	    D_INTERP_HEAD, D_THREADS_HEAD, D_TS_NEXT,	     D_TS_FRAME,
 	    D_TS_TID,	   D_F_PREVIOUS,   D_F_INSTR,	     D_F_OWNER,
-	    D_CO_FILENAME, D_CO_QUALNAME,  D_CO_FIRSTLINENO, D_CO_ADAPTIVE};
+	    D_CO_FILENAME, D_CO_QUALNAME,  D_CO_FIRSTLINENO, D_CO_ADAPTIVE,
+	    D_CO_LINETABLE};
 	for (size_t i = 0; i < sizeof(need) / sizeof(*need); i++)
 		if (w[need[i]] > 0xfff0) {
 			ember_buf_addf(why,
@@ -201,6 +206,7 @@ static int debug_offsets(struct rec_interp_proc *ip, uint64_t runtime,
 	c->co_firstlineno = (uint16_t)w[D_CO_FIRSTLINENO];
 	ip->u[U_FILENAME] = w[D_CO_FILENAME];
 	ip->u[U_QUALNAME] = w[D_CO_QUALNAME];
+	ip->u[U_LINETABLE] = w[D_CO_LINETABLE];
 	ip->u[U_ADAPTIVE] = w[D_CO_ADAPTIVE];
 	ip->u[U_ASCII] = 40;
 	ip->u[U_COMPACT] = 56;
@@ -346,6 +352,104 @@ static int cpython_name(struct rec_interp_proc *ip,
 	return add_str(ip, file, out);
 }
 
+/* co_linetable (3.11+, CPython's Objects/locations.md): entries of a
+ * first byte 1CCCCLLL (code C, L + 1 code units) and C's data, in
+ * 6-bit chunks of varints (bit 6: another follows); a signed varint
+ * keeps its sign in bit 0.  Codes 0-9: the line of the last entry and
+ * one byte of columns; 10-12: that line + C - 10 and two bytes; 13: a
+ * line delta only; 14: a line delta, the end line's, and two columns;
+ * 15: no location. */
+struct ltab {
+	const uint8_t *p, *end;
+};
+
+static uint32_t lt_varint(struct ltab *t)
+{
+	uint32_t v = 0;
+	unsigned shift = 0;
+	uint8_t b;
+
+	do {
+		if (t->p >= t->end || shift > 28)
+			return 0;
+		b = *t->p++;
+		v |= (uint32_t)(b & 63) << shift;
+		shift += 6;
+	} while (b & 64);
+	return v;
+}
+
+static int32_t lt_svarint(struct ltab *t)
+{
+	uint32_t v = lt_varint(t);
+
+	return v & 1 ? -(int32_t)(v >> 1) : (int32_t)(v >> 1);
+}
+
+#define MAX_LINETABLE (1 << 20)
+
+static int cpython_lines(struct rec_interp_proc *ip,
+			 const struct ember_interp_frame *f,
+			 struct ember_buf *out)
+{
+	uint64_t lt;
+	int64_t size;
+
+	if (rec_interp_read(ip->pid, f->code + ip->u[U_LINETABLE], &lt, 8) ||
+	    rec_interp_read(ip->pid, lt + 16, &size, 8) || size < 0 ||
+	    size > MAX_LINETABLE)
+		return -1;
+	uint8_t *b = ember_xmalloc((size_t)size + 1);
+	if (rec_interp_read(ip->pid, lt + 32, b, (size_t)size)) {
+		free(b);
+		return -1;
+	}
+	struct ltab t = {b, b + size};
+	/* 64 bits: no overflow from a table read while it changed */
+	int64_t line = f->firstlineno;
+	uint32_t unit = 0;
+	while (t.p < t.end) {
+		uint8_t h = *t.p++;
+		if (!(h & 0x80))
+			break; /* not an entry's first byte */
+		unsigned code = h >> 3 & 15, len = (h & 7) + 1;
+		int64_t at = line;
+		if (code == 15) {
+			at = 0;
+		} else if (code == 14) {
+			line += lt_svarint(&t);
+			at = line;
+			lt_varint(&t);
+			lt_varint(&t);
+			lt_varint(&t);
+		} else if (code == 13) {
+			line += lt_svarint(&t);
+			at = line;
+		} else if (code >= 10) {
+			line += (int64_t)code - 10;
+			at = line;
+			t.p += 2;
+		} else {
+			t.p++;
+		}
+		if (line < INT32_MIN || line > INT32_MAX)
+			break;
+		struct rec_interp_line e = {unit, at > 0 ? (uint32_t)at : 0};
+		ember_buf_add(out, &e, sizeof(e));
+		unit += len;
+	}
+	free(b);
+	return 0;
+}
+
+static uint64_t cpython_unit(const struct rec_interp_proc *ip,
+			     const struct ember_interp_frame *f)
+{
+	uint64_t start = f->code + ip->u[U_ADAPTIVE];
+
+	return f->instr >= start ? (f->instr - start) / 2 : UINT64_MAX;
+}
+
 static int cpython_boundary(const struct rec_interp_proc *ip,
 			    const struct ember_interp_frame *f)
 {
@@ -355,5 +459,6 @@ static int cpython_boundary(const struct rec_interp_proc *ip,
 }
 
 const struct rec_interp_ops rec_interp_cpython = {
-    "CPython", cpython_maybe, cpython_detect, cpython_name, cpython_boundary,
+    "CPython",	      cpython_maybe, cpython_detect, cpython_name,
+    cpython_boundary, cpython_lines, cpython_unit,
 };

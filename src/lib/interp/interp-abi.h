@@ -45,6 +45,10 @@ struct ember_interp_frame {
 /* Flags of a sample. */
 #define EMBER_INTERP_TRUNCATED 1 /* more frames than MAX_FRAMES */
 #define EMBER_INTERP_FAULT     2 /* a frame could not be read */
+/* no frames: a process ember did not configure was sampled (once per
+ * pid and name), in case it runs an interpreter; its name (comm, 16
+ * bytes) follows the sample's head */
+#define EMBER_INTERP_ASK 4
 
 /* The frames of one sample: written at the sample, before the kernel
  * writes its own perf record of it (same task, a moment later). */

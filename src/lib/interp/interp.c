@@ -4,7 +4,8 @@
  * cache of frame names.  A name is cached by (code address, first line):
  * the BPF program reads the first line of the code object at each sample,
  * so an address reused by another function does not keep the old name
- * (unless that one starts on the same line).
+ * (unless that one starts on the same line).  The code's line table is
+ * cached with its name; a frame's line is looked up in it at each sample.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,6 +30,8 @@ struct rec_interp_name {
 	int32_t line;
 	uint32_t len; /* UINT32_MAX: empty slot */
 	char *s;
+	struct rec_interp_line *lines; /* by unit; NULL: none read */
+	uint32_t nlines;
 };
 
 struct rec_interp_names {
@@ -151,8 +154,10 @@ void rec_interp_proc_free(struct rec_interp_proc *ip)
 	if (!ip)
 		return;
 	if (ip->names) {
-		for (size_t i = 0; i <= ip->names->mask && ip->names->v; i++)
+		for (size_t i = 0; i <= ip->names->mask && ip->names->v; i++) {
 			free(ip->names->v[i].s);
+			free(ip->names->v[i].lines);
+		}
 		free(ip->names->v);
 		ember_buf_release(&ip->names->buf);
 		free(ip->names);
@@ -190,12 +195,31 @@ static void names_grow(struct rec_interp_names *t)
 	free(old);
 }
 
+/* The line of code unit u in e's table: the last run starting at or
+ * before it. */
+static uint32_t line_at(const struct rec_interp_name *e, uint64_t u)
+{
+	size_t lo = 0, hi = e->nlines;
+
+	if (u == UINT64_MAX || !hi || u < e->lines[0].unit)
+		return 0;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (e->lines[mid].unit <= u)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return e->lines[lo].line;
+}
+
 const char *rec_interp_frame_name(struct rec_interp_proc *ip,
 				  const struct ember_interp_frame *f,
-				  size_t *len)
+				  size_t *len, uint32_t *line)
 {
 	struct rec_interp_names *t = ip->names;
 
+	*line = 0;
 	if (!t) {
 		t = ip->names = ember_xcalloc(1, sizeof(*t));
 		ember_buf_init(&t->buf, 256);
@@ -204,6 +228,7 @@ const char *rec_interp_frame_name(struct rec_interp_proc *ip,
 	struct rec_interp_name *e = name_slot(t, f->code, f->firstlineno);
 	if (e->len != UINT32_MAX) {
 		*len = e->len;
+		*line = line_at(e, ip->ops->unit(ip, f));
 		return e->s;
 	}
 	ember_buf_reset(&t->buf);
@@ -218,7 +243,19 @@ const char *rec_interp_frame_name(struct rec_interp_proc *ip,
 	e->len = (uint32_t)t->buf.len;
 	e->s = ember_xmalloc(t->buf.len + 1);
 	memcpy(e->s, t->buf.buf, t->buf.len + 1);
+	/* the line table, read once with the name: code objects do not
+	 * change */
+	ember_buf_reset(&t->buf);
+	e->lines = NULL;
+	e->nlines = 0;
+	if (ip->ops->lines && !ip->ops->lines(ip, f, &t->buf) &&
+	    t->buf.len >= sizeof(*e->lines)) {
+		e->nlines = (uint32_t)(t->buf.len / sizeof(*e->lines));
+		e->lines = ember_xmalloc(t->buf.len);
+		memcpy(e->lines, t->buf.buf, e->nlines * sizeof(*e->lines));
+	}
 	*len = e->len;
+	*line = line_at(e, ip->ops->unit(ip, f));
 	const char *s = e->s;
 	if (++t->n * 2 > t->mask)
 		names_grow(t);

@@ -28,6 +28,12 @@ struct rec_interp_eval {
 	uint64_t lo, hi; /* file offsets [lo, hi) */
 };
 
+/* A run of code units (from unit on, to the next one's) on one line. */
+struct rec_interp_line {
+	uint32_t unit;
+	uint32_t line; /* 0: none */
+};
+
 /* One runtime's reader.  The files of one process were found to map
  * something of this runtime; detect reads the rest. */
 struct rec_interp_ops {
@@ -46,6 +52,13 @@ struct rec_interp_ops {
 	 * 2 when f is the outermost frame of its eval loop's run */
 	int (*boundary)(const struct rec_interp_proc *ip,
 			const struct ember_interp_frame *f);
+	/* appends the line table of f's code (struct rec_interp_line,
+	 * by unit); 0, or -1 if it cannot be read */
+	int (*lines)(struct rec_interp_proc *ip,
+		     const struct ember_interp_frame *f, struct ember_buf *out);
+	/* the code unit f executes (UINT64_MAX: not in its code) */
+	uint64_t (*unit)(const struct rec_interp_proc *ip,
+			 const struct ember_interp_frame *f);
 };
 
 struct rec_interp_proc {
@@ -69,11 +82,12 @@ void rec_interp_proc_free(struct rec_interp_proc *ip);
 /* Whether any reader may read a process mapping a file of that base name
  * (a cheap filter before rec_interp_detect). */
 int rec_interp_maybe(const char *base);
-/* The name of frame f ("py::qualname:file.py"), cached; NULL when its
- * code cannot be read.  Valid until the next call. */
+/* The name of frame f ("py::qualname:file.py"), cached with its code's
+ * line table, and in *line the line it executes (0: unknown); NULL when
+ * its code cannot be read.  Valid until the next call. */
 const char *rec_interp_frame_name(struct rec_interp_proc *ip,
 				  const struct ember_interp_frame *f,
-				  size_t *len);
+				  size_t *len, uint32_t *line);
 
 /* Reads n bytes at addr of process pid; 0 or -1. */
 int rec_interp_read(int pid, uint64_t addr, void *dst, size_t n);

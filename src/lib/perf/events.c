@@ -440,6 +440,35 @@ void rec_events_synthesize_pid(struct rec_events *r, int pid)
 	free(tids);
 }
 
+int rec_events_synthesize_new(struct rec_events *r, int pid)
+{
+	struct rec_world *w = &r->world;
+	struct rec_proc *p = rec_world_find_proc(w, pid);
+	char path[64], buf[64];
+	size_t len;
+
+	if (p && p->comm != UINT32_MAX) {
+		snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return 0;
+		ssize_t n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		while (n > 0 && buf[n - 1] == '\n')
+			n--;
+		const char *s = ember_intern_str(&w->comms, p->comm, &len);
+		if (n <= 0 || ((size_t)n == len && !memcmp(s, buf, len)))
+			return 0;
+		p = NULL;
+	} else if (p) {
+		return 0;
+	}
+	/* a new instance: the old one's mappings are another image's */
+	rec_world_new_proc(w, pid, NULL, 0);
+	rec_events_synthesize_pid(r, pid);
+	return 1;
+}
+
 static void on_comm(struct rec_events *r, const struct perf_event_header *h,
 		    const char *body, size_t n, uint64_t time)
 {

@@ -65,6 +65,9 @@ size_t rec_events_cut(const struct rec_events *ev, const void *rec, size_t size,
 		      void *dst);
 /* Fills what /proc tells of a running process (-p and -a). */
 void rec_events_synthesize_pid(struct rec_events *ev, int pid);
+/* The same for a process the world does not know, or knows running
+ * another program (another name: it exec'd since); 1 if it was read. */
+int rec_events_synthesize_new(struct rec_events *ev, int pid);
 
 /* The unwinder's view of code memory (an ember_unwind_read_fn; ctx the
  * consumer): the process's own while it runs; once it is gone (its last

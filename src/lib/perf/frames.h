@@ -14,7 +14,8 @@ enum rec_frame_kind {
 	REC_FRAME_JIT,	     /* obj: process instance id, addr */
 	REC_FRAME_UNKNOWN,   /* not in any executable mapping */
 	REC_FRAME_TRUNCATED, /* the unwinder stopped short of the root */
-	REC_FRAME_INTERP,    /* obj: name id in the interpreter merge */
+	REC_FRAME_INTERP,    /* obj: name id in the interpreter merge; addr:
+				the line, the first line << 32 (0 unknown) */
 };
 
 struct rec_frame {

@@ -127,16 +127,30 @@ int rec_interp_merge_has_pid(const struct rec_interp_merge *m, int pid)
 	return 0;
 }
 
-/* The interpreter of instance p_id of pid, adopting one found early. */
-static struct rec_interp_proc *proc_of(struct rec_interp_merge *m,
-				       uint32_t p_id, int pid)
+/* Whether p maps the file of ip's eval loop (not the image its pid ran
+ * before an exec). */
+static int maps_eval(const struct rec_proc *p, const struct rec_interp_proc *ip)
 {
+	for (size_t i = 0; ip->eval.path && i < p->nmaps; i++) {
+		const struct rec_dso *d = p->maps[i].dso;
+		if (d && d->path && !strcmp(d->path, ip->eval.path))
+			return 1;
+	}
+	return 0;
+}
+
+/* The interpreter of process instance p, adopting one found early. */
+static struct rec_interp_proc *proc_of(struct rec_interp_merge *m,
+				       const struct rec_proc *p)
+{
+	uint32_t p_id = p->id;
+	int pid = p->pid;
 	struct rec_interp_proc *ip = rec_interp_merge_proc(m, p_id);
 
 	if (ip || !m->nearly)
 		return ip;
 	for (size_t i = 0; i < m->nearly; i++) {
-		if (m->early[i]->pid != pid)
+		if (m->early[i]->pid != pid || !maps_eval(p, m->early[i]))
 			continue;
 		ip = m->early[i];
 		m->early[i] = m->early[--m->nearly];
@@ -204,7 +218,8 @@ void rec_interp_merge_add(struct rec_interp_merge *m, const void *data,
 	if (size < head)
 		return;
 	memcpy(&s, data, head);
-	if (s.nframes > EMBER_INTERP_MAX_FRAMES ||
+	if ((s.flags & EMBER_INTERP_ASK) ||
+	    s.nframes > EMBER_INTERP_MAX_FRAMES ||
 	    size < head + s.nframes * sizeof(struct ember_interp_frame) ||
 	    !s.tid)
 		return;
@@ -282,7 +297,8 @@ static uint32_t frame_id(struct rec_interp_merge *m, struct rec_events *ev,
 			 const struct ember_interp_frame *f)
 {
 	size_t len;
-	const char *s = rec_interp_frame_name(ip, f, &len);
+	uint32_t line;
+	const char *s = rec_interp_frame_name(ip, f, &len, &line);
 
 	if (!s) {
 		m->st.unnamed++;
@@ -291,7 +307,11 @@ static uint32_t frame_id(struct rec_interp_merge *m, struct rec_events *ev,
 		len = strlen(s);
 	}
 	uint32_t name = ember_intern(&m->names, s, len);
-	return rec_frames_id(&ev->frames, REC_FRAME_INTERP, name, 0);
+	/* one frame per line executed (the folded name is the same) */
+	uint64_t at =
+	    line | (uint64_t)(uint32_t)(f->firstlineno > 0 ? f->firstlineno : 0)
+		       << 32;
+	return rec_frames_id(&ev->frames, REC_FRAME_INTERP, name, at);
 }
 
 size_t rec_interp_merge_stack(struct rec_events *ev, struct rec_proc *p,
@@ -299,7 +319,7 @@ size_t rec_interp_merge_stack(struct rec_events *ev, struct rec_proc *p,
 			      size_t from, size_t n)
 {
 	struct rec_interp_merge *m = ev->interp;
-	struct rec_interp_proc *ip = proc_of(m, p->id, p->pid);
+	struct rec_interp_proc *ip = proc_of(m, p);
 
 	if (!ip)
 		return n;

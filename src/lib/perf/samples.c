@@ -372,9 +372,32 @@ static uint8_t kind_of(const struct rec_frame *f, const char *name)
 						    : EMBER_PROF_OFFCPU;
 	case REC_FRAME_TRUNCATED:
 		return EMBER_PROF_SYNTHETIC;
+	case REC_FRAME_INTERP:
+		return EMBER_PROF_INTERP;
 	default:
 		return EMBER_PROF_USER;
 	}
+}
+
+/* An interpreter frame's file (its name's part after the function,
+ * "py::function:file"), first line and line. */
+static void interp_loc(struct build *b, const struct rec_frame *f,
+		       uint32_t name, struct ember_prof_func *fn,
+		       uint32_t *line)
+{
+	size_t len;
+	const char *s = ember_prof_s(b->p, name, &len);
+	const char *sep = len > 4 ? memchr(s + 4, ':', len - 4) : NULL;
+
+	if (sep && sep + 1 < s + len) {
+		/* copied out: interning may move the strings */
+		struct ember_buf file = EMBER_BUF_INIT;
+		ember_buf_add(&file, sep + 1, (size_t)(s + len - sep - 1));
+		fn->file = ember_prof_str(b->p, file.buf, file.len);
+		ember_buf_release(&file);
+	}
+	fn->start_line = (uint32_t)(f->addr >> 32);
+	*line = (uint32_t)f->addr;
 }
 
 /* The profile frames of session frame fi, named by ids (n of them). */
@@ -445,6 +468,8 @@ static void build_frame(struct build *b, uint32_t fi, const uint32_t *ids,
 			fn.start_line = src->start_line;
 		if (j == 0 && src->system_name)
 			fn.system_name = src->system_name - 1;
+		if (f->kind == REC_FRAME_INTERP)
+			interp_loc(b, f, name, &fn, &line);
 		pf.func = ember_prof_func(b->p, &fn);
 		pf.line = line;
 		pf.inline_depth = (uint16_t)(j > UINT16_MAX ? UINT16_MAX : j);

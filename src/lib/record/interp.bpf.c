@@ -27,6 +27,19 @@ struct {
 	__type(value, __u64); /* its PyThreadState */
 } interp_tstate SEC(".maps");
 
+/* the processes told of (EMBER_INTERP_ASK): a new name is a new image */
+struct ask_key {
+	__u32 pid;
+	char comm[16];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 8192);
+	__type(key, struct ask_key);
+	__type(value, __u8);
+} interp_asked SEC(".maps");
+
 struct scratch {
 	struct ember_interp_sample s;
 	__u8 frame[256]; /* 80 read, fields at offsets < 128 */
@@ -118,6 +131,37 @@ static __u64 field64(const __u8 *b, __u32 off)
 	return v;
 }
 
+/* Tells user space, once per pid and name, of a process it did not
+ * configure: an interpreter that started since is configured at once,
+ * not when its records have been read. */
+static void ask(__u32 pid, __u32 tid)
+{
+	struct ask_key k = {};
+	__u8 one = 1;
+
+	k.pid = pid;
+	bpf_get_current_comm(k.comm, sizeof(k.comm));
+	if (bpf_map_lookup_elem(&interp_asked, &k) ||
+	    bpf_map_update_elem(&interp_asked, &k, &one, BPF_NOEXIST))
+		return;
+	/* a sample's head, without frames */
+	struct {
+		__u64 time;
+		__u32 pid, tid, cpu;
+		__u16 nframes, flags;
+		char comm[16];
+	} s = {};
+	_Static_assert(__builtin_offsetof(typeof(s), comm) ==
+			   __builtin_offsetof(struct ember_interp_sample, frames),
+		       "a sample's head");
+	__builtin_memcpy(s.comm, k.comm, sizeof(s.comm));
+	s.time = bpf_ktime_get_ns();
+	s.pid = pid;
+	s.tid = tid;
+	s.flags = EMBER_INTERP_ASK;
+	bpf_ringbuf_output(&interp_events, &s, sizeof(s), 0);
+}
+
 SEC("perf_event")
 int ember_interp_sample(struct bpf_perf_event_data *ctx)
 {
@@ -126,8 +170,12 @@ int ember_interp_sample(struct bpf_perf_event_data *ctx)
 	struct ember_interp_cfg *c = bpf_map_lookup_elem(&interp_cfg, &pid);
 	struct scratch *sc;
 
-	if (!c || !pid)
+	if (!pid)
 		return 1;
+	if (!c) {
+		ask(pid, tid);
+		return 1;
+	}
 	sc = bpf_map_lookup_elem(&interp_scratch, &zero);
 	if (!sc)
 		return 1;

@@ -49,6 +49,15 @@ struct rec_interp_bpf {
 	unsigned calls;
 	int *pids; /* configured in the program */
 	size_t npids, apids;
+	/* processes the program told of, to look at (pid, comm) */
+	struct ask {
+		int pid;
+		char comm[16];
+	} * asks;
+	size_t nasks, aasks;
+	int *retried; /* pid, times told again, ... */
+	size_t nretried, aretried;
+	struct rec_events *ev;
 	size_t procs;
 	int child_tries; /* the command looked at directly */
 	char why[256];
@@ -77,6 +86,10 @@ int rec_interp_bpf_attach(struct rec_interp_bpf *b, int fd,
 
 void rec_interp_bpf_update(struct rec_interp_bpf *b, struct rec_events *ev,
 			   int child)
+{
+}
+
+void rec_interp_bpf_poll(struct rec_interp_bpf *b, struct rec_events *ev)
 {
 }
 
@@ -118,8 +131,9 @@ int rec_interp_bpf_new(struct rec_interp_bpf **out, struct ember_buf *why)
 		ember_buf_addf(why, "cannot load the BPF program: %s%s",
 			       strerror(e),
 			       e == EPERM || e == EACCES
-				   ? " (it needs root, or CAP_BPF and "
-				     "CAP_PERFMON)"
+				   ? " (Python frames need BPF: root, or "
+				     "CAP_BPF and CAP_PERFMON, on Linux 5.8 "
+				     "or later)"
 			       : e == EINVAL || e == ENOSYS
 				   ? " (it needs Linux 5.8 or later)"
 				   : "");
@@ -133,10 +147,25 @@ int rec_interp_bpf_new(struct rec_interp_bpf **out, struct ember_buf *why)
 
 static int on_record(void *ctx, void *data, size_t size)
 {
-	struct rec_events *ev = ctx;
+	struct rec_interp_bpf *b = ctx;
+	struct ember_interp_sample s;
+	const size_t head = offsetof(struct ember_interp_sample, frames);
 
-	if (ev->interp)
-		rec_interp_merge_add(ev->interp, data, size);
+	if (size >= head) {
+		memcpy(&s, data, head);
+		if (s.flags & EMBER_INTERP_ASK) {
+			if (size < head + 16)
+				return 0;
+			EMBER_GROW(b->asks, b->nasks + 1, b->aasks);
+			struct ask *a = &b->asks[b->nasks++];
+			a->pid = (int)s.pid;
+			memcpy(a->comm, (const char *)data + head, 16);
+			a->comm[15] = '\0';
+			return 0;
+		}
+	}
+	if (b->ev->interp)
+		rec_interp_merge_add(b->ev->interp, data, size);
 	return 0;
 }
 
@@ -150,6 +179,8 @@ void rec_interp_bpf_free(struct rec_interp_bpf *b)
 	free(b->nmaps);
 	free(b->tries);
 	free(b->pids);
+	free(b->asks);
+	free(b->retried);
 	free(b);
 }
 
@@ -273,12 +304,56 @@ void rec_interp_bpf_update(struct rec_interp_bpf *b, struct rec_events *ev,
 				     sizeof(key), 0);
 		b->pids[i--] = b->pids[--b->npids];
 	}
+	rec_interp_bpf_poll(b, ev);
+}
+
+void rec_interp_bpf_poll(struct rec_interp_bpf *b, struct rec_events *ev)
+{
+	if (!ev->interp)
+		ev->interp = rec_interp_merge_new();
+	b->ev = ev;
 	if (!b->rb)
 		b->rb =
 		    ring_buffer__new(bpf_map__fd(b->skel->maps.interp_events),
-				     on_record, ev, NULL);
+				     on_record, b, NULL);
 	if (b->rb)
 		ring_buffer__consume(b->rb);
+	/* the processes sampled but not configured, looked at directly:
+	 * an interpreter started meanwhile gets its frames from now on,
+	 * before its records are read */
+	for (size_t i = 0; i < b->nasks; i++) {
+		const struct ask *a = &b->asks[i];
+		size_t k = 0;
+		while (k < b->npids && b->pids[k] != a->pid)
+			k++;
+		if (k < b->npids ||
+		    configure(b, ev, NULL, a->pid) != EMBER_ENOENT ||
+		    !rec_interp_maybe(a->comm))
+			continue;
+		/* named like an interpreter, not one yet (its libraries
+		 * still loading): told again at a later sample, a few
+		 * times */
+		k = 0;
+		while (k < b->nretried && b->retried[k] != a->pid)
+			k += 2;
+		if (k == b->nretried) {
+			EMBER_GROW(b->retried, b->nretried + 2, b->aretried);
+			b->retried[b->nretried++] = a->pid;
+			b->retried[b->nretried++] = 0;
+		}
+		if (b->retried[k + 1]++ >= 20)
+			continue;
+		struct {
+			__u32 pid;
+			char comm[16];
+		} key;
+		memset(&key, 0, sizeof(key));
+		key.pid = (__u32)a->pid;
+		memcpy(key.comm, a->comm, sizeof(key.comm));
+		bpf_map__delete_elem(b->skel->maps.interp_asked, &key,
+				     sizeof(key), 0);
+	}
+	b->nasks = 0;
 }
 
 void rec_interp_bpf_counts(struct rec_interp_bpf *b, uint64_t out[4])

@@ -25,6 +25,10 @@ int rec_interp_bpf_attach(struct rec_interp_bpf *b, int fd,
  * (call before handling the perf records read since the last call). */
 void rec_interp_bpf_update(struct rec_interp_bpf *b, struct rec_events *ev,
 			   int child);
+/* Only the program's records so far, and the processes it told of
+ * looked at (between batches of a long backlog: an interpreter that
+ * started is configured soon). */
+void rec_interp_bpf_poll(struct rec_interp_bpf *b, struct rec_events *ev);
 /* The session's counters of interpreter frames into st; where none was
  * read but a process ran an interpreter, tells why once (off: why the
  * program was not loaded, 256 bytes, or "").  b may be NULL. */

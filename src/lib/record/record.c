@@ -925,6 +925,18 @@ int ember_record_start(struct ember_record *r)
 	r->t_start = now_mono();
 	if (!r->have_child || r->o.system_wide)
 		enable_all(r);
+	/* what started or exec'd while the running processes were read and
+	 * before the events were on (no record tells of it), read now: their
+	 * records from here on come after */
+	if (r->o.system_wide) {
+		int *pids, any = 0;
+		size_t n = rec_list_pids(&pids);
+		for (size_t i = 0; i < n; i++)
+			any |= rec_events_synthesize_new(&r->events, pids[i]);
+		free(pids);
+		if (any && r->interp)
+			rec_interp_bpf_update(r->interp, &r->events, 0);
+	}
 	if (r->have_child) {
 		int e = rec_child_go(&r->child);
 		if (e) {
@@ -990,6 +1002,8 @@ static void process(struct ember_record *r)
 		if (r->held)
 			rec_reader_done(r->reader, r->held);
 		r->held = b;
+		if (r->interp && next)
+			rec_interp_bpf_poll(r->interp, &r->events);
 	}
 }
 

@@ -636,6 +636,7 @@ int ember_flamegraph_render(struct ember_flamegraph *fg, ember_write_fn w,
 
 	struct ember_tree tree;
 	ember_tree_init(&tree, minwidth_time);
+	tree.keep_before = o->html;
 	/* fr holds the previous stack's fields; a sorted stack shares most
 	 * of them, so only the part from the first frame that differs on is
 	 * split (the first pre bytes are the previous stack's) */

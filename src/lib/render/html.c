@@ -56,6 +56,23 @@ static void out_flush(struct out *o, int force)
 	ember_buf_reset(&o->b);
 }
 
+/* d as <script type="text/plain" class="cls"> elements of 64 KiB at most
+ * (its characters are the digits': any cut is between two of them) */
+static void data_blocks(struct out *o, const char *cls,
+			const struct ember_buf *d)
+{
+	for (size_t at = 0; at < d->len || !at; at += 1u << 16) {
+		size_t n = d->len - at < (1u << 16) ? d->len - at : 1u << 16;
+		ember_buf_addf(
+		    &o->b, "<script type=\"text/plain\" class=\"%s\">", cls);
+		ember_buf_add(&o->b, d->buf + at, n);
+		ember_buf_adds(&o->b, "</script>\n");
+		out_flush(o, 0);
+		if (!d->len)
+			break;
+	}
+}
+
 static void varint(struct ember_buf *b, uint64_t v)
 {
 	while (v >= 32) {
@@ -325,15 +342,16 @@ static void encode(const struct ember_tree *tree, const struct fg_layout *lay,
  *                   time in tunits), weighted, the number of stack
  *                   nodes, and the threads: [tid, pid, thread name,
  *                   process name, samples], each with its samples below
- *   #ember-tstacks  (a <script type="text/plain">) per node of the profile's
- * prefix tree of stacks, in its order (parents first): 0 for a root, else how
- *                   many nodes back its parent is; its name's index
- *                   (times two, plus one for an off-CPU state's frame)
- *   #ember-tsamples (the same) thread after thread, per sample in time order:
- * the time since the thread's sample before (the first: since the profile's
- * first sample), in whole units, rounded from the start so that errors do not
- * add up; its stack node; when weighted, its weight in the frame table's units,
- * as the difference from the sample before's (zigzag: 2v, or -2v-1 below 0)
+ *   ember-tstacks   (the text of the <script type="text/plain"> elements of
+ *                   that class, after the scripts, joined) per node of the
+ * profile's prefix tree of stacks, in its order (parents first): 0 for a root,
+ * else how many nodes back its parent is; its name's index (times two, plus one
+ * for an off-CPU state's frame) ember-tsamples  (the same) thread after thread,
+ * per sample in time order: the time since the thread's sample before (the
+ * first: since the profile's first sample), in whole units, rounded from the
+ * start so that errors do not add up; its stack node; when weighted, its weight
+ * in the frame table's units, as the difference from the sample before's
+ * (zigzag: 2v, or -2v-1 below 0)
  *
  * The weights are those of the value whose sum is the flame graph's
  * total (scaled to it: record's off-CPU microseconds of nanoseconds).
@@ -538,24 +556,20 @@ int ember_fg_write_html(struct ember_flamegraph *fg, struct ember_tree *tree,
 	out_flush(&out, 0);
 	ember_buf_add(b, frames.buf, frames.len);
 	ember_buf_adds(b, "\";\n</script>\n");
-	/* data blocks, not string literals: the script parser never reads
-	 * them (half the time of a page of samples) */
-	if (thead.len) {
-		ember_buf_adds(b, "<script type=\"text/plain\" "
-				  "id=\"ember-tstacks\">");
-		out_flush(&out, 0);
-		ember_buf_add(b, tstacks.buf, tstacks.len);
-		ember_buf_adds(b, "</script>\n<script type=\"text/plain\" "
-				  "id=\"ember-tsamples\">");
-		out_flush(&out, 0);
-		ember_buf_add(b, tsamples.buf, tsamples.len);
-		ember_buf_adds(b, "</script>\n");
-	}
 	ember_buf_adds(b, "<script>\n");
 	if (thead.len)
 		ember_buf_adds(b, ember_asset_timeline_js);
 	ember_buf_adds(b, ember_asset_viewer_js);
-	ember_buf_adds(b, "</script>\n</body>\n</html>\n");
+	ember_buf_adds(b, "</script>\n");
+	/* data blocks, not string literals: the script parser never reads
+	 * them (half the time of a page of samples); after the scripts and
+	 * in blocks of 64 KiB, so that the flame graph is drawn while the
+	 * parser reads them (it yields between elements, not within one) */
+	if (thead.len) {
+		data_blocks(&out, "ember-tstacks", &tstacks);
+		data_blocks(&out, "ember-tsamples", &tsamples);
+	}
+	ember_buf_adds(b, "</body>\n</html>\n");
 	out_flush(&out, 1);
 	err = out.err;
 	if (!err && o->palette_file) {
@@ -592,7 +606,7 @@ int ember_fg_write_html_error(struct ember_flamegraph *fg, ember_write_fn w,
 					"ember flamegraph.");
 	ember_buf_adds(b, "};\n</script>\n<script>\n");
 	ember_buf_adds(b, ember_asset_viewer_js);
-	ember_buf_adds(b, "</script>\n</body>\n</html>\n");
+	ember_buf_adds(b, "</body>\n</html>\n");
 	out_flush(&out, 1);
 	ember_buf_release(b);
 	return out.err;

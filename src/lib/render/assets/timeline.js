@@ -1,7 +1,8 @@
 /*
  * ember's timeline: the tracks, the time range and the stack chart of a
  * profile with times (html.c writes its samples into EMBER.timeline and
- * the data blocks #ember-tstacks and #ember-tsamples; viewer.js calls emberTimeline once it
+ * the data blocks script.ember-tstacks and script.ember-tsamples, after
+ * the scripts; viewer.js calls emberTimeline once it
  * has decoded the frame table, and takes the base tree from tree()).
  *
  * Hooks for tests (stable):
@@ -40,11 +41,19 @@
  */
 (function () {
 "use strict";
-// the data blocks, read before viewer.js replaces the body
-var data = ["ember-tstacks", "ember-tsamples"].map(function (id) {
-	var el = document.getElementById(id);
-	return el ? el.textContent : "";
-});
+// the data blocks, which come after the scripts (the flame graph is drawn
+// while the parser reads them): read once the document is parsed
+var data = null;
+function readData() {
+	data = ["ember-tstacks", "ember-tsamples"].map(function (cls) {
+		var parts = [];
+		document.querySelectorAll("script." + cls).forEach(function (el) {
+			parts.push(el.textContent);
+			el.remove();
+		});
+		return parts.join("");
+	});
+}
 window.emberTimeline = function (V) {
 var E = V.E, TL = E.timeline, names = V.names, nnames = names.length;
 var DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
@@ -778,7 +787,7 @@ function fail(err) {
 	$("tl-range").textContent = "ember: cannot show the samples: " + err.message;
 	hooks.ready = true;
 }
-var steps = [decodeStacks, decodeSamples, function () {
+var steps = [readData, decodeStacks, decodeSamples, function () {
 	ready = true;
 	hooks.span = span;
 	trackDraw();
@@ -808,7 +817,9 @@ function step() {
 	}
 	if (steps.length) requestAnimationFrame(function () { setTimeout(step, 0); });
 }
-requestAnimationFrame(function () { setTimeout(step, 0); });
+function start() { requestAnimationFrame(function () { setTimeout(step, 0); }); }
+if (document.readyState == "loading") document.addEventListener("DOMContentLoaded", start);
+else start();
 return { tree: tree, show: show, readHash: readHash, hash: hash, hooks: hooks, redraw: trackDraw };
 };
 })();

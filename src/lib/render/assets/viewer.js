@@ -8,6 +8,17 @@
 // sandwich view derive new trees from it.  Drawing walks the zoomed
 // frame's subtree and skips every subtree narrower than half a pixel, so
 // a paint costs what is visible, not what is in the profile.
+//
+// Hooks for tests (stable): the view switcher's buttons #flame, #icicle,
+// #calltree and #table, named "Flame Graph", "Icicle", "Call Tree" and
+// "Functions", and #heavy "Left Heavy" (aria-pressed says which are on);
+// the functions table is table#functions, one <tr> a function, the name
+// first, shares as "N%"; the call tree is table#tree (role=treegrid), one
+// <tr> a shown node (aria-level, aria-expanded), the name first; hover
+// text is in #details and #tip (role=tooltip), cleared over empty space;
+// filters and transforms are the .chip elements of #filters; a
+// differential page has #before, #after and #difference.  window.ember
+// (at the end) gives the state and where each frame is drawn.
 (function () {
 "use strict";
 var E = window.EMBER;
@@ -17,7 +28,7 @@ var XPAD = 10, MINPX = 0.5, TABLEROWS = 1000;
 var fh = E.frameheight, fontsize = E.fontsize;
 var font = fontsize + "px " + JSON.stringify(E.fonttype) + ", sans-serif";
 var names = [], colors = [], nnames = 0, attrs = new Map(), base = null;
-var whole = null, TL = null; // the page's tree; the timeline (timeline.js)
+var TL = null; // the timeline (timeline.js), for profiles with time
 var charw = E.fontsize * E.fontwidth;
 var $ = function (id) { return document.getElementById(id); };
 
@@ -25,11 +36,18 @@ var $ = function (id) { return document.getElementById(id); };
 
 document.body.innerHTML =
 '<header><h1 id="title"></h1><div id="subtitle"></div>' +
-'<div class="bar"><button id="reset" hidden>Reset Zoom</button>' +
-'<button id="view" title="flame graph or icicle (i)">Icicle</button>' +
-'<button id="graph" class="on">Graph</button>' +
-'<button id="table" title="functions by self and total time">Functions</button>' +
+'<div class="bar"><span id="views" role="group" aria-label="views">' +
+'<button id="flame" title="flame graph: the root at the bottom (i)">Flame Graph</button>' +
+'<button id="icicle" title="icicle graph: the root at the top (i)">Icicle</button>' +
+'<button id="calltree" title="an expandable call tree, top-down or inverted">Call Tree</button>' +
 '<button id="stack" title="samples in time order" hidden>Stack Chart</button>' +
+'<button id="table" title="functions by self and total time">Functions</button></span>' +
+'<button id="heavy" aria-pressed="false" title="children by weight, heaviest left (else by name)">Left Heavy</button>' +
+'<span id="diffviews" role="group" aria-label="differential" hidden>' +
+'<button id="before" title="the first counts">Before</button>' +
+'<button id="after" title="the second counts">After</button>' +
+'<button id="difference" title="the second counts, red where a stack grew, blue where it shrank">Difference</button></span>' +
+'<button id="reset" hidden>Reset Zoom</button>' +
 '<button id="back" hidden>Back</button><span id="filters"></span>' +
 '<span class="grow"></span>' +
 '<input id="search" type="search" placeholder="Search (regexp, Ctrl-F)" spellcheck="false">' +
@@ -41,11 +59,14 @@ document.body.innerHTML =
 '<div id="callers" class="pane"><canvas></canvas><div class="spacer"></div><div class="hl"></div></div>' +
 '<div class="label" id="callees-label"></div>' +
 '<div id="callees" class="pane"><canvas></canvas><div class="spacer"></div><div class="hl"></div></div></div>' +
-'<div id="tablewrap" hidden><div class="bar"><input id="filter" type="search" placeholder="Filter functions" spellcheck="false"></div>' +
-'<table id="functions"><thead><tr><th data-k="self">Self</th><th data-k="selfpct">Self %</th>' +
-'<th data-k="total">Total</th><th data-k="totalpct">Total %</th><th data-k="name">Function</th></tr></thead>' +
-'<tbody></tbody></table><div id="more"></div></div></main>' +
-'<div id="details"> </div><div id="tip" hidden></div><div id="menu" hidden></div>';
+'<div id="tablewrap" hidden><div class="bar"><input id="filter" type="search" placeholder="Filter functions" spellcheck="false">' +
+'<button id="inverted" aria-pressed="false" title="callers under each function that has self time (bottom-up)" hidden>Inverted</button></div>' +
+'<table id="functions" class="list"><thead><tr><th data-k="name">Function</th><th data-k="self">Self</th><th data-k="selfpct">Self %</th>' +
+'<th data-k="total">Total</th><th data-k="totalpct">Total %</th></tr></thead>' +
+'<tbody></tbody></table>' +
+'<table id="tree" class="list" role="treegrid" aria-label="call tree" tabindex="0" hidden><thead><tr><th>Function</th><th>Self</th><th>Self %</th>' +
+'<th>Total</th><th>Total %</th></tr></thead><tbody></tbody></table><div id="more"></div></div></main>' +
+'<div id="details"></div><div id="tip" role="tooltip" hidden></div><div id="menu" hidden></div>';
 $("title").textContent = E.title;
 $("subtitle").textContent = E.subtitle;
 var sandwichEl = $("sandwich");
@@ -150,7 +171,7 @@ function decode() {
 // focus name, through no exclude name; merged as before.
 function filtered(b, focus, exclude) {
 	var n = b.n, on = new Int32Array(nnames), stack = new Int32Array(b.maxdepth + 2);
-	var inc = new Float64Array(n), own = new Float64Array(n), sp = 0, i, k;
+	var own = new Float64Array(n), sp = 0, i, k;
 	for (i = 0; i < n; i++) {
 		var d = b.depth[i];
 		while (sp > d) on[b.name[stack[--sp]]]--;
@@ -159,12 +180,31 @@ function filtered(b, focus, exclude) {
 		var ok = true;
 		for (k = 0; k < focus.length; k++) if (!on[focus[k]]) ok = false;
 		for (k = 0; k < exclude.length; k++) if (on[exclude[k]]) ok = false;
-		if (ok) inc[i] = own[i] = b.self[i];
+		if (ok) own[i] = b.self[i];
 	}
+	return kept(b, own);
+}
+
+// The stacks of b through any function marked in mark (by name id).
+function through(b, mark) {
+	var n = b.n, own = new Float64Array(n), on = new Int32Array(n), i;
+	for (i = 1; i < n; i++) {
+		on[i] = on[b.parent[i]] + (mark[b.name[i]] ? 1 : 0);
+		if (on[i]) own[i] = b.self[i];
+	}
+	return kept(b, own);
+}
+
+// b with each frame's own time replaced by own[i], frames left with
+// nothing dropped, the rest laid out where they were.
+function kept(b, own) {
+	var n = b.n, inc = new Float64Array(n), i;
+	for (i = 0; i < n; i++) inc[i] = own[i];
 	for (i = n - 1; i > 0; i--) inc[b.parent[i]] += inc[i];
 	var map = new Int32Array(n), m = 0;
 	for (i = 0; i < n; i++) if (inc[i] > 0 || i == 0) map[i] = m++;
 	var t = newTree(m, b.delta), cursor = new Float64Array(b.maxdepth + 2);
+	t.named = b.named;
 	for (i = 0; i < n; i++) {
 		if (!(inc[i] > 0 || i == 0)) continue;
 		var j = map[i], dd = b.depth[i];
@@ -181,61 +221,277 @@ function filtered(b, focus, exclude) {
 		}
 		cursor[dd] = t.start[j] + inc[i];
 		if (t.delta && own[i] > 0) t.delta[j] = b.delta[i];
-		if (t.off) t.off[j] = b.off[i];
+		if (t.off && b.off) t.off[j] = b.off[i];
 	}
 	return finish(t);
 }
 
-// A tree merged from paths: child() finds or adds a node, add() weighs it.
+// A tree merged from paths: child() finds or adds a node (an open-addressing
+// table of (parent, name) in typed arrays: a node is made after its
+// parent, so its index is larger), self[] weighs it.  withDelta() (and
+// withOff()) make it also sum the self deltas (and keep "off-CPU only"
+// where every frame merged into a node was).
 function Builder(rootName) {
-	this.parent = [-1];
-	this.name = [rootName];
-	this.self = [0];
-	this.kids = new Map();
+	this.n = 1;
+	this.cap = 1024;
+	this.parent = new Int32Array(this.cap);
+	this.parent[0] = -1;
+	this.name = new Uint32Array(this.cap);
+	this.name[0] = rootName;
+	this.self = new Float64Array(this.cap);
+	this.delta = null;
+	this.off = null;
+	this.table = new Int32Array(4096).fill(-1);
+}
+Builder.prototype.withDelta = function () { this.delta = new Float64Array(this.cap); };
+Builder.prototype.withOff = function () { this.off = new Uint8Array(this.cap); };
+Builder.prototype.grow = function () {
+	var cap = this.cap * 2, self = this;
+	["parent", "name", "self", "delta", "off"].forEach(function (k) {
+		if (!self[k]) return;
+		var a = new self[k].constructor(cap);
+		a.set(self[k]);
+		self[k] = a;
+	});
+	this.cap = cap;
+};
+function slot(p, nm, mask) {
+	return (Math.imul(p, 0x9e3779b1) ^ Math.imul(nm + 1, 0x85ebca77)) & mask;
 }
 Builder.prototype.child = function (p, nm) {
-	var key = p * nnames + nm, c = this.kids.get(key);
-	if (c === undefined) {
-		c = this.name.length;
-		this.kids.set(key, c);
-		this.parent.push(p);
-		this.name.push(nm);
-		this.self.push(0);
+	var tab = this.table, mask = tab.length - 1, h = slot(p, nm, mask), c;
+	for (;;) {
+		c = tab[h];
+		if (c < 0) break;
+		if (this.parent[c] == p && this.name[c] == nm) return c;
+		h = (h + 1) & mask;
+	}
+	if (this.n == this.cap) this.grow();
+	c = this.n++;
+	tab[h] = c;
+	this.parent[c] = p;
+	this.name[c] = nm;
+	if (this.off) this.off[c] = 1;
+	if (this.n * 2 > tab.length) {
+		var big = new Int32Array(tab.length * 4).fill(-1), m2 = big.length - 1;
+		for (var i = 1; i < this.n; i++) {
+			var g = slot(this.parent[i], this.name[i], m2);
+			while (big[g] >= 0) g = (g + 1) & m2;
+			big[g] = i;
+		}
+		this.table = big;
 	}
 	return c;
 };
-// Lays the nodes out in pre-order, children by name, own time first.
-Builder.prototype.tree = function () {
-	var n = this.name.length, inc = new Float64Array(n), i;
+// Lays the nodes out in pre-order, children by name, own time first (or,
+// with selfLast, as the page's own tree: own time after the children);
+// the root is the function unless all says it is "all".
+Builder.prototype.tree = function (all, selfLast) {
+	var n = this.n, inc = new Float64Array(n), par = this.parent, nm = this.name, i;
 	for (i = 0; i < n; i++) inc[i] = this.self[i];
-	for (i = n - 1; i > 0; i--) inc[this.parent[i]] += inc[i];
-	var kids = [];
-	for (i = 0; i < n; i++) kids.push([]);
-	for (i = 1; i < n; i++) kids[this.parent[i]].push(i);
-	var rank = nameRank(), nm = this.name;
-	var t = newTree(n, null), todo = [0], depth = new Uint32Array(n);
-	t.off = null;
-	t.named = true; // the root is the function, not "all"
+	for (i = n - 1; i > 0; i--) inc[par[i]] += inc[i];
+	// the children of v are kids[first[v] .. first[v + 1]), by name
+	var first = new Int32Array(n + 1), kids = new Int32Array(Math.max(n - 1, 1)), at;
+	for (i = 1; i < n; i++) first[par[i] + 1]++;
+	for (i = 0; i < n; i++) first[i + 1] += first[i];
+	at = first.slice(0, n);
+	for (i = 1; i < n; i++) kids[at[par[i]]++] = i;
+	var rank = nameRank(), byName = function (a, b) { return rank[nm[a]] - rank[nm[b]]; };
+	for (i = 0; i < n; i++)
+		if (first[i + 1] - first[i] > 1) kids.subarray(first[i], first[i + 1]).sort(byName);
+	var t = newTree(n, !!this.delta), todo = new Int32Array(n), sp = 0, depth = new Uint32Array(n);
+	t.off = this.off ? new Uint8Array(n) : null;
+	t.named = !all; // the root is the function, not "all"
 	var start = new Float64Array(n), newIdx = new Int32Array(n), k = 0;
-	while (todo.length) {
-		var v = todo.pop(), j = k++;
+	todo[sp++] = 0;
+	while (sp) {
+		var v = todo[--sp], j = k++;
 		newIdx[v] = j;
 		t.depth[j] = depth[v];
 		t.name[j] = nm[v];
 		t.width[j] = inc[v];
 		t.start[j] = start[v];
-		t.parent[j] = v ? newIdx[this.parent[v]] : -1;
-		var ks = kids[v].sort(function (a, b) { return rank[nm[a]] - rank[nm[b]]; });
-		var x = start[v] + this.self[v];
-		for (i = 0; i < ks.length; i++) {
-			start[ks[i]] = x;
-			depth[ks[i]] = depth[v] + 1;
-			x += inc[ks[i]];
+		t.parent[j] = v ? newIdx[par[v]] : -1;
+		if (this.delta) t.delta[j] = this.delta[v];
+		if (this.off) t.off[j] = v ? this.off[v] : 0;
+		var x = start[v] + (selfLast ? 0 : this.self[v]);
+		for (i = first[v]; i < first[v + 1]; i++) {
+			start[kids[i]] = x;
+			depth[kids[i]] = depth[v] + 1;
+			x += inc[kids[i]];
 		}
-		for (i = ks.length - 1; i >= 0; i--) todo.push(ks[i]);
+		for (i = first[v + 1] - 1; i >= first[v]; i--) todo[sp++] = kids[i];
 	}
 	return finish(t);
 };
+
+// t laid out again: each frame's children from its left edge, by name or
+// (heavy) by weight, heaviest first, ties by name; own time on the right.
+// The frames keep their indices (only start changes).
+function relayout(t, heavy) {
+	var n = t.n, start = new Float64Array(n), rank = nameRank(), kids = [], i, c, k;
+	var w = t.width, nm = t.name, end = t.end;
+	var cmp = heavy ? function (a, b) { return w[b] - w[a] || rank[nm[a]] - rank[nm[b]]; } :
+		function (a, b) { return rank[nm[a]] - rank[nm[b]]; };
+	start[0] = t.start[0];
+	for (i = 0; i < n; i++) {
+		kids.length = 0;
+		for (c = i + 1; c < end[i]; c = end[c]) kids.push(c);
+		if (kids.length > 1) kids.sort(cmp);
+		var x = start[i];
+		for (k = 0; k < kids.length; k++) {
+			start[kids[k]] = x;
+			x += w[kids[k]];
+		}
+	}
+	var r = Object.assign({}, t);
+	r.start = start;
+	return r;
+}
+function leftHeavy(t) {
+	if (!t.heavy) t.heavy = relayout(t, true);
+	return t.heavy;
+}
+
+// A differential tree's first counts: each frame's own time less its
+// delta (the second counts less the first), laid out by name.
+function beforeOf(b) {
+	var n = b.n, t = newTree(n, null), i;
+	t.named = b.named;
+	for (i = 0; i < n; i++) {
+		t.depth[i] = b.depth[i];
+		t.name[i] = b.name[i];
+		t.parent[i] = b.parent[i];
+		t.width[i] = Math.max(b.self[i] - b.delta[i], 0);
+		if (t.off) t.off[i] = b.off[i];
+	}
+	for (i = n - 1; i > 0; i--) t.width[t.parent[i]] += t.width[i];
+	finish(t);
+	return relayout(t, false);
+}
+
+// ---- transforms -------------------------------------------------------
+//
+// Each is a function from a tree to a new tree (any tree: the page's, a
+// differential one's before or after, or one a time range selection
+// chose), applied in order after focus/exclude:
+//
+//   m  merge function: its frames removed, their time to the caller
+//   r  collapse recursion: a frame of the function inside another frame of
+//      it (directly or through other functions) becomes that outer frame
+//   l  collapse a module: consecutive frames of one module become one
+//      frame named by the module (see moduleOf)
+//   d  drop the samples whose stack has the function
+//   f  focus on a function: its outermost frames, all calls merged under
+//      the root, what they call below them
+//   s  focus on a subtree: the frame at a path of names from the root
+//
+// A transform is {op, nm} (s: {op, path}); the URL keeps them as
+// tx=m12.r5.s1-4-9 (name ids).
+
+// The module of a function's name, or null.  The first rule that fits:
+//   py::qualname:/path/file.py     the file (CPython's perf map names)
+//   [libc.so.6]                    what is in the brackets (perf's name
+//                                  for a frame with no symbol)
+//   libc.so.6`malloc               before the backquote (DTrace)
+//   malloc (/usr/lib/libc.so.6)    the file's base name
+//   java/util/HashMap.get, Ljava/util/HashMap;::get, java.util.HashMap.get
+//                                  the Java package (java.util): the
+//                                  lowercase parts before the Class
+//   std::vec::Vec::push, <alloc::vec::Vec<T> as Drop>::drop
+//                                  the first part, a Rust crate or C++
+//                                  namespace (std, alloc)
+function moduleOf(s) {
+	var m, head = s.split("(")[0];
+	if ((m = /^py::[^:]*:(.+)$/.exec(s))) return m[1];
+	if ((m = /^\[([^\]]+)\]$/.exec(s))) return m[1];
+	if ((m = /^([^`\s]+)`/.exec(s))) return m[1];
+	if ((m = /\s\((?:[^()]*\/)?([^()\/]+)\)$/.exec(s)) && /\.so\b|\.dll$|\.dylib$/.test(m[1])) return m[1];
+	if ((m = /^L?([a-z_$][\w$]*(?:\/[a-z_$][\w$]*)*)\/[A-Z_$][\w$]*[;.:$]/.exec(head)))
+		return m[1].replace(/\//g, ".");
+	if ((m = /^([a-z_$][\w$]*(?:\.[a-z_$][\w$]*)*)\.[A-Z][\w$]*\.[\w$<>]+\s*$/.exec(head))) return m[1];
+	if ((m = /^<?([A-Za-z_]\w*)::/.exec(s))) return m[1];
+	return null;
+}
+var modules = [];
+function moduleOfName(nm) {
+	if (modules[nm] === undefined) modules[nm] = moduleOf(names[nm]);
+	return modules[nm];
+}
+
+// The id of name s, added (with the colour of name like) if new.
+var nameIds = null;
+function nameId(s, like) {
+	if (!nameIds) {
+		nameIds = new Map();
+		for (var k = 0; k < nnames; k++) nameIds.set(names[k], k);
+	}
+	var id = nameIds.get(s);
+	if (id !== undefined) return id;
+	id = nnames++;
+	names.push(s);
+	nameIds.set(s, id);
+	colors.push(colors[like]);
+	if (offColors.length) offColors.push(offColors[like]);
+	rankCache = null;
+	return id;
+}
+
+function transform(t, x) {
+	var n = t.n, b = new Builder(t.name[0]), map = new Int32Array(n), i;
+	var DROP = -1, SKIP = -2; // SKIP: not in the result, but its descendants may be
+	var f = x.nm, path = x.path, aux = null, mod = null, modId = -1;
+	if (t.delta) b.withDelta();
+	if (t.off) b.withOff();
+	if (x.op == "r") aux = new Int32Array(n).fill(-1);
+	if (x.op == "l") {
+		mod = moduleOfName(f);
+		modId = nameId(mod, f);
+	}
+	map[0] = x.op == "f" || x.op == "s" ? SKIP : 0;
+	for (i = 1; i < n; i++) {
+		var p = t.parent[i], m = map[p], nm = t.name[i], c;
+		if (m == DROP) {
+			map[i] = DROP;
+			continue;
+		}
+		switch (x.op) {
+		case "m":
+			c = nm == f ? m : b.child(m, nm);
+			break;
+		case "d":
+			c = nm == f ? DROP : b.child(m, nm);
+			break;
+		case "r":
+			c = nm == f && aux[p] >= 0 ? aux[p] : b.child(m, nm);
+			aux[i] = aux[p] >= 0 ? aux[p] : nm == f ? c : -1;
+			break;
+		case "l":
+			if (moduleOfName(nm) === mod) c = m > 0 && b.name[m] == modId ? m : b.child(m, modId);
+			else c = b.child(m, nm);
+			break;
+		case "f":
+			c = m >= 0 ? b.child(m, nm) : nm == f ? b.child(0, nm) : SKIP;
+			break;
+		default: // "s"
+			var d = t.depth[i];
+			if (m >= 0) c = b.child(m, nm);
+			else if (d <= path.length && nm == path[d - 1]) c = d == path.length ? b.child(0, nm) : SKIP;
+			else c = DROP;
+		}
+		map[i] = c;
+		if (c >= 0) {
+			b.self[c] += t.self[i];
+			if (b.delta) b.delta[c] += t.delta[i];
+			if (b.off && !t.off[i]) b.off[c] = 0;
+		}
+	}
+	if (map[0] == 0) {
+		b.self[0] += t.self[0];
+		if (b.delta) b.delta[0] += t.delta[0];
+	}
+	return b.tree(!t.named, true);
+}
 
 var rankCache = null;
 function nameRank() {
@@ -334,8 +590,11 @@ function displayName(t, i) { return isAll(t, i) ? "all" : names[t.name[i]]; }
 // ---- state and the URL ------------------------------------------------
 
 var S = { icicle: !!E.inverted, zoom: 0, search: "", ic: false, focus: [],
-	exclude: [], sandwich: -1, mode: "graph", theme: "", sort: "self" };
-var match = null, matchedWidth = 0, tree = null, charts = [];
+	exclude: [], tx: [], sandwich: -1, mode: "graph", theme: "", sort: "self",
+	heavy: false, inverted: false, diff: "difference" };
+var match = null, matchedWidth = 0, tree = null, charts = [], start = null;
+var SORTS = /^(self|total|name|selfpct|totalpct|before|after|delta)$/;
+var MODES = /^(graph|table|calltree)$/;
 
 function readHash() {
 	var h = location.hash.replace(/^#/, ""), q = {};
@@ -345,8 +604,8 @@ function readHash() {
 			try { q[kv.slice(0, i)] = decodeURIComponent(kv.slice(i + 1)); } catch (e) { }
 		}
 	});
-	var ids = function (s) {
-		return (s || "").split(".").filter(function (x) { return /^\d+$/.test(x) && +x < nnames; }).map(Number);
+	var ids = function (s, sep) {
+		return (s || "").split(sep || ".").filter(function (x) { return /^\d+$/.test(x) && +x < nnames; }).map(Number);
 	};
 	if (q.view) S.icicle = q.view == "icicle";
 	S.zoom = /^\d+$/.test(q.zoom || "") ? +q.zoom : 0;
@@ -354,13 +613,31 @@ function readHash() {
 	S.ic = q.ic == "1";
 	S.focus = ids(q.focus);
 	S.exclude = ids(q.exclude);
+	S.tx = [];
+	(q.tx || "").split(".").forEach(function (x) {
+		var op = x.charAt(0), rest = x.slice(1);
+		if (op == "s") {
+			var p = ids(rest, "-");
+			if (p.length && p.length == rest.split("-").length) S.tx.push({ op: op, path: p });
+		} else if (/^[mrldf]$/.test(op) && ids(rest).length == 1 && ids(rest)[0] + "" == rest &&
+			(op != "l" || moduleOfName(+rest) !== null)) {
+			S.tx.push({ op: op, nm: +rest });
+			if (op == "l") nameId(moduleOfName(+rest), +rest);
+		}
+	});
 	var sw = ids(q.sandwich);
 	S.sandwich = sw.length ? sw[0] : -1;
-	S.mode = q.mode == "table" || (q.mode == "sandwich" && S.sandwich >= 0) ||
+	S.mode = MODES.test(q.mode || "") || (q.mode == "sandwich" && S.sandwich >= 0) ||
 		(q.mode == "stack" && TL) ? q.mode : "graph";
 	if (TL) TL.readHash(q);
 	if (q.theme == "dark" || q.theme == "light") S.theme = q.theme;
-	if (/^(self|total|name|selfpct|totalpct)$/.test(q.sort || "")) S.sort = q.sort;
+	if (SORTS.test(q.sort || "") && (E.differential || !/^(before|after|delta)$/.test(q.sort))) S.sort = q.sort;
+	S.heavy = q.heavy == "1";
+	S.inverted = q.inverted == "1";
+	S.diff = E.differential && /^(before|after)$/.test(q.diff || "") ? q.diff : "difference";
+}
+function txText(x) {
+	return x.op == "s" ? "s" + x.path.join("-") : x.op + x.nm;
 }
 function writeHash() {
 	var q = ["view=" + (S.icicle ? "icicle" : "flame")];
@@ -369,9 +646,13 @@ function writeHash() {
 	if (S.ic) q.push("ic=1");
 	if (S.focus.length) q.push("focus=" + S.focus.join("."));
 	if (S.exclude.length) q.push("exclude=" + S.exclude.join("."));
+	if (S.tx.length) q.push("tx=" + S.tx.map(txText).join("."));
 	if (S.mode == "sandwich") q.push("sandwich=" + S.sandwich);
 	if (S.mode != "graph") q.push("mode=" + S.mode);
 	if (S.sort != "self") q.push("sort=" + S.sort);
+	if (S.heavy) q.push("heavy=1");
+	if (S.inverted) q.push("inverted=1");
+	if (S.diff != "difference") q.push("diff=" + S.diff);
 	if (S.theme) q.push("theme=" + S.theme);
 	if (TL) q = q.concat(TL.hash());
 	var h = "#" + q.join("&");
@@ -530,7 +811,7 @@ Chart.prototype.outline = function (i) {
 Chart.prototype.text = function (i) {
 	var t = this.tree, nm = t.name[i], a = attrs.get(nm);
 	if (a && a.title && !isAll(t, i)) return a.title;
-	var w = t.width[i], total = base.width[0];
+	var w = t.width[i], total = whole();
 	var s = (!isAll(t, i) ? E.nametype + " " : "") + displayName(t, i) + " (" +
 		grouped(samples(w)) + " " + E.countname + ", " + pct(w, total);
 	if (this.zoom && t.end[this.zoom] > i && i >= this.zoom)
@@ -543,7 +824,7 @@ Chart.prototype.text = function (i) {
 };
 Chart.prototype.tip = function (i) {
 	var t = this.tree, s = this.text(i);
-	if (!isAll(t, i)) s += "\nself: " + grouped(samples(t.self[i])) + " " + E.countname + " (" + pct(t.self[i], base.width[0]) + ")";
+	if (!isAll(t, i)) s += "\nself: " + grouped(samples(t.self[i])) + " " + E.countname + " (" + pct(t.self[i], whole()) + ")";
 	var a = attrs.get(t.name[i]);
 	if (a && a.href) s += "\nCtrl-click: " + a.href;
 	return s;
@@ -573,7 +854,7 @@ Chart.prototype.unhover = function () {
 	this.hovered = -1;
 	this.hl.style.display = "none";
 	$("tip").hidden = true;
-	$("details").textContent = " ";
+	$("details").textContent = "";
 };
 Chart.prototype.click = function (e) {
 	hideMenu();
@@ -655,15 +936,39 @@ function updateMatched() {
 
 var mainChart, callersChart, calleesChart;
 
+// The tree the filters and transforms start from: the page's, or of a
+// differential profile its first counts (before), its second (after,
+// drawn without the colours of the difference) or both (difference); of
+// a profile with time, the samples of the selected range and threads.
+var bases = {}, rangeTree = null; // (made by rebuild)
+function baseTree() {
+	if (rangeTree) return rangeTree;
+	if (!E.differential || S.diff == "difference") return base;
+	if (!bases[S.diff])
+		bases[S.diff] = S.diff == "before" ? beforeOf(base) : Object.assign({}, base, { delta: null });
+	return bases[S.diff];
+}
+function whole() { return baseTree().width[0]; }
+function derive(b) {
+	var t = S.focus.length || S.exclude.length ? filtered(b, S.focus, S.exclude) : b;
+	for (var k = 0; k < S.tx.length; k++) t = transform(t, S.tx[k]);
+	return t;
+}
+// What the flame graph and the icicle draw: the tree, left-heavy or not.
+function drawnTree() { return S.heavy ? leftHeavy(tree) : tree; }
+
+var TXLABEL = { m: "merge: ", r: "collapse recursion: ", l: "collapse: ", d: "drop: ",
+	f: "focus function: ", s: "focus subtree: " };
 function rebuild() {
-	base = (TL && TL.tree()) || whole; // the time range's samples, or all
-	tree = S.focus.length || S.exclude.length ? filtered(base, S.focus, S.exclude) : base;
+	rangeTree = TL && TL.tree();
+	tree = derive(baseTree());
+	diffStats = null;
 	var chips = $("filters");
 	chips.textContent = "";
 	var chip = function (label, list, k) {
 		var c = document.createElement("span"), x = document.createElement("button");
 		c.className = "chip";
-		c.textContent = label + names[list[k]];
+		c.textContent = label;
 		c.title = c.textContent;
 		x.textContent = "\u00d7";
 		x.title = "remove";
@@ -675,21 +980,44 @@ function rebuild() {
 		c.appendChild(x);
 		chips.appendChild(c);
 	};
-	S.focus.forEach(function (f, k) { chip("focus: ", S.focus, k); });
-	S.exclude.forEach(function (f, k) { chip("exclude: ", S.exclude, k); });
+	S.focus.forEach(function (f, k) { chip("focus: " + names[f], S.focus, k); });
+	S.exclude.forEach(function (f, k) { chip("exclude: " + names[f], S.exclude, k); });
+	S.tx.forEach(function (x, k) {
+		var what = x.op == "s" ? x.path.map(function (nm) { return names[nm]; }).join(" > ") :
+			x.op == "l" ? moduleOfName(x.nm) : names[x.nm];
+		chip(TXLABEL[x.op] + what, S.tx, k);
+	});
+	if (match && match.length < nnames) search(S.search); // names were added
 	updateMatched();
 	show();
+}
+
+function setOn(id, on) {
+	var el = $(id);
+	el.classList.toggle("on", on);
+	el.setAttribute("aria-pressed", on ? "true" : "false");
 }
 
 function show() {
 	var m = S.mode;
 	$("main").hidden = m != "graph";
 	sandwichEl.hidden = m != "sandwich";
-	$("tablewrap").hidden = m != "table";
-	$("back").hidden = m == "graph";
-	$("graph").classList.toggle("on", m == "graph");
-	$("table").classList.toggle("on", m == "table");
-	$("view").textContent = S.icicle ? "Flame" : "Icicle";
+	$("tablewrap").hidden = m != "table" && m != "calltree";
+	$("functions").hidden = m != "table";
+	$("tree").hidden = m != "calltree";
+	$("inverted").hidden = m != "calltree";
+	$("filter").placeholder = m == "calltree" ? "Filter (stacks through a function)" : "Filter functions";
+	$("back").hidden = m != "sandwich";
+	setOn("flame", m == "graph" && !S.icicle);
+	setOn("icicle", m == "graph" && S.icicle);
+	setOn("calltree", m == "calltree");
+	setOn("table", m == "table");
+	setOn("heavy", S.heavy);
+	setOn("inverted", S.inverted);
+	if (E.differential) {
+		$("diffviews").hidden = false;
+		["before", "after", "difference"].forEach(function (d) { setOn(d, S.diff == d); });
+	}
 	$("ignorecase").classList.toggle("on", S.ic);
 	var dark = S.theme ? S.theme == "dark" : matchMedia("(prefers-color-scheme: dark)").matches;
 	document.documentElement.dataset.theme = dark ? "dark" : "light";
@@ -702,7 +1030,7 @@ function show() {
 		document.documentElement.style.removeProperty("--bg2");
 	}
 	if (m == "graph") {
-		mainChart.set(tree, S.zoom);
+		mainChart.set(drawnTree(), S.zoom);
 		S.zoom = mainChart.zoom;
 	} else if (m == "sandwich") {
 		var f = S.sandwich, t2 = sandwich(tree, f);
@@ -710,6 +1038,8 @@ function show() {
 		$("callees-label").textContent = "Callees of " + names[f];
 		callersChart.set(t2[0], 0);
 		calleesChart.set(t2[1], 0);
+	} else if (m == "calltree") {
+		fillTree();
 	} else if (m == "table") {
 		fillTable();
 	}
@@ -724,11 +1054,35 @@ function setMode(m) {
 	show();
 }
 
+// Before and after totals of every function (differential profiles),
+// through the same filters and transforms.
+var diffStats = null;
+function beforeAfter() {
+	if (!diffStats) {
+		var keep = S.diff;
+		S.diff = "before";
+		var b = functionStats(derive(baseTree()));
+		S.diff = "after";
+		var a = functionStats(derive(baseTree()));
+		S.diff = keep;
+		diffStats = { before: b.total, after: a.total };
+	}
+	return diffStats;
+}
+
 function fillTable() {
-	var st = functionStats(tree), rows = [], total = base.width[0];
-	var filter = $("filter").value.toLowerCase();
-	for (var k = 0; k < nnames; k++)
-		if (st.total[k] > 0 && (!filter || names[k].toLowerCase().indexOf(filter) >= 0)) rows.push(k);
+	var st = functionStats(tree), rows = [], total = whole();
+	var filter = $("filter").value.toLowerCase(), k;
+	if (E.differential) {
+		var ba = beforeAfter();
+		st.before = ba.before;
+		st.after = ba.after;
+		st.delta = new Float64Array(nnames);
+		for (k = 0; k < nnames; k++) st.delta[k] = (st.after[k] || 0) - (st.before[k] || 0);
+	}
+	var any = function (k) { return st.total[k] > 0 || (st.before && (st.before[k] > 0 || st.after[k] > 0)); };
+	for (k = 0; k < nnames; k++)
+		if (any(k) && (!filter || names[k].toLowerCase().indexOf(filter) >= 0)) rows.push(k);
 	var key = S.sort.replace("pct", "");
 	rows.sort(key == "name" ? function (a, b) { return names[a] < names[b] ? -1 : names[a] > names[b] ? 1 : 0; } :
 		function (a, b) { return st[key][b] - st[key][a] || st.total[b] - st.total[a] || a - b; });
@@ -738,8 +1092,14 @@ function fillTable() {
 	var body = document.querySelector("#functions tbody"), frag = document.createDocumentFragment();
 	for (var r = 0; r < rows.length && r < TABLEROWS; r++) {
 		var nm = rows[r], tr = document.createElement("tr");
-		[grouped(samples(st.self[nm])), pct(st.self[nm], total), grouped(samples(st.total[nm])),
-			pct(st.total[nm], total), names[nm]].forEach(function (v) {
+		var cells = [names[nm], grouped(samples(st.self[nm])), pct(st.self[nm], total),
+			grouped(samples(st.total[nm])), pct(st.total[nm], total)];
+		if (st.before) {
+			var dv = st.delta[nm];
+			cells.push(grouped(samples(st.before[nm])), grouped(samples(st.after[nm])),
+				(dv > 0 ? "+" : "") + grouped(samples(dv)));
+		}
+		cells.forEach(function (v) {
 			var td = document.createElement("td");
 			td.textContent = v;
 			tr.appendChild(td);
@@ -753,6 +1113,204 @@ function fillTable() {
 	$("more").textContent = rows.length > TABLEROWS ? (rows.length - TABLEROWS) + " more (filter to see them)" : rows.length + " functions";
 }
 
+// ---- call tree --------------------------------------------------------
+//
+// Rows exist only for the nodes shown: a node's children are made when it
+// is first expanded.  Top-down, a node is a frame of the tree (its
+// children are the frame's).  Inverted (bottom-up), a node is a list of
+// frames, each with a weight: the roots are the functions with self time
+// (their frames, each weighing its self time), and a node's children
+// group the parents of its frames by name, each carrying its weight up;
+// a weight whose frame's parent is the root ends there.
+var CT = { src: null, roots: null, rows: [], sel: -1, key: "" };
+
+function ctKids(v) {
+	if (v.kids) return v.kids;
+	var t = CT.src, kids = [], c, k;
+	if (!v.inv) {
+		for (c = v.i + 1; c < t.end[v.i]; c = t.end[c])
+			kids.push({ i: c, name: t.name[c], total: t.width[c], self: t.self[c], depth: v.depth + 1, up: v });
+	} else {
+		if (!v.frames) { // a root: its frames found when first opened
+			v.frames = [];
+			v.w = [];
+			for (k = 1; k < t.n; k++)
+				if (t.name[k] == v.name && t.self[k] > 0) {
+					v.frames.push(k);
+					v.w.push(t.self[k]);
+				}
+		}
+		var by = new Map();
+		for (k = 0; k < v.frames.length; k++) {
+			var p = t.parent[v.frames[k]];
+			if (p <= 0) continue;
+			var g = by.get(t.name[p]);
+			if (!g) by.set(t.name[p], g = { inv: true, name: t.name[p], frames: [], w: [], depth: v.depth + 1, up: v });
+			g.frames.push(p);
+			g.w.push(v.w[k]);
+		}
+		by.forEach(function (g) { kids.push(ctTotals(g)); });
+	}
+	kids.sort(ctOrder());
+	return (v.kids = kids);
+}
+// heaviest first, then by name
+function ctOrder() {
+	var rank = nameRank();
+	return function (a, b) { return b.total - a.total || rank[a.name] - rank[b.name]; };
+}
+// An inverted node's total; its self time is the total for a root (the
+// function's own time), none for a caller.
+function ctTotals(g) {
+	var t = CT.src, total = 0, ends = 0;
+	for (var k = 0; k < g.frames.length; k++) {
+		total += g.w[k];
+		if (t.parent[g.frames[k]] <= 0) ends += g.w[k];
+	}
+	g.total = total;
+	g.self = 0;
+	g.ends = ends;
+	return g;
+}
+function ctHasKids(v) {
+	return v.inv ? v.total > v.ends : CT.src.end[v.i] > v.i + 1;
+}
+function ctRoots() {
+	var t = CT.src, i;
+	if (!S.inverted) return ctKids({ i: 0, depth: -1, up: null });
+	var total = new Float64Array(nnames), ends = new Float64Array(nnames), roots = [];
+	for (i = 1; i < t.n; i++) {
+		if (!(t.self[i] > 0)) continue;
+		total[t.name[i]] += t.self[i];
+		if (t.parent[i] <= 0) ends[t.name[i]] += t.self[i];
+	}
+	for (i = 0; i < nnames; i++)
+		if (total[i] > 0)
+			roots.push({ inv: true, name: i, frames: null, total: total[i], self: total[i], ends: ends[i], depth: 0, up: null });
+	roots.sort(ctOrder());
+	return roots;
+}
+
+function fillTree() {
+	var filter = $("filter").value.toLowerCase(), key = filter + "\n" + S.inverted;
+	if (CT.tree != tree || CT.key != key) {
+		var src = tree;
+		if (filter) {
+			var mark = new Uint8Array(nnames);
+			for (var k = 0; k < nnames; k++) if (names[k].toLowerCase().indexOf(filter) >= 0) mark[k] = 1;
+			src = through(tree, mark);
+		}
+		CT.tree = tree;
+		CT.key = key;
+		CT.src = src;
+		CT.roots = ctRoots();
+		CT.sel = -1;
+		if (CT.roots.length == 1 && ctHasKids(CT.roots[0])) CT.roots[0].open = true;
+	}
+	ctRender();
+}
+
+// The rows shown, depth first: open nodes' children (TABLEROWS at most
+// each; a row says how many more).
+function ctRows() {
+	var rows = [];
+	var add = function (list) {
+		for (var k = 0; k < list.length; k++) {
+			if (k == TABLEROWS) {
+				rows.push({ more: list.length - k, depth: list[k].depth });
+				break;
+			}
+			rows.push(list[k]);
+			if (list[k].open) add(ctKids(list[k]));
+		}
+	};
+	add(CT.roots);
+	return rows;
+}
+
+function ctRender() {
+	var rows = ctRows(), total = whole(), body = document.querySelector("#tree tbody");
+	var frag = document.createDocumentFragment();
+	CT.rows = rows;
+	if (CT.sel >= rows.length) CT.sel = rows.length - 1;
+	for (var r = 0; r < rows.length; r++) {
+		var v = rows[r], tr = document.createElement("tr"), td = document.createElement("td");
+		tr.setAttribute("role", "row");
+		tr.setAttribute("aria-level", v.depth + 1);
+		tr.dataset.row = r;
+		td.style.paddingLeft = 8 + 16 * v.depth + "px";
+		if (v.more) {
+			td.textContent = v.more + " more";
+			td.className = "more";
+			tr.appendChild(td);
+			frag.appendChild(tr);
+			continue;
+		}
+		if (ctHasKids(v)) tr.setAttribute("aria-expanded", v.open ? "true" : "false");
+		td.textContent = names[v.name];
+		tr.appendChild(td);
+		[grouped(samples(v.self)), pct(v.self, total), grouped(samples(v.total)), pct(v.total, total)].forEach(function (x) {
+			var c = document.createElement("td");
+			c.textContent = x;
+			tr.appendChild(c);
+		});
+		if (r == CT.sel) {
+			tr.className = "sel";
+			tr.setAttribute("aria-selected", "true");
+		}
+		frag.appendChild(tr);
+	}
+	body.textContent = "";
+	body.appendChild(frag);
+	$("more").textContent = CT.roots.length + (S.inverted ? " functions with self time" : " roots");
+	if (CT.sel >= 0 && !rows[CT.sel].more) {
+		var v2 = rows[CT.sel];
+		$("details").textContent = E.nametype + " " + names[v2.name] + " (" + grouped(samples(v2.total)) + " " +
+			E.countname + ", " + pct(v2.total, total) + "; self " + grouped(samples(v2.self)) + ", " +
+			pct(v2.self, total) + ")";
+		var el = body.children[CT.sel];
+		if (el && el.scrollIntoView) el.scrollIntoView({ block: "nearest" });
+	}
+}
+
+function ctToggle(r) {
+	var v = CT.rows[r];
+	if (!v || v.more || !ctHasKids(v)) return;
+	v.open = !v.open;
+	ctRender();
+}
+
+// Arrows: up and down through the rows, right opens (or goes to the first
+// child), left closes (or goes to the parent); Enter toggles.
+function ctKey(k) {
+	var rows = CT.rows, r = CT.sel, v = rows[r];
+	if (!rows.length) return;
+	if (r < 0) {
+		CT.sel = 0;
+	} else if (k == "ArrowDown") {
+		CT.sel = Math.min(r + 1, rows.length - 1);
+	} else if (k == "ArrowUp") {
+		CT.sel = Math.max(r - 1, 0);
+	} else if (k == "Home") {
+		CT.sel = 0;
+	} else if (k == "End") {
+		CT.sel = rows.length - 1;
+	} else if (k == "ArrowRight" && v && !v.more && ctHasKids(v)) {
+		if (!v.open) v.open = true;
+		else CT.sel = r + 1;
+	} else if (k == "ArrowLeft" && v) {
+		if (v.open) {
+			v.open = false;
+		} else if (v.up) {
+			var p = rows.indexOf(v.up);
+			if (p >= 0) CT.sel = p;
+		}
+	} else if (k == "Enter" && v && !v.more && ctHasKids(v)) {
+		v.open = !v.open;
+	}
+	ctRender();
+}
+
 function openSandwich(nm) {
 	S.sandwich = nm;
 	setMode("sandwich");
@@ -760,17 +1318,29 @@ function openSandwich(nm) {
 
 var menuTarget = null;
 function showMenu(x, y, chart, i) {
-	var m = $("menu"), nm = chart.tree.name[i], label = names[nm];
+	var m = $("menu"), t = chart.tree, nm = t.name[i], label = names[nm], mod = moduleOfName(nm);
 	if (label.length > 60) label = label.slice(0, 57) + "...";
+	var path = [];
+	for (var a = i; a > 0; a = t.parent[a]) path.unshift(t.name[a]);
 	m.textContent = "";
 	var items = [["Zoom", function () { chart.zoomTo(i); }],
 		["Focus on " + label, function () { addFilter(S.focus, nm); }],
 		["Exclude " + label, function () { addFilter(S.exclude, nm); }],
 		["Sandwich view of " + label, function () { openSandwich(nm); }],
-		["Copy name", function () { if (navigator.clipboard) navigator.clipboard.writeText(names[nm]).catch(function () { }); }]];
+		["Merge function " + label + " into its callers", function () { addTransform({ op: "m", nm: nm }); }],
+		["Collapse recursion of " + label, function () { addTransform({ op: "r", nm: nm }); }]];
+	if (mod !== null)
+		items.push(["Collapse module " + (mod.length > 60 ? mod.slice(0, 57) + "..." : mod),
+			function () { addTransform({ op: "l", nm: nm }); }]);
+	if (chart == mainChart)
+		items.push(["Drop samples with " + label, function () { addTransform({ op: "d", nm: nm }); }],
+			["Function only: " + label + ", all calls merged", function () { addTransform({ op: "f", nm: nm }); }],
+			["Subtree only: this frame and what it calls", function () { addTransform({ op: "s", path: path }); }]);
+	items.push(["Copy name", function () { if (navigator.clipboard) navigator.clipboard.writeText(names[nm]).catch(function () { }); }]);
 	items.forEach(function (it) {
 		var d = document.createElement("div");
 		d.textContent = it[0];
+		d.setAttribute("role", "menuitem");
 		d.addEventListener("click", function () { hideMenu(); it[1](); });
 		m.appendChild(d);
 	});
@@ -787,6 +1357,12 @@ function addFilter(list, nm) {
 	if (list.indexOf(nm) < 0) list.push(nm);
 	S.zoom = 0;
 	S.mode = "graph";
+	rebuild();
+}
+function addTransform(x) {
+	S.tx.push(x);
+	S.zoom = 0;
+	if (S.mode == "sandwich") S.mode = "graph";
 	rebuild();
 }
 
@@ -827,7 +1403,7 @@ document.addEventListener("keydown", function (e) {
 	var k = e.key, ctrl = e.ctrlKey || e.metaKey, box = $("search");
 	if (k == "F3" || (ctrl && (k == "f" || k == "F"))) {
 		e.preventDefault();
-		if (S.mode == "table") setMode("graph");
+		if (S.mode == "table" || S.mode == "calltree") setMode("graph");
 		box.focus();
 		box.select();
 		return;
@@ -845,12 +1421,17 @@ document.addEventListener("keydown", function (e) {
 		return;
 	}
 	if (e.target && (e.target.tagName == "INPUT" || ctrl || e.altKey)) return;
+	if (S.mode == "calltree" && /^(Arrow(Up|Down|Left|Right)|Enter|Home|End)$/.test(k)) {
+		e.preventDefault();
+		ctKey(k);
+		return;
+	}
 	var chart = S.mode == "graph" ? mainChart : S.mode == "sandwich" ? (activeChart || calleesChart) : null;
 	if (k == "/") {
 		e.preventDefault();
 		box.focus();
 	} else if (k == "i") {
-		$("view").click();
+		if (S.mode == "graph") $(S.icicle ? "flame" : "icicle").click();
 	} else if (!chart) {
 		return;
 	} else if (/^Arrow/.test(k)) {
@@ -889,10 +1470,10 @@ nnames = names.length;
 decodeColors();
 E.attrs.forEach(function (a) { attrs.set(a[0], { title: a[1], href: a[2] }); });
 try {
-	base = whole = decode();
+	base = decode();
 	if (E.timeline && window.emberTimeline)
 		TL = window.emberTimeline({ E: E, names: names, colors: colors, S: S, charts: charts,
-			rootName: whole.name[0], newTree: function (n) { return newTree(n, null); },
+			rootName: base.name[0], newTree: function (n) { return newTree(n, null); },
 			finish: finish, rebuild: rebuild, setMode: setMode, font: font,
 			charw: function () { return charw; }, match: function () { return match; } });
 } catch (err) {
@@ -914,17 +1495,46 @@ calleesChart.icicle = function () { return true; };
 	c.canvas.addEventListener("mouseenter", function () { activeChart = c; });
 });
 
+if (E.differential) {
+	var head = document.querySelector("#functions thead tr");
+	[["before", "Before", "total time in the first counts"], ["after", "After", "total time in the second counts"],
+		["delta", "Delta", "after less before"]].forEach(function (c) {
+		var th = document.createElement("th");
+		th.dataset.k = c[0];
+		th.textContent = c[1];
+		th.title = c[2];
+		head.appendChild(th);
+	});
+}
 readHash();
 rebuild();
 if (S.search) search(S.search);
 
 $("reset").addEventListener("click", function () { mainChart.zoomTo(0); });
-$("view").addEventListener("click", function () {
-	S.icicle = !S.icicle;
+["flame", "icicle"].forEach(function (id) {
+	$(id).addEventListener("click", function () {
+		S.icicle = id == "icicle";
+		setMode("graph");
+	});
+});
+$("calltree").addEventListener("click", function () { setMode("calltree"); });
+$("table").addEventListener("click", function () { setMode("table"); });
+$("heavy").addEventListener("click", function () {
+	S.heavy = !S.heavy;
 	show();
 });
-$("graph").addEventListener("click", function () { setMode("graph"); });
-$("table").addEventListener("click", function () { setMode("table"); });
+$("inverted").addEventListener("click", function () {
+	S.inverted = !S.inverted;
+	show();
+});
+["before", "after", "difference"].forEach(function (d) {
+	$(d).addEventListener("click", function () {
+		if (S.diff == d) return;
+		S.diff = d;
+		S.zoom = 0;
+		rebuild();
+	});
+});
 $("back").addEventListener("click", function () { setMode("graph"); });
 $("theme").addEventListener("click", function () {
 	S.theme = document.documentElement.dataset.theme == "dark" ? "light" : "dark";
@@ -939,7 +1549,17 @@ $("search").addEventListener("input", function () { search(this.value); });
 $("search").addEventListener("keydown", function (e) {
 	if (e.key == "Enter") this.blur();
 });
-$("filter").addEventListener("input", fillTable);
+$("filter").addEventListener("input", function () {
+	if (S.mode == "calltree") fillTree();
+	else fillTable();
+});
+document.querySelector("#tree tbody").addEventListener("click", function (e) {
+	var tr = e.target.closest("tr");
+	if (!tr) return;
+	CT.sel = +tr.dataset.row;
+	ctToggle(CT.sel);
+	ctRender();
+});
 document.querySelectorAll("#functions th").forEach(function (th) {
 	th.addEventListener("click", function () {
 		S.sort = th.dataset.k;
