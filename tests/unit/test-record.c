@@ -77,6 +77,60 @@ static void test_symtab_aliases(void)
 	rec_symtab_release(&st);
 }
 
+/* A table added in no order (as a .symtab is): sorted by address with
+ * the aliases at one address in order of addition, the same as qsort by
+ * (start, order) gives, for addresses differing in low and high bytes. */
+static void test_symtab_unsorted(void)
+{
+	struct rec_symtab st;
+	enum { N = 5000 };
+	char name[32];
+	uint64_t x = 88172645463325252ull;
+
+	rec_symtab_init(&st, REC_SYMTAB_ELF);
+	for (int i = 0; i < N; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		/* 1000 distinct starts: each shared by about 5 symbols */
+		uint64_t start = (x % 1000) * 0x10;
+		start |= (x % 1000) % 3 == 0 ? 0x7f0000000000ull : 0;
+		snprintf(name, sizeof(name), "f%05d", i);
+		/* all alike (unsized, local, names of one length): the
+		 * first added is kept */
+		rec_symtab_add(&st, start, 0, name, strlen(name), STB_LOCAL, 1);
+	}
+	/* the expected: the first symbol added at each start */
+	static int first[1000];
+	for (int k = 0; k < 1000; k++)
+		first[k] = -1;
+	x = 88172645463325252ull;
+	for (int i = 0; i < N; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		if (first[x % 1000] < 0)
+			first[x % 1000] = i;
+	}
+	rec_symtab_finish(&st);
+	int ok = 1;
+	for (size_t i = 1; i < st.n; i++)
+		ok &= st.syms[i - 1].start < st.syms[i].start;
+	CHECK(ok);
+	ok = 1;
+	for (int k = 0; k < 1000; k++) {
+		if (first[k] < 0)
+			continue;
+		uint64_t a =
+		    (uint64_t)k * 0x10 | (k % 3 == 0 ? 0x7f0000000000ull : 0);
+		const struct rec_sym *s = rec_symtab_find(&st, a);
+		snprintf(name, sizeof(name), "f%05d", first[k]);
+		ok &= s && s->start == a && !strcmp(s->name, name);
+	}
+	CHECK(ok);
+	rec_symtab_release(&st);
+}
+
 static void test_demangle(void)
 {
 	char *d = rec_demangle("_ZNSt6vectorIiSaIiEE9push_backEOi");
@@ -488,6 +542,35 @@ static void test_procfs_root(void)
 	ember_buf_release(&why);
 }
 
+/* Addresses as a 64-bit kernel prints them (16 lowercase digits) and as
+ * others could: capitals, fewer digits, a digit that is not one. */
+static void test_kallsyms_addresses(void)
+{
+	struct rec_symtab st;
+	const char *text = "ffffffff8100a0f0 T lower\n"
+			   "FFFFFFFF8100B0F0 T upper\n"
+			   "ffffffff8100C0f0 T mixed\n"
+			   "ffffffff8100d0g0 T not_hex\n"
+			   "fffffffff8100e0f0 T seventeen\n"
+			   "0123456789abcdef T every_digit\n"
+			   "8100f0f0 T short\n";
+
+	rec_symtab_init(&st, REC_SYMTAB_KALLSYMS);
+	CHECK(rec_kallsyms_parse(&st, text, strlen(text)) == 5);
+	CHECK(st.n == 5);
+	CHECK(st.n > 4 && st.syms[0].start == 0xffffffff8100a0f0ull &&
+	      !strcmp(st.syms[0].name, "lower"));
+	CHECK(st.n > 4 && st.syms[1].start == 0xffffffff8100b0f0ull &&
+	      !strcmp(st.syms[1].name, "upper"));
+	CHECK(st.n > 4 && st.syms[2].start == 0xffffffff8100c0f0ull &&
+	      !strcmp(st.syms[2].name, "mixed"));
+	CHECK(st.n > 4 && st.syms[3].start == 0x0123456789abcdefull &&
+	      !strcmp(st.syms[3].name, "every_digit"));
+	CHECK(st.n > 4 && st.syms[4].start == 0x8100f0f0ull &&
+	      !strcmp(st.syms[4].name, "short"));
+	rec_symtab_release(&st);
+}
+
 static void test_kallsyms(void)
 {
 	struct rec_symtab st;
@@ -650,7 +733,8 @@ static void test_elf_self(void)
 	CHECK(found);
 	int plt = 0;
 	for (size_t i = 0; i < st.n; i++)
-		plt |= strstr(st.syms[i].name, "@plt") != NULL;
+		plt |=
+		    strstr(rec_symtab_name(&st, &st.syms[i]), "@plt") != NULL;
 	CHECK(plt);
 	uint64_t v;
 	CHECK(rec_elf_off_to_vaddr(&e, e.loads[0].off, &v) == 0 &&
@@ -1870,6 +1954,7 @@ static void test_reader(void)
 int main(void)
 {
 	test_symtab_aliases();
+	test_symtab_unsorted();
 	test_demangle();
 	test_fold();
 	test_perfmap_parse();
@@ -1877,6 +1962,7 @@ int main(void)
 	test_perfmap_trust();
 	test_procfs_root();
 	test_kallsyms();
+	test_kallsyms_addresses();
 	test_kallsyms_file();
 	test_maps();
 	test_elf_self();

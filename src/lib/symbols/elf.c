@@ -314,6 +314,18 @@ size_t rec_elf_symbols(struct rec_elf *e, struct rec_symtab *st, int dynsym)
 		size_t n = d->d_size / sh.sh_entsize;
 		/* .dynsym: versions hidden (compat) in .gnu.version */
 		Elf_Data *vd = dynsym ? versym_data(elf, &sh) : NULL;
+		/* the names read straight from their table when it ends in a
+		 * NUL, as nearly every one does; elf_strptr checks each */
+		Elf_Scn *strscn = elf_getscn(elf, sh.sh_link);
+		GElf_Shdr strsh;
+		Elf_Data *sd = strscn && gelf_getshdr(strscn, &strsh) &&
+				       strsh.sh_type == SHT_STRTAB &&
+				       !(strsh.sh_flags & SHF_COMPRESSED)
+				   ? elf_getdata(strscn, NULL)
+				   : NULL;
+		if (sd && (!sd->d_buf || !sd->d_size || sd->d_off ||
+			   ((const char *)sd->d_buf)[sd->d_size - 1]))
+			sd = NULL;
 		for (size_t i = 0; i < n; i++) {
 			GElf_Sym s;
 			if (!gelf_getsym(d, (int)i, &s) ||
@@ -321,7 +333,10 @@ size_t rec_elf_symbols(struct rec_elf *e, struct rec_symtab *st, int dynsym)
 			     !is_text_label(elf, &s, text_scn, nscn)))
 				continue;
 			const char *name =
-			    elf_strptr(elf, sh.sh_link, s.st_name);
+			    !sd ? elf_strptr(elf, sh.sh_link, s.st_name)
+			    : s.st_name < sd->d_size
+				? (const char *)sd->d_buf + s.st_name
+				: NULL;
 			if (!name || !*name)
 				continue;
 			uint16_t ver = 0;
@@ -413,17 +428,20 @@ size_t rec_elf_plt_symbols(struct rec_elf *e, struct rec_symtab *st)
 		const char *name = NULL;
 		if (gelf_getsym(dd, (int)rels[i].sym, &s))
 			name = elf_strptr(elf, dyn.sh_link, s.st_name);
-		ember_buf_reset(&b);
 		if (name && *name) {
-			char *dem = rec_demangle(name);
-			ember_buf_adds(&b, dem ? dem : name);
-			free(dem);
+			/* "NAME@plt", NAME demangled, when it is asked for */
+			size_t k = st->n;
+			rec_symtab_add(st, addr, entry, name, strlen(name),
+				       STB_GLOBAL, 0);
+			if (st->n > k)
+				st->syms[k].plt = 1;
 		} else {
-			ember_buf_addf(&b, "offset_%#llx",
+			ember_buf_reset(&b);
+			ember_buf_addf(&b, "offset_%#llx@plt",
 				       (unsigned long long)addr);
+			rec_symtab_add(st, addr, entry, b.buf, b.len,
+				       STB_GLOBAL, 1);
 		}
-		ember_buf_adds(&b, "@plt");
-		rec_symtab_add(st, addr, entry, b.buf, b.len, STB_GLOBAL, 1);
 		added++;
 	}
 	ember_buf_release(&b);

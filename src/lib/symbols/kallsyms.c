@@ -29,6 +29,41 @@ static const char *name_end(const char *p, const char *end)
 	return sp ? sp : tab ? tab : end;
 }
 
+/* 8 lowercase hex digits (as the kernel prints addresses) at p, eight
+ * bytes at a time; 0 when one of them is anything else. */
+static int hex8(const char *p, uint32_t *out)
+{
+	const uint64_t ones = 0x0101010101010101ull, high = ones * 0x80;
+	uint64_t x;
+
+	memcpy(&x, p, 8);
+	if (x & high)
+		return 0;
+	/* a byte's high bit set when it is in '0'..'9', or in 'a'..'f' */
+	uint64_t digit = (x + ones * (0x80 - '0')) & ~(x + ones * (0x7f - '9'));
+	uint64_t alpha = (x + ones * (0x80 - 'a')) & ~(x + ones * (0x7f - 'f'));
+	if (((digit | alpha) & high) != high)
+		return 0;
+	/* each byte's value: its low nibble, + 9 for a letter */
+	uint64_t v = (x & ones * 0x0f) + 9 * ((x >> 6) & ones);
+	v = __builtin_bswap64(v); /* the first digit the highest */
+	v = (v | v >> 4) & 0x00ff00ff00ff00ffull;
+	v = (v | v >> 8) & 0x0000ffff0000ffffull;
+	*out = (uint32_t)(v | v >> 16);
+	return 1;
+}
+
+/* A 64-bit kernel's address: 16 digits. */
+static int hex16(const char *p, uint64_t *addr)
+{
+	uint32_t hi, lo;
+
+	if (!hex8(p, &hi) || !hex8(p + 8, &lo))
+		return 0;
+	*addr = (uint64_t)hi << 32 | lo;
+	return 1;
+}
+
 size_t rec_kallsyms_parse(struct rec_symtab *st, const char *p, size_t n)
 {
 	const char *end = p + n;
@@ -41,12 +76,17 @@ size_t rec_kallsyms_parse(struct rec_symtab *st, const char *p, size_t n)
 		const char *q = p;
 		uint64_t addr = 0;
 		int digits = 0, v;
-		while (q < eol && digits < 16 &&
+		if (eol - p > 16 && hex16(p, &addr)) {
+			q = p + 16;
+			digits = 16;
+		}
+		while (!digits && q < eol && q - p < 16 &&
 		       (v = hexval[(unsigned char)*q]) != 0) {
 			addr = addr << 4 | (uint64_t)(v - 1);
 			q++;
-			digits++;
 		}
+		if (!digits)
+			digits = (int)(q - p);
 		if (!digits || q + 3 > eol || q[0] != ' ' || q[2] != ' ')
 			goto next;
 		char type = q[1];

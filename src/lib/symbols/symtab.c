@@ -57,13 +57,15 @@ void rec_symtab_add(struct rec_symtab *st, uint64_t start, uint64_t size,
 		return;
 	EMBER_GROW(st->syms, st->n + 1, st->alloc);
 	s = &st->syms[st->n];
-	memset(s, 0, sizeof(*s));
-	s->start = start;
-	s->end = size && start + size > start ? start + size : start;
-	s->sized = s->end > s->start;
-	s->name = copy ? ember_arena_strndup(&st->arena, name, len) : name;
-	s->seq = (uint32_t)st->n;
-	s->bind = (uint8_t)bind;
+	uint64_t end = size && start + size > start ? start + size : start;
+	*s = (struct rec_sym){
+	    .start = start,
+	    .end = end,
+	    .sized = end > start,
+	    .name = copy ? ember_arena_strndup(&st->arena, name, len) : name,
+	    .seq = (uint32_t)st->n,
+	    .bind = (uint8_t)bind,
+	};
 	st->n++;
 }
 
@@ -71,12 +73,15 @@ void rec_symtab_add_elf(struct rec_symtab *st, uint64_t start, uint64_t size,
 			const char *name, int bind, int compat)
 {
 	const char *at = strchr(name, '@');
-	size_t len = at && at > name ? (size_t)(at - name) : strlen(name);
+	size_t full = at ? (size_t)(at - name) + strlen(at) : 0;
+	size_t len = at && at > name ? (size_t)(at - name) : at ? full : 0;
 
-	if (len < strlen(name) && at[1] != '@')
+	if (!at)
+		full = len = strlen(name);
+	if (len < full && at[1] != '@')
 		compat = 1; /* "name@VERSION": not the default version */
 	size_t n = st->n;
-	rec_symtab_add(st, start, size, name, len, bind, len < strlen(name));
+	rec_symtab_add(st, start, size, name, len, bind, len < full);
 	if (st->n > n)
 		st->syms[n].compat = (uint8_t) !!compat;
 }
@@ -91,6 +96,19 @@ char *rec_demangle(const char *name)
 
 static const char *display_name(struct rec_symtab *st, struct rec_sym *s)
 {
+	if (s->plt) {
+		if (!s->demangle_done) {
+			char *dem = rec_demangle(s->name);
+			const char *base = dem ? dem : s->name;
+			size_t n = strlen(base);
+			s->demangled = ember_xmalloc(n + 5);
+			memcpy(s->demangled, base, n);
+			memcpy(s->demangled + n, "@plt", 5);
+			free(dem);
+			s->demangle_done = 1;
+		}
+		return s->demangled;
+	}
 	if (!st->demangle)
 		return s->name;
 	if (!s->demangle_done) {
@@ -112,6 +130,76 @@ static int cmp_sym(const void *pa, const void *pb)
 	if (a->start != b->start)
 		return a->start < b->start ? -1 : 1;
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+struct sort_key {
+	uint64_t start;
+	uint32_t idx; /* in st->syms */
+};
+
+/*
+ * Sorts st->syms by start, ties in order of addition (seq).  A library's
+ * .symtab holds tens of thousands of symbols in no order: a radix sort of
+ * (start, index) keys, a byte at a time from the lowest and skipping the
+ * bytes every start has alike, then one pass to move the symbols, costs a
+ * fraction of qsort's comparisons and copies of whole symbols.  It is
+ * stable, so the ties keep the array's order: that of addition unless
+ * symbols were added to a table already finished (then qsort).
+ */
+static void sort_syms(struct rec_symtab *st)
+{
+	size_t n = st->n;
+
+	for (size_t i = 1; i < n; i++)
+		if (st->syms[i - 1].seq >= st->syms[i].seq) {
+			qsort(st->syms, n, sizeof(*st->syms), cmp_sym);
+			return;
+		}
+	struct sort_key *k = ember_xreallocarray(NULL, n, 2 * sizeof(*k));
+	struct sort_key *a = k, *b = k + n;
+	uint64_t diff = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		a[i].start = st->syms[i].start;
+		a[i].idx = (uint32_t)i;
+		diff |= a[i].start ^ a[0].start;
+	}
+	for (int shift = 0; shift < 64; shift += 8) {
+		size_t count[256] = {0}, pos = 0;
+		if (!((diff >> shift) & 0xff))
+			continue;
+		for (size_t i = 0; i < n; i++)
+			count[(a[i].start >> shift) & 0xff]++;
+		for (int d = 0; d < 256; d++) {
+			size_t c = count[d];
+			count[d] = pos;
+			pos += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			b[count[(a[i].start >> shift) & 0xff]++] = a[i];
+		struct sort_key *t = a;
+		a = b;
+		b = t;
+	}
+	/* symbol a[i].idx to i, in place: a cycle at a time, each place
+	 * marked done by pointing at itself */
+	for (size_t i = 0; i < n; i++) {
+		if (a[i].idx == i)
+			continue;
+		struct rec_sym t = st->syms[i];
+		size_t j = i;
+		for (;;) {
+			size_t from = a[j].idx;
+			a[j].idx = (uint32_t)j;
+			if (from == i) {
+				st->syms[j] = t;
+				break;
+			}
+			st->syms[j] = st->syms[from];
+			j = from;
+		}
+	}
+	free(k);
 }
 
 static size_t leading_underscores(const char *s)
@@ -167,7 +255,7 @@ void rec_symtab_finish(struct rec_symtab *st)
 	     i++)
 		;
 	if (i < st->n)
-		qsort(st->syms, st->n, sizeof(*st->syms), cmp_sym);
+		sort_syms(st);
 	if (st->kind == REC_SYMTAB_PERFMAP) {
 		/* zero-sized entries cover nothing; keep the rest */
 		for (i = j = 0; i < st->n; i++)

@@ -25,6 +25,7 @@ struct rec_sym {
 	uint8_t module; /* kallsyms: a module's symbol */
 	uint8_t sized;	/* its size came with it */
 	uint8_t compat; /* a symbol version kept for old binaries only */
+	uint8_t plt;	/* a PLT slot: named "NAME@plt", NAME demangled */
 };
 
 enum rec_symtab_kind {
@@ -57,7 +58,8 @@ void rec_symtab_finish(struct rec_symtab *st);
 const struct rec_sym *rec_symtab_find(const struct rec_symtab *st,
 				      uint64_t addr);
 /* The symbol's name as perf prints it: demangled (once) when the table
- * holds mangled names. */
+ * holds mangled names; a PLT slot's "NAME@plt" (made when first asked
+ * for: most slots are never sampled). */
 const char *rec_symtab_name(struct rec_symtab *st, const struct rec_sym *s);
 /* C++ or Rust name demangled as perf does (no parameters), or NULL. */
 char *rec_demangle(const char *name);
