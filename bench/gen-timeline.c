@@ -136,9 +136,10 @@ int main(int argc, char **argv)
 	ember_flamegraph_set_prof(fg, p);
 	int err = ember_flamegraph_render(fg, ember_write_stdio, stdout, &st);
 	ember_flamegraph_free(fg);
-	fprintf(stderr,
-		"gen-timeline: %zu samples, %zu stack nodes, %zu frames drawn\n",
-		p->n, p->nstacks, st.frames);
+	fprintf(
+	    stderr,
+	    "gen-timeline: %zu samples, %zu stack nodes, %zu frames drawn\n",
+	    p->n, p->nstacks, st.frames);
 	ember_buf_release(&folded);
 	ember_prof_free(p);
 	free(count);

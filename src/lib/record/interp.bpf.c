@@ -151,9 +151,10 @@ static void ask(__u32 pid, __u32 tid)
 		__u16 nframes, flags;
 		char comm[16];
 	} s = {};
-	_Static_assert(__builtin_offsetof(typeof(s), comm) ==
-			   __builtin_offsetof(struct ember_interp_sample, frames),
-		       "a sample's head");
+	_Static_assert(
+	    __builtin_offsetof(typeof(s), comm) ==
+		__builtin_offsetof(struct ember_interp_sample, frames),
+	    "a sample's head");
 	__builtin_memcpy(s.comm, k.comm, sizeof(s.comm));
 	s.time = bpf_ktime_get_ns();
 	s.pid = pid;
