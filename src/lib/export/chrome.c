@@ -16,6 +16,14 @@
  * the end of its weight says where the thread stopped; the last sample
  * is followed by one too.  Profiles without times (folded stacks) get
  * one sample per stack, each lasting its weight (a count: 1 ms).
+ *
+ * Times are microseconds of the profile's clock (CLOCK_MONOTONIC for
+ * record and perf.data, as Chrome's own are); a profile whose clock
+ * starts before 1 ms (speedscope's, folded stacks) starts at 1 ms:
+ * DevTools leaves events at ts 0 out of the trace's bounds, and a
+ * .cpuprofile starting at 0 opens empty.  Each thread's profile lies
+ * between a CpuProfiler::StartProfiling and a StopProfiling instant
+ * event, the events DevTools takes the trace's bounds from.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -37,8 +45,9 @@ struct ch {
 	size_t nnodes;
 	uint32_t *fr;
 	size_t afr;
-	size_t tt;   /* the time type (SIZE_MAX: none) */
-	uint64_t ns; /* its ns per unit */
+	size_t tt;     /* the time type (SIZE_MAX: none) */
+	uint64_t ns;   /* its ns per unit */
+	uint64_t base; /* the time written for time zero (ns) */
 	uint32_t idle;
 };
 
@@ -208,14 +217,15 @@ static size_t ticks(struct ch *x, const struct ember_exp_groups *g, size_t k,
 		uint64_t w = isfinite(wd) && wd > 0 ? (uint64_t)wd : 0;
 		t[m++] =
 		    (struct tick){node_id(x, p->stack[idx[i]], g->thread[k]),
-				  (tn + 500) / 1000};
+				  (x->base + tn + 500) / 1000};
 		uint64_t next = i + 1 < n && timed
 				    ? p->time[idx[i + 1]] - p->time_zero
 				    : tn + w;
 		if (!timed)
 			at += w;
 		if (i + 1 == n || (timed && next - tn > 2 * w))
-			t[m++] = (struct tick){x->idle, (tn + w + 500) / 1000};
+			t[m++] = (struct tick){x->idle,
+					       (x->base + tn + w + 500) / 1000};
 	}
 	*out = t;
 	return m;
@@ -344,6 +354,13 @@ static void write_trace(struct ch *x, const struct ember_exp_groups *g,
 			if (to == m)
 				break;
 		}
+		ember_buf_addf(
+		    &x->b,
+		    ",\n{\"ph\":\"I\",\"name\":\"CpuProfiler::"
+		    "StopProfiling\",\"cat\":\"disabled-by-default-"
+		    "v8\",\"s\":\"t\",\"pid\":%d,\"tid\":%d,\"ts\":%llu,"
+		    "\"args\":{\"data\":{\"endTime\":%llu}}}",
+		    pid, tid, (unsigned long long)end, (unsigned long long)end);
 		free(t);
 	}
 	ember_buf_adds(&x->b, "\n]\n");
@@ -395,6 +412,9 @@ static int write_prof(const struct ember_prof *p, const char *title,
 	x.nodes = ember_xreallocarray(NULL, p->nstacks + 1, sizeof(*x.nodes));
 	x.tt = ember_exp_time_type(p, &x.ns);
 	x.idle = (uint32_t)p->nstacks + 2;
+	x.base = p->flags & EMBER_PROF_HAS_TIME && p->time_zero >= 1000000
+		     ? p->time_zero
+		     : 1000000;
 	ember_exp_groups_init(&g, p);
 	if (cpuprofile)
 		write_cpuprofile(&x, &g);
