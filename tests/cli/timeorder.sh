@@ -70,6 +70,21 @@ status 0 "trace: odd CPU profiles" "$EMBER" collapse chrome "$T/bad.json" -o "$T
 check "  warned of the samples without a delta" has "fewer time deltas than samples" "$T/err"
 check "  the good samples kept" has '"name":"f"' "$T/bad.speedscope.json"
 
+# a CpuProfile event (the whole profile in one, as DevTools makes of a
+# .cpuprofile and Chrome wrote before ProfileChunk): what the .cpuprofile
+# gives, at the same times, on the event's thread
+G=tests/golden/collapse/chrome-cpuprofile-event
+status 0 "trace: a CpuProfile event -o .perf.txt" "$EMBER" collapse chrome "$G/devtools.json" -o "$T/cp.perf.txt"
+status 0 "  its .cpuprofile -o .perf.txt" "$EMBER" collapse cpuprofile "$G/node.cpuprofile" -o "$T/cpn.perf.txt"
+check "  the phases in time order" test "$(phases "$T/cp.perf.txt")" = "$order"
+check "  the .cpuprofile's stacks" sh -c "'$EMBER' collapse chrome '$G/devtools.json' > '$T/cp.folded' &&
+	'$EMBER' collapse cpuprofile '$G/node.cpuprofile' | cmp -s - '$T/cp.folded'"
+check "  the .cpuprofile's times, in order" sh -c "
+	awk '/^[^ \t]/ { print \$(NF - 2), \$(NF - 1) }' '$T/cp.perf.txt' > '$T/cp.t' &&
+	awk '/^[^ \t]/ { print \$(NF - 2), \$(NF - 1) }' '$T/cpn.perf.txt' > '$T/cpn.t' &&
+	test -s '$T/cp.t' && cmp -s '$T/cp.t' '$T/cpn.t'"
+check "  on the event's thread" sh -c "grep -q '^[^ \t].* 1/1 [0-9.]*: ' '$T/cp.perf.txt'"
+
 # .cpuprofile: the samples at startTime + timeDeltas
 P=tests/golden/collapse/cpuprofile-time/p.cpuprofile
 status 0 ".cpuprofile -o .speedscope.json" "$EMBER" collapse cpuprofile "$P" -o "$T/p.speedscope.json"

@@ -29,18 +29,11 @@
 #include <stdlib.h>
 
 #include "json.h"
-#include "profile.h"
+#include "v8prof.h"
 
 struct node {
-	double id;
-	uint32_t name;		  /* interned "function url:line" */
-	uint32_t parent;	  /* node index + 1, 0: none */
-	double hits;		  /* hitCount, or summed from the samples */
-	size_t child_off, nchild; /* children's ids in kids[] */
-	double parent_id;	  /* "parent" when given instead of children */
-	int has_parent_id;
-	uint32_t url;  /* in urls */
-	uint32_t line; /* 1-based, 0: none */
+	struct cl_v8node v; /* url: in urls */
+	double hits;	    /* hitCount, or summed from the samples */
 };
 
 struct cstate {
@@ -125,7 +118,7 @@ static void node_start(struct cstate *s)
 	EMBER_GROW(s->nodes, s->nnodes + 1, s->anodes);
 	struct node *n = &s->nodes[s->nnodes];
 	memset(n, 0, sizeof(*n));
-	n->child_off = s->nkids;
+	n->v.child_off = s->nkids;
 	ember_buf_reset(&s->fn);
 	ember_buf_reset(&s->url);
 	s->line = -1;
@@ -134,32 +127,12 @@ static void node_start(struct cstate *s)
 
 static int node_end(struct cstate *s)
 {
-	struct node *n = &s->nodes[s->nnodes];
-	struct ember_buf *b = &s->tmp;
+	struct cl_v8node *n = &s->nodes[s->nnodes].v;
 
 	if (!s->have_id)
 		return fail(s, "a node has no id");
-	ember_buf_reset(b);
-	if (s->fn.len)
-		ember_buf_add(b, s->fn.buf, s->fn.len);
-	else
-		ember_buf_adds(b, "(anonymous)");
-	if (s->url.len) {
-		ember_buf_addch(b, ' ');
-		ember_buf_add(b, s->url.buf, s->url.len);
-		if (s->line >= 0 && s->line < 1e9)
-			ember_buf_addf(b, ":%.0f", s->line + 1);
-	}
-	for (size_t i = 0; i < b->len; i++)
-		if (b->buf[i] == ';')
-			b->buf[i] = ':';
-		else if (b->buf[i] == '\n' || b->buf[i] == '\r')
-			b->buf[i] = ' ';
-	n->name = ember_intern(&s->k->names, b->buf, b->len);
-	n->url = ember_intern(&s->urls, s->url.buf, s->url.len);
-	n->line = s->url.len && s->line >= 0 && s->line < 1e9
-		      ? (uint32_t)s->line + 1
-		      : 0;
+	cl_v8_name(n, s->k, &s->urls, &s->tmp, s->fn.buf, s->fn.len, s->url.buf,
+		   s->url.len, s->line);
 	n->nchild = s->nkids - n->child_off;
 	s->nnodes++;
 	return 0;
@@ -239,13 +212,13 @@ static int on_json(void *ctx, const struct cl_jval *v)
 			return fail(s, "a node's children are not an array");
 		if (cl_jkey(v, "id")) {
 			s->have_id = 1;
-			return number(s, v, &n->id);
+			return number(s, v, &n->v.id);
 		}
 		if (cl_jkey(v, "hitCount"))
 			return number(s, v, &n->hits);
 		if (cl_jkey(v, "parent")) {
-			n->has_parent_id = 1;
-			return number(s, v, &n->parent_id);
+			n->v.has_parent_id = 1;
+			return number(s, v, &n->v.parent_id);
 		}
 		return 0;
 	}
@@ -273,40 +246,10 @@ static int on_json(void *ctx, const struct cl_jval *v)
 	return 0;
 }
 
-static int by_id(const void *a, const void *b)
-{
-	double x = ((const struct node *)a)->id,
-	       y = ((const struct node *)b)->id;
-	return (x > y) - (x < y);
-}
-
 /* The index of the node with this id, or -1. */
 static ptrdiff_t find(const struct cstate *s, double id)
 {
-	size_t lo = 0, hi = s->nnodes;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (s->nodes[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < s->nnodes && s->nodes[lo].id == id ? (ptrdiff_t)lo : -1;
-}
-
-struct stamp {
-	double t; /* microseconds */
-	size_t i; /* the sample */
-};
-
-static int by_time(const void *a, const void *b)
-{
-	const struct stamp *x = a, *y = b;
-
-	if (x->t != y->t)
-		return x->t < y->t ? -1 : 1;
-	return x->i < y->i ? -1 : x->i > y->i;
+	return cl_v8_find(s->nodes, s->nnodes, sizeof(*s->nodes), id);
 }
 
 /* Each sample's duration in place of its time delta (the file's comment
@@ -314,20 +257,12 @@ static int by_time(const void *a, const void *b)
 static void durations(struct cstate *s, double *times)
 {
 	size_t n = s->nsamples;
-	struct stamp *st;
-	double t = s->start_time, mean;
+	struct cl_v8stamp *st;
+	double mean;
 
 	if (!n)
 		return;
-	st = ember_xreallocarray(NULL, n, sizeof(*st));
-	for (size_t i = 0; i < n; i++) {
-		t += s->deltas[i];
-		st[i].t = t;
-		st[i].i = i;
-		if (times)
-			times[i] = t;
-	}
-	qsort(st, n, sizeof(*st), by_time);
+	st = cl_v8_stamps(s->start_time, s->deltas, n, times);
 	if (n > 1)
 		mean = (st[n - 1].t - st[0].t) / (double)(n - 1);
 	else
@@ -337,37 +272,6 @@ static void durations(struct cstate *s, double *times)
 		s->deltas[st[j].i] = d > 0 ? d : 0;
 	}
 	free(st);
-}
-
-/* The profile frame of node i (+1) and its stack node, made on first
- * use (the root, V8's "(root)", has none: EMBER_PROF_NONE). */
-static uint32_t node_stack(struct cstate *s, struct ember_prof *p,
-			   uint32_t *memo, size_t i, size_t depth)
-{
-	const struct node *n = &s->nodes[i];
-
-	if (memo[i])
-		return memo[i] == UINT32_MAX ? EMBER_PROF_NONE : memo[i] - 1;
-	memo[i] = UINT32_MAX; /* also where parents loop */
-	if (!n->parent || depth > s->nnodes)
-		return EMBER_PROF_NONE;
-	uint32_t parent = node_stack(s, p, memo, n->parent - 1, depth + 1);
-	size_t len, ulen;
-	const char *name = ember_intern_str(&s->k->names, n->name, &len);
-	const char *url = ember_intern_str(&s->urls, n->url, &ulen);
-	struct ember_prof_func fn = {0};
-	fn.name = fn.system_name = ember_prof_str(p, name, len);
-	fn.file = ember_prof_str(p, url, ulen);
-	struct ember_prof_frame fr = {0};
-	fr.mapping = EMBER_PROF_NONE;
-	fr.func = ember_prof_func(p, &fn);
-	fr.line = n->line;
-	fr.kind = EMBER_PROF_INTERP;
-	if (n->line)
-		p->flags |= EMBER_PROF_HAS_LINES;
-	uint32_t st = ember_prof_stack(p, parent, ember_prof_frame(p, &fr));
-	memo[i] = st + 1;
-	return st;
 }
 
 /* The samples into the sink's profile: at their times (microseconds
@@ -390,8 +294,10 @@ static void to_profile(struct cstate *s, const double *times, int time)
 	    ember_xcalloc(s->nnodes ? s->nnodes : 1, sizeof(*memo));
 	for (size_t i = 0; i < s->nsamples; i++) {
 		ptrdiff_t k = find(s, s->samples[i]);
-		uint32_t st = k < 0 ? EMBER_PROF_NONE
-				    : node_stack(s, p, memo, (size_t)k, 0);
+		uint32_t st =
+		    k < 0 ? EMBER_PROF_NONE
+			  : cl_v8_stack(p, s->k, &s->urls, s->nodes, s->nnodes,
+					sizeof(*s->nodes), memo, (size_t)k);
 		if (st == EMBER_PROF_NONE)
 			continue; /* the root itself: no code */
 		double t = times && times[i] > 0 ? times[i] * 1000 : 0;
@@ -417,34 +323,21 @@ static int fold(struct cstate *s)
 	int time = s->o->time || (!s->o->cpuprofile_samples &&
 				  s->ndeltas == s->nsamples && s->ndeltas);
 
-	qsort(s->nodes, s->nnodes, sizeof(*s->nodes), by_id);
+	double bad_parent, bad;
+
+	cl_v8_sort(s->nodes, s->nnodes, sizeof(*s->nodes));
 	for (size_t i = 1; i < s->nnodes; i++)
-		if (s->nodes[i].id == s->nodes[i - 1].id) {
-			cl_fail(s->k, "two nodes have id %.0f", s->nodes[i].id);
+		if (s->nodes[i].v.id == s->nodes[i - 1].v.id) {
+			cl_fail(s->k, "two nodes have id %.0f",
+				s->nodes[i].v.id);
 			return -1;
 		}
 	/* parent links, from children lists or parent ids */
-	for (size_t i = 0; i < s->nnodes; i++) {
-		struct node *n = &s->nodes[i];
-		for (size_t c = 0; c < n->nchild; c++) {
-			ptrdiff_t k = find(s, s->kids[n->child_off + c]);
-			if (k < 0) {
-				cl_fail(s->k,
-					"node %.0f has a child %.0f that "
-					"is not a node",
-					n->id, s->kids[n->child_off + c]);
-				return -1;
-			}
-			s->nodes[k].parent = (uint32_t)i + 1;
-		}
-	}
-	for (size_t i = 0; i < s->nnodes; i++) {
-		struct node *n = &s->nodes[i];
-		if (n->has_parent_id && !n->parent) {
-			ptrdiff_t k = find(s, n->parent_id);
-			if (k >= 0)
-				n->parent = (uint32_t)k + 1;
-		}
+	if (cl_v8_link(s->nodes, s->nnodes, sizeof(*s->nodes), s->kids,
+		       &bad_parent, &bad)) {
+		cl_fail(s->k, "node %.0f has a child %.0f that is not a node",
+			bad_parent, bad);
+		return -1;
 	}
 	/* the weights: from the samples when there are, else hitCount */
 	if (s->have_samples) {
@@ -485,23 +378,12 @@ static int fold(struct cstate *s)
 		const struct node *n = &s->nodes[i];
 		if (!(n->hits > 0))
 			continue;
-		size_t depth = 0;
-		for (uint32_t k = (uint32_t)i + 1; k;
-		     k = s->nodes[k - 1].parent) {
-			if (depth > s->nnodes) {
-				cl_fail(s->k, "the nodes' parents form a "
-					      "cycle");
-				goto out;
-			}
-			EMBER_GROW(ids, depth + 1, aids);
-			ids[depth++] = s->nodes[k - 1].name;
-		}
 		/* the root (no parent) is V8's "(root)": left out */
-		size_t n_ids = depth - 1;
-		for (size_t a = 0, b = n_ids ? n_ids - 1 : 0; a < b; a++, b--) {
-			uint32_t t = ids[a];
-			ids[a] = ids[b];
-			ids[b] = t;
+		size_t n_ids = cl_v8_names(s->nodes, s->nnodes,
+					   sizeof(*s->nodes), i, &ids, &aids);
+		if (n_ids == SIZE_MAX) {
+			cl_fail(s->k, "the nodes' parents form a cycle");
+			goto out;
 		}
 		if (!n_ids)
 			continue; /* time in the root itself: no code */

@@ -22,7 +22,8 @@
  *
  * `chrome` also reads the CPU profiles that Chrome and Node.js put in
  * traces (Profile and ProfileChunk events: V8's samples of a thread,
- * with time deltas), as a .cpuprofile is read: each sample's stack
+ * with time deltas; or one CpuProfile event with the whole profile, the
+ * older form), as a .cpuprofile is read (v8prof.c): each sample's stack
  * weighs the time until the next sample, in microseconds.  When a writer
  * wants the sample-level profile, the samples go into it per thread
  * (named by the thread_name and process_name metadata events) at their
@@ -35,7 +36,7 @@
 #include <stdlib.h>
 
 #include "json.h"
-#include "profile.h"
+#include "v8prof.h"
 
 enum { F_PH, F_NAME, F_PID, F_TID, F_TS, F_DUR, F_ID, NFIELD };
 static const char *const field_names[NFIELD] = {"ph", "name", "pid", "tid",
@@ -62,17 +63,14 @@ struct thread {
 	size_t nopen, aopen;
 };
 
-/* A node of a CPU profile, as its chunk gave it. */
+/* A node of a CPU profile, as its event gave it (url: in strs). */
 struct pnode {
-	double id, parent_id;
-	uint32_t name;	 /* in k->names */
-	uint32_t url;	 /* in strs */
-	uint32_t line;	 /* 1-based, 0: none */
-	uint32_t parent; /* node index + 1, 0: none (once sorted) */
-	int has_id, has_parent;
+	struct cl_v8node v;
+	int has_id;
 };
 
-/* A CPU profile: the Profile event and its chunks (pid, id). */
+/* A CPU profile: the Profile event and its chunks (pid, id), or a
+ * CpuProfile event (id: NO_ID). */
 struct cpuprof {
 	int64_t pid, tid;
 	uint32_t id; /* in strs */
@@ -80,9 +78,13 @@ struct cpuprof {
 	int has_start;
 	struct pnode *nodes;
 	size_t nnodes, anodes;
+	double *kids; /* the nodes' children's ids */
+	size_t nkids, akids;
 	double *samples, *deltas;
 	size_t nsamples, asamples, ndeltas, adeltas;
 };
+
+#define NO_ID UINT32_MAX
 
 /* A thread_name (tid >= 0) or process_name (tid -1) metadata event. */
 struct tname {
@@ -118,17 +120,18 @@ struct tstate {
 	int pk[9];
 	struct pnode *en;
 	size_t nen, aen;
-	double *es, *ed;
-	size_t nes, aes, ned, aed;
+	double *es, *ed, *ek;
+	size_t nes, aes, ned, aed, nek, aek;
 	double estart, eline;
 	int has_estart, has_ename;
+	int ed_from; /* the deltas' place: 0 none, P_DATA, P_CP */
 	struct ember_buf efn, eurl, ename;
 	struct ember_intern strs;
 	struct cpuprof *cp;
 	size_t ncp, acp;
 	struct tname *tn;
 	size_t ntn, atn;
-	uint64_t short_chunks;
+	uint64_t short_chunks, bad_profiles;
 	uint32_t *frame_of; /* per name id: the span's profile frame + 1 */
 	size_t afo;
 };
@@ -183,8 +186,10 @@ static void state_free(void *st)
 	free(s->en);
 	free(s->es);
 	free(s->ed);
+	free(s->ek);
 	for (size_t i = 0; i < s->ncp; i++) {
 		free(s->cp[i].nodes);
+		free(s->cp[i].kids);
 		free(s->cp[i].samples);
 		free(s->cp[i].deltas);
 	}
@@ -467,16 +472,34 @@ static int event_compat(struct tstate *s)
  * event (ph "P", an id, args.data.startTime) on the profiled thread,
  * then "ProfileChunk" events of the same pid and id, each with more
  * nodes (id, parent, callFrame), samples (the node each hit) and
- * args.data.timeDeltas (microseconds from the sample before).  An
- * event's args are gathered as they come (its ph and name may follow
- * them) and kept once the event turns out to be one of those.
+ * args.data.timeDeltas (microseconds from the sample before).  Or, as
+ * Chrome wrote before ProfileChunk (and DevTools makes of a
+ * .cpuprofile), one "CpuProfile" event (ph "I", "P" or "X") with the
+ * whole profile in args.data.cpuProfile: nodes (with children or
+ * parent), samples, startTime, endTime, and timeDeltas there or in
+ * args.data.  An event's args are gathered as they come (its ph and
+ * name may follow them) and kept once the event turns out to be one of
+ * those.
  */
-enum { P_NONE, P_ARGS, P_DATA, P_CP, P_TD, P_NODES, P_SAMPLES, P_NODE, P_CF };
+enum {
+	P_NONE,
+	P_ARGS,
+	P_DATA,
+	P_CP,
+	P_TD,
+	P_NODES,
+	P_SAMPLES,
+	P_NODE,
+	P_CF,
+	P_KIDS,
+	P_CPTD
+};
 
 static void pnode_start(struct tstate *s)
 {
 	EMBER_GROW(s->en, s->nen + 1, s->aen);
 	memset(&s->en[s->nen], 0, sizeof(s->en[0]));
+	s->en[s->nen].v.child_off = s->nek;
 	ember_buf_reset(&s->efn);
 	ember_buf_reset(&s->eurl);
 	s->eline = -1;
@@ -486,31 +509,14 @@ static void pnode_start(struct tstate *s)
 static void pnode_end(struct tstate *s)
 {
 	struct pnode *n = &s->en[s->nen];
-	struct ember_buf *b = &s->tmp;
 
-	if (!n->has_id)
+	if (!n->has_id) {
+		s->nek = n->v.child_off; /* its children go with it */
 		return;
-	ember_buf_reset(b);
-	if (s->efn.len)
-		ember_buf_add(b, s->efn.buf, s->efn.len);
-	else
-		ember_buf_adds(b, "(anonymous)");
-	if (s->eurl.len) {
-		ember_buf_addch(b, ' ');
-		ember_buf_add(b, s->eurl.buf, s->eurl.len);
-		if (s->eline >= 0 && s->eline < 1e9)
-			ember_buf_addf(b, ":%.0f", s->eline + 1);
 	}
-	for (size_t i = 0; i < b->len; i++)
-		if (b->buf[i] == ';')
-			b->buf[i] = ':';
-		else if (b->buf[i] == '\n' || b->buf[i] == '\r')
-			b->buf[i] = ' ';
-	n->name = ember_intern(&s->k->names, b->buf, b->len);
-	n->url = ember_intern(&s->strs, s->eurl.buf, s->eurl.len);
-	n->line = s->eurl.len && s->eline >= 0 && s->eline < 1e9
-		      ? (uint32_t)s->eline + 1
-		      : 0;
+	cl_v8_name(&n->v, s->k, &s->strs, &s->tmp, s->efn.buf, s->efn.len,
+		   s->eurl.buf, s->eurl.len, s->eline);
+	n->v.nchild = s->nek - n->v.child_off;
 	s->nen++;
 }
 
@@ -557,9 +563,19 @@ static void prof_value(struct tstate *s, const struct cl_jval *v, int rel)
 			code = P_NODES;
 		else if (cl_jkey(v, "samples"))
 			code = P_SAMPLES;
-	} else if (rel == 4 && up == P_TD && pnum(v, &x)) {
-		EMBER_GROW(s->ed, s->ned + 1, s->aed);
-		s->ed[s->ned++] = x;
+		else if (cl_jkey(v, "timeDeltas"))
+			code = P_CPTD;
+		else if (cl_jkey(v, "startTime") && !s->has_estart &&
+			 pnum(v, &s->estart))
+			s->has_estart = 1;
+	} else if ((rel == 4 && up == P_TD) || (rel == 5 && up == P_CPTD)) {
+		/* deltas in one place only (the first that has them) */
+		int from = up == P_TD ? P_DATA : P_CP;
+		if (pnum(v, &x) && (!s->ed_from || s->ed_from == from)) {
+			s->ed_from = from;
+			EMBER_GROW(s->ed, s->ned + 1, s->aed);
+			s->ed[s->ned++] = x;
+		}
 	} else if (rel == 5 && up == P_SAMPLES && pnum(v, &x)) {
 		EMBER_GROW(s->es, s->nes + 1, s->aes);
 		s->es[s->nes++] = x;
@@ -570,10 +586,17 @@ static void prof_value(struct tstate *s, const struct cl_jval *v, int rel)
 		struct pnode *n = &s->en[s->nen];
 		if (cl_jkey(v, "callFrame"))
 			code = P_CF;
-		else if (cl_jkey(v, "id") && pnum(v, &n->id))
+		else if (cl_jkey(v, "children"))
+			code = P_KIDS;
+		else if (cl_jkey(v, "id") && pnum(v, &n->v.id))
 			n->has_id = 1;
-		else if (cl_jkey(v, "parent") && pnum(v, &n->parent_id))
-			n->has_parent = 1;
+		else if (cl_jkey(v, "parent") && pnum(v, &n->v.parent_id))
+			n->v.has_parent_id = 1;
+	} else if (rel == 7 && up == P_KIDS) {
+		if (pnum(v, &x)) {
+			EMBER_GROW(s->ek, s->nek + 1, s->aek);
+			s->ek[s->nek++] = x;
+		}
 	} else if (rel == 7 && up == P_CF) {
 		if ((cl_jkey(v, "functionName") || cl_jkey(v, "url")) &&
 		    v->type == CJ_STR) {
@@ -591,18 +614,19 @@ static void prof_value(struct tstate *s, const struct cl_jval *v, int rel)
 
 static void prof_clear(struct tstate *s)
 {
-	s->nen = s->nes = s->ned = 0;
-	s->has_estart = s->has_ename = 0;
+	s->nen = s->nes = s->ned = s->nek = 0;
+	s->has_estart = s->has_ename = s->ed_from = 0;
 	memset(s->pk, 0, sizeof(s->pk));
 }
 
-/* The CPU profile of (pid, id), made on first use. */
+/* The CPU profile of (pid, id), made on first use; a CpuProfile
+ * event's (whole) is always a new one. */
 static struct cpuprof *cpuprof(struct tstate *s, int64_t pid, const char *id,
-			       size_t n, int64_t tid)
+			       size_t n, int64_t tid, int whole)
 {
-	uint32_t name = ember_intern(&s->strs, id, n);
+	uint32_t name = whole ? NO_ID : ember_intern(&s->strs, id, n);
 
-	for (size_t i = 0; i < s->ncp; i++)
+	for (size_t i = 0; i < s->ncp && !whole; i++)
 		if (s->cp[i].pid == pid && s->cp[i].id == name)
 			return &s->cp[i];
 	EMBER_GROW(s->cp, s->ncp + 1, s->acp);
@@ -614,13 +638,20 @@ static struct cpuprof *cpuprof(struct tstate *s, int64_t pid, const char *id,
 	return c;
 }
 
-/* A Profile or ProfileChunk event, its args gathered. */
-static void profile_event(struct tstate *s, int64_t pid, int64_t tid, int chunk)
+/* A Profile, ProfileChunk or CpuProfile (whole) event, its args
+ * gathered. */
+static void profile_event(struct tstate *s, int64_t pid, int64_t tid, int chunk,
+			  int whole)
 {
 	struct field *f = &s->f[F_ID];
 	const char *id =
 	    f->type == CJ_STR || f->type == CJ_NUM ? ftext(s, f) : "";
-	struct cpuprof *c = cpuprof(s, pid, id, strlen(id), tid);
+
+	if (whole && (!s->nen || !s->nes)) {
+		s->bad_profiles++;
+		return;
+	}
+	struct cpuprof *c = cpuprof(s, pid, id, strlen(id), tid, whole);
 
 	if (!chunk)
 		c->tid =
@@ -632,7 +663,14 @@ static void profile_event(struct tstate *s, int64_t pid, int64_t tid, int chunk)
 	if (s->nen) {
 		EMBER_GROW(c->nodes, c->nnodes + s->nen, c->anodes);
 		memcpy(c->nodes + c->nnodes, s->en, s->nen * sizeof(*s->en));
+		for (size_t i = 0; i < s->nen; i++)
+			c->nodes[c->nnodes + i].v.child_off += c->nkids;
 		c->nnodes += s->nen;
+	}
+	if (s->nek) {
+		EMBER_GROW(c->kids, c->nkids + s->nek, c->akids);
+		memcpy(c->kids + c->nkids, s->ek, s->nek * sizeof(*s->ek));
+		c->nkids += s->nek;
 	}
 	if (s->nes) {
 		EMBER_GROW(c->samples, c->nsamples + s->nes, c->asamples);
@@ -658,39 +696,9 @@ static void name_event(struct tstate *s, int64_t pid, int64_t tid, int thread)
 			   ember_intern(&s->strs, s->ename.buf, s->ename.len)};
 }
 
-static int by_node_id(const void *a, const void *b)
-{
-	double x = ((const struct pnode *)a)->id,
-	       y = ((const struct pnode *)b)->id;
-	return (x > y) - (x < y);
-}
-
 static ptrdiff_t find_node(const struct cpuprof *c, double id)
 {
-	size_t lo = 0, hi = c->nnodes;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (c->nodes[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < c->nnodes && c->nodes[lo].id == id ? (ptrdiff_t)lo : -1;
-}
-
-struct pstamp {
-	double t;
-	size_t i;
-};
-
-static int by_stamp(const void *a, const void *b)
-{
-	const struct pstamp *x = a, *y = b;
-
-	if (x->t != y->t)
-		return x->t < y->t ? -1 : 1;
-	return x->i < y->i ? -1 : x->i > y->i;
+	return cl_v8_find(c->nodes, c->nnodes, sizeof(*c->nodes), id);
 }
 
 /* The profile's thread of (pid, tid), named by the metadata events. */
@@ -730,38 +738,6 @@ static struct ember_prof *trace_prof(struct tstate *s)
 	return p && p->ncols == 1 ? p : NULL;
 }
 
-/* The stack node of node i (its frame and its callers'; the root,
- * "(root)", is none), memo[i] + 1 once made. */
-static uint32_t pnode_stack(struct tstate *s, struct ember_prof *p,
-			    const struct cpuprof *c, uint32_t *memo, size_t i,
-			    size_t depth)
-{
-	const struct pnode *n = &c->nodes[i];
-
-	if (memo[i])
-		return memo[i] == UINT32_MAX ? EMBER_PROF_NONE : memo[i] - 1;
-	memo[i] = UINT32_MAX; /* also where parents loop */
-	if (!n->parent || depth > c->nnodes)
-		return EMBER_PROF_NONE;
-	uint32_t parent = pnode_stack(s, p, c, memo, n->parent - 1, depth + 1);
-	size_t len, ulen;
-	const char *name = ember_intern_str(&s->k->names, n->name, &len);
-	const char *url = ember_intern_str(&s->strs, n->url, &ulen);
-	struct ember_prof_func fn = {0};
-	fn.name = fn.system_name = ember_prof_str(p, name, len);
-	fn.file = ember_prof_str(p, url, ulen);
-	struct ember_prof_frame fr = {0};
-	fr.mapping = EMBER_PROF_NONE;
-	fr.func = ember_prof_func(p, &fn);
-	fr.line = n->line;
-	fr.kind = EMBER_PROF_INTERP;
-	if (n->line)
-		p->flags |= EMBER_PROF_HAS_LINES;
-	uint32_t st = ember_prof_stack(p, parent, ember_prof_frame(p, &fr));
-	memo[i] = st + 1;
-	return st;
-}
-
 /*
  * A CPU profile's samples: each at startTime plus the deltas up to it,
  * lasting until the next one (the last: the mean interval), as
@@ -780,19 +756,14 @@ static void fold_cpuprof(struct tstate *s, struct cpuprof *c)
 		s->short_chunks++;
 	if (!n)
 		return;
-	qsort(c->nodes, c->nnodes, sizeof(*c->nodes), by_node_id);
-	for (size_t i = 0; i < c->nnodes; i++) {
-		struct pnode *d = &c->nodes[i];
-		ptrdiff_t k = d->has_parent ? find_node(c, d->parent_id) : -1;
-		d->parent = k >= 0 && (size_t)k != i ? (uint32_t)k + 1 : 0;
+	cl_v8_sort(c->nodes, c->nnodes, sizeof(*c->nodes));
+	double bad_parent, bad;
+	if (cl_v8_link(c->nodes, c->nnodes, sizeof(*c->nodes), c->kids,
+		       &bad_parent, &bad)) {
+		s->bad_profiles++;
+		return;
 	}
-	struct pstamp *st = ember_xreallocarray(NULL, n, sizeof(*st));
-	double t = c->start;
-	for (size_t i = 0; i < n; i++) {
-		t += c->deltas[i];
-		st[i] = (struct pstamp){t, i};
-	}
-	qsort(st, n, sizeof(*st), by_stamp);
+	struct cl_v8stamp *st = cl_v8_stamps(c->start, c->deltas, n, NULL);
 	double mean = n > 1 ? (st[n - 1].t - st[0].t) / (double)(n - 1) : 0;
 	if (p) {
 		memo = ember_xcalloc(c->nnodes ? c->nnodes : 1, sizeof(*memo));
@@ -807,25 +778,18 @@ static void fold_cpuprof(struct tstate *s, struct cpuprof *c)
 			s->bad++;
 			continue;
 		}
-		size_t depth = 0;
-		for (uint32_t q = (uint32_t)k + 1; q && depth <= c->nnodes;
-		     q = c->nodes[q - 1].parent) {
-			EMBER_GROW(ids, depth + 1, aids);
-			ids[depth++] = c->nodes[q - 1].name;
-		}
-		if (depth < 2 || depth > c->nnodes)
+		size_t depth =
+		    cl_v8_names(c->nodes, c->nnodes, sizeof(*c->nodes),
+				(size_t)k, &ids, &aids);
+		if (!depth || depth == SIZE_MAX)
 			continue; /* the root itself, or parents in a loop */
-		depth--;	  /* V8's "(root)" */
-		for (size_t a = 0, b = depth - 1; a < b; a++, b--) {
-			uint32_t x = ids[a];
-			ids[a] = ids[b];
-			ids[b] = x;
-		}
 		size_t e = ember_stacks_add(&s->k->stacks, ids, depth, 0, 0);
 		cl_count(s->k, e, d, 0, 0);
 		s->k->n.records++;
 		if (p) {
-			uint32_t sn = pnode_stack(s, p, c, memo, (size_t)k, 0);
+			uint32_t sn =
+			    cl_v8_stack(p, s->k, &s->strs, c->nodes, c->nnodes,
+					sizeof(*c->nodes), memo, (size_t)k);
 			double ns = st[j].t > 0 ? st[j].t * 1000 : 0;
 			if (sn != EMBER_PROF_NONE)
 				ember_prof_sample(p, (uint64_t)ns, thread, -1,
@@ -848,7 +812,10 @@ static int event_chrome(struct tstate *s)
 	int x = is_lit(s, &f[F_PH], "X"), b = is_lit(s, &f[F_PH], "B");
 	int e = is_lit(s, &f[F_PH], "E");
 
-	if (is_lit(s, &f[F_PH], "P") || is_lit(s, &f[F_PH], "M")) {
+	int whole = is_lit(s, &f[F_NAME], "CpuProfile") &&
+		    (x || is_lit(s, &f[F_PH], "I") || is_lit(s, &f[F_PH], "P"));
+
+	if (whole || is_lit(s, &f[F_PH], "P") || is_lit(s, &f[F_PH], "M")) {
 		int chunk = is_lit(s, &f[F_NAME], "ProfileChunk");
 		int thread = is_lit(s, &f[F_NAME], "thread_name");
 		if ((f[F_PID].type != CJ_END &&
@@ -856,9 +823,9 @@ static int event_chrome(struct tstate *s)
 		    (f[F_TID].type != CJ_END &&
 		     py_int(s, &f[F_TID], &tid, &why)))
 			return 0;
-		if (is_lit(s, &f[F_PH], "P") &&
-		    (chunk || is_lit(s, &f[F_NAME], "Profile")))
-			profile_event(s, pid, tid, chunk);
+		if (whole || (is_lit(s, &f[F_PH], "P") &&
+			      (chunk || is_lit(s, &f[F_NAME], "Profile"))))
+			profile_event(s, pid, tid, chunk, whole);
 		else if (is_lit(s, &f[F_PH], "M") &&
 			 (thread || is_lit(s, &f[F_NAME], "process_name")))
 			name_event(s, pid, tid, thread);
@@ -1132,6 +1099,7 @@ static void finish(void *st)
 	for (size_t i = 0; i < s->ncp; i++) {
 		fold_cpuprof(s, &s->cp[i]);
 		free(s->cp[i].nodes);
+		free(s->cp[i].kids);
 		free(s->cp[i].samples);
 		free(s->cp[i].deltas);
 	}
@@ -1167,6 +1135,14 @@ static void finish(void *st)
 			  (unsigned long long)s->short_chunks,
 			  s->short_chunks == 1 ? "" : "s");
 	s->short_chunks = 0;
+	if (s->bad_profiles)
+		ember_log(
+		    EMBER_LOG_WARN,
+		    "%llu CPU profile%s without nodes or samples, or with "
+		    "a child that is not a node: left out",
+		    (unsigned long long)s->bad_profiles,
+		    s->bad_profiles == 1 ? "" : "s");
+	s->bad_profiles = 0;
 	if (s->bad)
 		ember_log(EMBER_LOG_WARN,
 			  "%llu event%s without a usable pid, tid, ts, dur or "
