@@ -85,6 +85,28 @@ check "  the .cpuprofile's times, in order" sh -c "
 	test -s '$T/cp.t' && cmp -s '$T/cp.t' '$T/cpn.t'"
 check "  on the event's thread" sh -c "grep -q '^[^ \t].* 1/1 [0-9.]*: ' '$T/cp.perf.txt'"
 
+# threads known by name alone (speedscope's "io-thread"; "app (tid 7)"
+# has its tid): written with ids above the real ones, never below 0;
+# pprof leaves the unknown ones out
+S=tests/golden/collapse/speedscope-sampled-times/input.speedscope.json
+for o in trace.json perf.txt firefox.json pb.gz; do
+	status 0 "speedscope's named threads -o .$o" "$EMBER" collapse speedscope "$S" -o "$T/named.$o"
+done
+check "  trace events: tid 7, the other thread and the process ids of their own" sh -c "
+	grep -c '\"pid\":8,\"tid\":7,' '$T/named.trace.json' | grep -qv '^0\$' &&
+	grep -q '\"pid\":8,\"tid\":9,.*\"name\":\"io-thread\"' '$T/named.trace.json' &&
+	! grep -q '\"[pt]id\":-' '$T/named.trace.json'"
+check "  perf script: pid/tid 8/7 and 8/9" sh -c "grep -q '^app 8/7 ' '$T/named.perf.txt' &&
+	grep -q '^io-thread 8/9 ' '$T/named.perf.txt' && ! grep -q '^[^ \t]* -' '$T/named.perf.txt'"
+check "  Firefox Profiler: pid 8, tids 7 and 9" sh -c "
+	grep -q '\"pid\":\"8\",\"tid\":7,' '$T/named.firefox.json' &&
+	grep -q '\"pid\":\"8\",\"tid\":9,' '$T/named.firefox.json' &&
+	! grep -q '\"[pt]id\":\"*-' '$T/named.firefox.json'"
+if command -v go > /dev/null 2>&1 && go tool pprof -tags "$T/named.pb.gz" > "$T/tags" 2> /dev/null; then
+	check "  pprof: tid 7 alone, no pid" sh -c "grep -A3 '^ *tid:' '$T/tags' | grep -q ': 7\$' &&
+		! grep -q '^ *pid:' '$T/tags' && ! grep -q ': -' '$T/tags'"
+fi
+
 # .cpuprofile: the samples at startTime + timeDeltas
 P=tests/golden/collapse/cpuprofile-time/p.cpuprofile
 status 0 ".cpuprofile -o .speedscope.json" "$EMBER" collapse cpuprofile "$P" -o "$T/p.speedscope.json"

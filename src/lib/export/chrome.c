@@ -48,6 +48,7 @@ struct ch {
 	size_t tt;     /* the time type (SIZE_MAX: none) */
 	uint64_t ns;   /* its ns per unit */
 	uint64_t base; /* the time written for time zero (ns) */
+	struct ember_exp_ids ids;
 	uint32_t idle;
 };
 
@@ -258,11 +259,10 @@ static void write_deltas(struct ch *x, const struct tick *t, size_t from,
 	ember_buf_addch(&x->b, ']');
 }
 
-static void thread_ids(const struct ember_prof *p, uint32_t thread, int *pid,
-		       int *tid)
+static void thread_ids(const struct ch *x, uint32_t thread, int *pid, int *tid)
 {
-	*pid = thread != EMBER_PROF_NONE ? p->threads[thread].pid : 0;
-	*tid = thread != EMBER_PROF_NONE ? p->threads[thread].tid : 0;
+	*pid = thread != EMBER_PROF_NONE ? x->ids.pid[thread] : 0;
+	*tid = thread != EMBER_PROF_NONE ? x->ids.tid[thread] : 0;
 }
 
 static void write_trace(struct ch *x, const struct ember_exp_groups *g,
@@ -276,7 +276,7 @@ static void write_trace(struct ch *x, const struct ember_exp_groups *g,
 	int first = 1;
 	for (size_t k = 0; k < g->n; k++) {
 		uint32_t th = g->thread[k];
-		thread_ids(p, th, &pid, &tid);
+		thread_ids(x, th, &pid, &tid);
 		size_t len;
 		const char *pname =
 		    th != EMBER_PROF_NONE
@@ -311,7 +311,7 @@ static void write_trace(struct ch *x, const struct ember_exp_groups *g,
 		struct tick *t;
 		size_t m = ticks(x, g, k, &t);
 		uint64_t start = m ? t[0].us : 0, end = m ? t[m - 1].us : 0;
-		thread_ids(p, g->thread[k], &pid, &tid);
+		thread_ids(x, g->thread[k], &pid, &tid);
 		collect(x, g, k);
 		ember_buf_addf(
 		    &x->b,
@@ -416,6 +416,7 @@ static int write_prof(const struct ember_prof *p, const char *title,
 		     ? p->time_zero
 		     : 1000000;
 	ember_exp_groups_init(&g, p);
+	ember_exp_ids_init(&x.ids, p);
 	if (cpuprofile)
 		write_cpuprofile(&x, &g);
 	else
@@ -423,6 +424,7 @@ static int write_prof(const struct ember_prof *p, const char *title,
 	if (!x.err)
 		x.err = w(ctx, x.b.buf, x.b.len);
 	ember_exp_groups_release(&g);
+	ember_exp_ids_release(&x.ids);
 	ember_buf_release(&x.b);
 	free(x.stamp);
 	free(x.nodes);

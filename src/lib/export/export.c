@@ -140,6 +140,38 @@ size_t ember_exp_frames(const struct ember_prof *p, uint32_t s, uint32_t thread,
 	return n;
 }
 
+void ember_exp_ids_init(struct ember_exp_ids *x, const struct ember_prof *p)
+{
+	int64_t base = 0, next;
+	size_t n = p->nthreads;
+
+	x->pid = ember_xreallocarray(NULL, n ? n : 1, sizeof(*x->pid));
+	x->tid = ember_xreallocarray(NULL, n ? n : 1, sizeof(*x->tid));
+	for (size_t i = 0; i < n; i++) {
+		const struct ember_prof_thread *t = &p->threads[i];
+		if (t->pid > base)
+			base = t->pid;
+		if (t->tid > base)
+			base = t->tid;
+	}
+	base = base < INT32_MAX ? base + 1 : INT32_MAX;
+	next = base + 1;
+	for (size_t i = 0; i < n; i++) {
+		const struct ember_prof_thread *t = &p->threads[i];
+		x->pid[i] = t->pid >= 0 ? t->pid : (int)base;
+		x->tid[i] = t->tid >= 0		? t->tid
+			    : next <= INT32_MAX ? (int)next++
+						: (int)base;
+	}
+}
+
+void ember_exp_ids_release(struct ember_exp_ids *x)
+{
+	free(x->pid);
+	free(x->tid);
+	x->pid = x->tid = NULL;
+}
+
 void ember_exp_thread_title(struct ember_buf *b, const struct ember_prof *p,
 			    uint32_t thread)
 {

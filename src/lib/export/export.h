@@ -51,6 +51,18 @@ const struct ember_prof *ember_exp_profile(const struct ember_profile *p,
 size_t ember_exp_frames(const struct ember_prof *p, uint32_t s, uint32_t thread,
 			uint32_t **out, size_t *max);
 
+/* The pid and tid each thread is written with (pid[t], tid[t]): its own,
+ * or where the profile knows none (below 0: a thread that speedscope or
+ * pprof name only), ids above every real one: one pid for all unknown
+ * processes, a tid per unknown thread, in the threads' order.  For the
+ * formats that need numbers (trace events, the Firefox Profiler's, perf
+ * script); pprof leaves its pid and tid labels out instead. */
+struct ember_exp_ids {
+	int *pid, *tid;
+};
+void ember_exp_ids_init(struct ember_exp_ids *x, const struct ember_prof *p);
+void ember_exp_ids_release(struct ember_exp_ids *x);
+
 /* A thread's name for a title: "comm (tid N)" ("comm" without a tid) */
 void ember_exp_thread_title(struct ember_buf *b, const struct ember_prof *p,
 			    uint32_t thread);

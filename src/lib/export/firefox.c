@@ -26,6 +26,7 @@ enum { CAT_OTHER, CAT_USER, CAT_KERNEL, CAT_JIT, CAT_INTERP, CAT_OFFCPU };
 struct ff {
 	const struct ember_prof *p;
 	struct ember_buf b;
+	struct ember_exp_ids ids;
 	ember_write_fn w;
 	void *ctx;
 	int err;
@@ -455,8 +456,8 @@ static void write_thread(struct ff *x, const struct ember_exp_groups *g,
 
 	if (th != EMBER_PROF_NONE) {
 		const struct ember_prof_thread *t = &p->threads[th];
-		pid = t->pid;
-		tid = t->tid;
+		pid = x->ids.pid[th];
+		tid = x->ids.tid[th];
 		name = ember_prof_s(p, t->name, &len);
 		pname = ember_prof_s(p, p->procs[t->process].name, &plen);
 		if (!len) {
@@ -554,8 +555,10 @@ static int write_prof(const struct ember_prof *p, const char *title,
 	write_libs(&x);
 	write_shared(&x);
 	ember_buf_adds(&x.b, "\"threads\":[");
+	ember_exp_ids_init(&x.ids, p);
 	for (size_t k = 0; k < g.n; k++)
 		write_thread(&x, &g, k, title, wt, tracing);
+	ember_exp_ids_release(&x.ids);
 	ember_buf_adds(
 	    &x.b,
 	    "],\n\"pages\":[],\"counters\":[],\"profilerOverhead\":[]}\n");

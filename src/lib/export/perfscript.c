@@ -72,7 +72,9 @@ static int write_prof(const struct ember_prof *p, const char *title,
 	if (!p->ntypes)
 		return EMBER_EINVAL;
 	size_t tt = ember_exp_time_type(p, &ns);
+	struct ember_exp_ids ids;
 	wt = tt != SIZE_MAX ? tt : p->ntypes - 1;
+	ember_exp_ids_init(&ids, p);
 	size_t elen;
 	const char *event = ember_prof_s(p, p->types[wt].type, &elen);
 	if (!elen || !strcmp(event, "samples")) {
@@ -91,8 +93,8 @@ static int write_prof(const struct ember_prof *p, const char *title,
 			if (!clen)
 				comm = ember_prof_s(
 				    p, p->procs[t->process].name, &clen);
-			pid = t->pid;
-			tid = t->tid;
+			pid = ids.pid[th];
+			tid = ids.tid[th];
 		} else if (n) {
 			/* no thread: the root frame, as perf's importers make
 			 * the comm the root (when it can be one) */
@@ -142,6 +144,7 @@ static int write_prof(const struct ember_prof *p, const char *title,
 	if (!err)
 		err = w(ctx, b.buf, b.len);
 	ember_buf_release(&b);
+	ember_exp_ids_release(&ids);
 	free(fr);
 	return err;
 }
