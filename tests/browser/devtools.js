@@ -11,7 +11,9 @@
 // it, parsed as a CPU profile).  Checks the trace's bounds (the window
 // the panel shows) hold the samples, a CPU profile per thread with its
 // pid, tid and name, the phases in order in the samples' time order, and
-// the call frames' names, urls and lines where the source has them.
+// the call frames' names, urls and lines where the source has them;
+// and that threads known by name alone (speedscope's) come out as
+// threads of one process with ids of their own.
 // Perfetto's trace processor is not published on npm (its UI's importer
 // neither), so it is not checked here.  Ends with
 // "devtools: N passed, M failed".
@@ -77,6 +79,11 @@ try {
 fs.writeFileSync(path.join(tmp, "f.folded"), "a;b 3\na;c 2\n");
 make("collapse folded -o f.trace.json", ["collapse", "folded", path.join(tmp, "f.folded"), "-o", "OUT"], "f.trace.json");
 make("collapse folded -o f.cpuprofile", ["collapse", "folded", path.join(tmp, "f.folded"), "-o", "OUT"], "f.cpuprofile");
+
+// threads that speedscope names only (ids of their own in the trace)
+make("collapse speedscope -o n.trace.json (named threads)", ["collapse", "speedscope",
+	path.join(top, "tests/golden/collapse/speedscope-sampled-times/input.speedscope.json"),
+	"-o", "OUT"], "n.trace.json");
 
 // A thread's samples as DevTools' model walks them: [name, url, line]
 // of each frame from the root, in time order.
@@ -166,6 +173,15 @@ function framesOk(what, ss, names) {
 		check(`${what}: the trace's bounds hold its samples`,
 			Number.isFinite(b.min) && b.range > 0 && ts.length > 0 &&
 			ts.every((t) => t >= b.min && t <= b.max + 1), [b, Math.min(...ts), Math.max(...ts)]);
+		if (name == "n.trace.json") {
+			const ids = threads.map((t) => [t.pid, t.tid, t.name]);
+			check(`${what}: two threads, one process, ids above 0`, threads.length == 2 &&
+				threads.every((t) => t.pid > 0 && t.tid > 0 && t.pid == threads[0].pid) &&
+				threads[0].tid != threads[1].tid &&
+				threads.some((t) => t.name == "io-thread") &&
+				threads.some((t) => t.name == "app (tid 7)" && t.tid == 7), ids);
+			continue;
+		}
 		if (folded) {
 			check(`${what}: the stacks`, threads.length == 1 &&
 				threads[0].entries.some((e) => e.callFrame && e.callFrame.functionName == "c"),
