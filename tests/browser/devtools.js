@@ -10,10 +10,12 @@
 // events: TraceModel.parse; .cpuprofile: the fake trace DevTools makes of
 // it, parsed as a CPU profile).  Checks the trace's bounds (the window
 // the panel shows) hold the samples, a CPU profile per thread with its
-// pid, tid and name, the phases in order in the samples' time order, and
-// the call frames' names, urls and lines where the source has them;
-// and that threads known by name alone (speedscope's) come out as
-// threads of one process with ids of their own.
+// pid, tid and name, the phases in order in the samples' time order
+// (and, for ember record's, each phase's samples within the times the
+// program printed for it: ember's times are CLOCK_MONOTONIC's, as
+// Chrome's), the call frames' names, urls and lines where the source
+// has them; and that threads known by name alone (speedscope's) come
+// out as threads of one process with ids of their own.
 // Perfetto's trace processor is not published on npm (its UI's importer
 // neither), so it is not checked here.  Ends with
 // "devtools: N passed, M failed".
@@ -54,11 +56,19 @@ const want = {
 };
 const phases = ["phase_one", "phase_two", "phase_three"];
 
+// the phases' times as the program printed them (CLOCK_MONOTONIC, µs,
+// the clock ember record samples by), per file that has them
+const printed = new Map();
 const files = [];
 const make = (what, args, name) => {
 	try {
-		execFileSync(ember, args.map((a) => a == "OUT" ? path.join(tmp, name) : a),
-			{ stdio: ["ignore", "ignore", "pipe"] });
+		const out = execFileSync(ember, args.map((a) => a == "OUT" ? path.join(tmp, name) : a),
+			{ stdio: ["ignore", "pipe", "pipe"] }).toString();
+		const t = new Map();
+		for (const m of out.matchAll(/^(phase_\w+) (\d+) (\d+)$/gm))
+			t.set(m[1], [Number(m[2]), Number(m[3])]);
+		if (args[0] == "record" && t.size == 3)
+			printed.set(name, t);
 		files.push([what, name]);
 	} catch (e) {
 		check(`${what}: written`, false, String(e.stderr || e.message).split("\n")[0]);
@@ -136,6 +146,26 @@ function framesOk(what, ss, names) {
 		names2.indexOf("main") >= 0 && names2.indexOf("main") < names2.indexOf("phase_two"), names2);
 }
 
+// Each sample in a phase is taken while the program ran it (its times
+// in µs; 1 ms of slack for rounding).
+function inPhase(what, name, ss) {
+	const t = printed.get(name);
+	if (!t)
+		return;
+	const out = [];
+	let n = 0;
+	for (const s of ss) {
+		const f = s.stack.find((c) => phases.includes(c.functionName));
+		if (!f) continue;
+		n++;
+		const [a, b] = t.get(f.functionName);
+		if (s.ts < a - 1000 || s.ts > b + 1000)
+			out.push([f.functionName, s.ts, a, b]);
+	}
+	check(`${what}: each phase's samples within the times the program printed for it`,
+		n > 20 && out.length == 0, [n, out.slice(0, 3)]);
+}
+
 (async () => {
 	globalThis.DOMRect = class DOMRect {
 		constructor(x = 0, y = 0, w = 0, h = 0) {
@@ -200,6 +230,7 @@ function framesOk(what, ss, names) {
 				JSON.stringify(runs(ss)) == JSON.stringify(phases), runs(ss));
 			check(`${what}: both threads' functions`, has("background_work") && has("phase_one"));
 			framesOk(what, ss, [...phases, "background_work", "main"]);
+			inPhase(what, name, ss.map((x) => ({ ts: x.ts * 1000, stack: x.stack })));
 			continue;
 		}
 		// trace events: a profile per thread, where ember named it
@@ -234,6 +265,7 @@ function framesOk(what, ss, names) {
 		check(`${what}: the flame chart's calls: the phases in order`,
 			JSON.stringify(order) == JSON.stringify(phases), order.slice(0, 10));
 		framesOk(what, sm, [...phases, "main"]);
+		inPhase(what, name, sm.map((x) => ({ ts: x.ts * 1000, stack: x.stack })));
 		framesOk(`${what} (other thread)`, sb, ["background_work"]);
 	}
 	finish();
