@@ -756,6 +756,10 @@ static void fold_cpuprof(struct tstate *s, struct cpuprof *c)
 		s->short_chunks++;
 	if (!n)
 		return;
+	/* a node whose parent is itself: a root */
+	for (size_t i = 0; i < c->nnodes; i++)
+		if (c->nodes[i].v.parent_id == c->nodes[i].v.id)
+			c->nodes[i].v.has_parent_id = 0;
 	cl_v8_sort(c->nodes, c->nnodes, sizeof(*c->nodes));
 	double bad_parent, bad;
 	if (cl_v8_link(c->nodes, c->nnodes, sizeof(*c->nodes), c->kids,

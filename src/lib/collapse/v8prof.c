@@ -84,7 +84,7 @@ int cl_v8_link(void *nodes, size_t n, size_t size, const double *kids,
 		if (!d->has_parent_id || d->parent)
 			continue;
 		ptrdiff_t k = cl_v8_find(nodes, n, size, d->parent_id);
-		if (k >= 0 && (size_t)k != i)
+		if (k >= 0)
 			d->parent = (uint32_t)k + 1;
 	}
 	return 0;

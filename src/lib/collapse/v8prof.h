@@ -40,8 +40,8 @@ void cl_v8_sort(void *nodes, size_t n, size_t size);
 ptrdiff_t cl_v8_find(const void *nodes, size_t n, size_t size, double id);
 
 /* Parent links of the sorted nodes: from children lists, then parent
- * ids (a node naming itself is a root).  A child that is no node: -1,
- * its id in *bad and its parent's in *bad_parent. */
+ * ids.  A child that is no node: -1, its id in *bad and its parent's in
+ * *bad_parent. */
 int cl_v8_link(void *nodes, size_t n, size_t size, const double *kids,
 	       double *bad_parent, double *bad);
 
