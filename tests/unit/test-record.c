@@ -71,6 +71,36 @@ static void test_symtab_aliases(void)
 	CHECK(s && !strcmp(rec_symtab_name(&st, s), "Foo::Foo"));
 	rec_symtab_release(&st);
 
+	/* C++ aliases alike but for their names: the demangled names
+	 * decide, fewer leading '_' then the longer, whenever the symbol is
+	 * named; aliases of other sizes are chosen at once */
+	rec_symtab_init(&st, REC_SYMTAB_ELF);
+	st.demangle = 1;
+	rec_symtab_add(&st, 0x1000, 0x10, "_ZN2_a1fEv", 10, STB_GLOBAL, 0);
+	rec_symtab_add(&st, 0x1000, 0x10, "_ZN1b1fEv", 9, STB_GLOBAL, 0);
+	rec_symtab_add(&st, 0x1000, 0x10, "_ZN1c1fEv", 9, STB_GLOBAL, 0);
+	rec_symtab_add(&st, 0x2000, 0x10, "_ZN1A1fEv", 9, STB_GLOBAL, 0);
+	rec_symtab_add(&st, 0x2000, 0x10, "_ZN1A4longEv", 12, STB_GLOBAL, 0);
+	rec_symtab_add(&st, 0x2000, 0x10, "_ZN1A4wideEv", 12, STB_GLOBAL, 0);
+	rec_symtab_add(&st, 0x3000, 0x10, "_ZN1A1gEv", 9, STB_WEAK, 0);
+	rec_symtab_add(&st, 0x3000, 0x10, "_ZN1B5localEv", 13, STB_LOCAL, 0);
+	rec_symtab_add(&st, 0x3000, 0x10, "_ZN1C2gmEv", 10, STB_LOCAL, 0);
+	rec_symtab_add(&st, 0x4000, 0x10, "_ZN1D1fEv", 9, STB_GLOBAL, 0);
+	rec_symtab_add(&st, 0x4000, 0x40, "_ZN1D4longEv", 12, STB_GLOBAL, 0);
+	rec_symtab_finish(&st);
+	s = rec_symtab_find(&st, 0x1008);
+	CHECK(s && !strcmp(rec_symtab_name(&st, s), "b::f"));
+	CHECK(s && s->end == 0x1010);
+	s = rec_symtab_find(&st, 0x2000);
+	CHECK(s && !strcmp(rec_symtab_name(&st, s), "A::long"));
+	CHECK(s && !strcmp(rec_symtab_name(&st, s), "A::long")); /* again */
+	s = rec_symtab_find(&st, 0x3000);
+	CHECK(s && !strcmp(rec_symtab_name(&st, s), "B::local"));
+	s = rec_symtab_find(&st, 0x4030); /* the longer-sized one */
+	CHECK(s && !strcmp(rec_symtab_name(&st, s), "D::long"));
+	CHECK(s && s->end == 0x4040);
+	rec_symtab_release(&st);
+
 	rec_symtab_init(&st, REC_SYMTAB_ELF);
 	rec_symtab_finish(&st); /* empty */
 	CHECK(rec_symtab_find(&st, 1) == NULL);

@@ -19,13 +19,16 @@ struct rec_sym {
 	uint64_t start, end;
 	const char *name;
 	char *demangled; /* lazily, see rec_symtab_name */
-	uint32_t seq;	 /* order of addition */
-	uint8_t bind;	 /* STB_LOCAL, STB_GLOBAL, STB_WEAK */
+	/* order of addition; after rec_symtab_finish, for a symbol whose
+	 * name waits (nalias > 0), where its aliases start in st->alias */
+	uint32_t seq;
+	uint8_t bind; /* STB_LOCAL, STB_GLOBAL, STB_WEAK */
 	uint8_t demangle_done;
-	uint8_t module; /* kallsyms: a module's symbol */
-	uint8_t sized;	/* its size came with it */
-	uint8_t compat; /* a symbol version kept for old binaries only */
-	uint8_t plt;	/* a PLT slot: named "NAME@plt", NAME demangled */
+	uint8_t module;	 /* kallsyms: a module's symbol */
+	uint8_t sized;	 /* its size came with it */
+	uint8_t compat;	 /* a symbol version kept for old binaries only */
+	uint8_t plt;	 /* a PLT slot: named "NAME@plt", NAME demangled */
+	uint16_t nalias; /* aliases to choose from by name (rec_symtab_name) */
 };
 
 enum rec_symtab_kind {
@@ -40,6 +43,10 @@ struct rec_symtab {
 	struct ember_arena arena; /* names added with copy=1 */
 	int kind;
 	int demangle; /* names are C++/Rust symbols to demangle */
+	/* aliases alike but for their names, the choice between them left
+	 * until one of them is named (it demangles them) */
+	struct rec_sym *alias;
+	size_t nalias, alias_alloc;
 };
 
 void rec_symtab_init(struct rec_symtab *st, int kind);
