@@ -629,9 +629,9 @@ static void test_kallsyms(void)
 	rec_symtab_release(&st);
 }
 
-/* A kallsyms file is read a piece at a time: lines across the pieces'
- * edges, a line longer than a piece (skipped), no final newline; and a
- * load given up by another thread. */
+/* A kallsyms file read whole and parsed in place: lines across the
+ * reads' edges, a line longer than 128 KiB (skipped), no final newline;
+ * and a load given up by another thread. */
 static void test_kallsyms_file(void)
 {
 	char path[] = "/tmp/ember-test-kallsyms-XXXXXX";

@@ -23,6 +23,7 @@
  * root (procfs.c).
  */
 #include <elf.h>
+#include <sys/mman.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,6 +48,8 @@ void rec_symtab_release(struct rec_symtab *st)
 		free(st->alias[i].demangled);
 	free(st->syms);
 	free(st->alias);
+	if (st->text)
+		munmap(st->text, st->text_size);
 	ember_arena_release(&st->arena);
 	memset(st, 0, sizeof(*st));
 }

@@ -47,6 +47,8 @@ struct rec_symtab {
 	 * until one of them is named (it demangles them) */
 	struct rec_sym *alias;
 	size_t nalias, alias_alloc;
+	void *text; /* kallsyms: the file read, its names in place */
+	size_t text_size;
 };
 
 void rec_symtab_init(struct rec_symtab *st, int kind);
