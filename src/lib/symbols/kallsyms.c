@@ -199,6 +199,8 @@ int rec_kallsyms_load_until(struct rec_symtab *st, const char *path,
 		close(fd);
 		return EMBER_ENOMEM;
 	}
+	/* a few huge pages rather than a fault for each 4 KiB read into */
+	madvise(buf, size, MADV_HUGEPAGE);
 	for (;;) {
 		if (stop && __atomic_load_n(stop, __ATOMIC_RELAXED)) {
 			err = EMBER_EINTR;
