@@ -231,12 +231,7 @@ int rec_kallsyms_load_until(struct rec_symtab *st, const char *path,
 	if (!err) {
 		/* a line is at least 20 bytes ("0 t x\n" is shorter, and
 		 * rare): the table grows once at most */
-		size_t want = st->n + len / 20 + 16;
-		if (want > st->alloc && want < UINT32_MAX) {
-			st->syms = ember_xreallocarray(st->syms, want,
-						       sizeof(*st->syms));
-			st->alloc = want;
-		}
+		rec_symtab_reserve(st, len / 20 + 16);
 		/* a second file into the table: its names copied */
 		parse(st, buf, len, !st->text);
 	}

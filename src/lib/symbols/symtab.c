@@ -54,6 +54,15 @@ void rec_symtab_release(struct rec_symtab *st)
 	memset(st, 0, sizeof(*st));
 }
 
+void rec_symtab_reserve(struct rec_symtab *st, size_t more)
+{
+	if (more > UINT32_MAX - st->n || st->n + more <= st->alloc)
+		return;
+	st->syms =
+	    ember_xreallocarray(st->syms, st->n + more, sizeof(*st->syms));
+	st->alloc = st->n + more;
+}
+
 void rec_symtab_add(struct rec_symtab *st, uint64_t start, uint64_t size,
 		    const char *name, size_t len, int bind, int copy)
 {

@@ -53,6 +53,9 @@ struct rec_symtab {
 
 void rec_symtab_init(struct rec_symtab *st, int kind);
 void rec_symtab_release(struct rec_symtab *st);
+/* Room for more symbols at once (a table's size known before they are
+ * added): the array is not grown, and copied, a step at a time. */
+void rec_symtab_reserve(struct rec_symtab *st, size_t more);
 /* size 0: up to the next symbol.  The name is copied when copy is set. */
 void rec_symtab_add(struct rec_symtab *st, uint64_t start, uint64_t size,
 		    const char *name, size_t len, int bind, int copy);
