@@ -146,7 +146,7 @@ else
 fi
 
 big=$W/sw-big.perf.data
-if perf record -q -a -g -F 40000 -o "$big" -- timeout 40 "$W/deep" 1000 > /dev/null 2> "$W/rec.err"; then
+if perf record -q -a -g -F 40000 -o "$big" -- sh -c "timeout 40 '$W/deep' 1000; true" > /dev/null 2> "$W/rec.err"; then
 	"$EMBER" collapse perf "$big" 2>&1 > /dev/null | sed -n 's/^ember: read /  memory: /p'
 	for x in folded pb.gz speedscope.json firefox.json; do
 		/usr/bin/time -f '%M' -o "$W/time" "$EMBER" collapse perf -q "$big" \
