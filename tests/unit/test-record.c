@@ -583,11 +583,18 @@ static void test_kallsyms_addresses(void)
 			   "ffffffff8100d0g0 T not_hex\n"
 			   "fffffffff8100e0f0 T seventeen\n"
 			   "0123456789abcdef T every_digit\n"
-			   "8100f0f0 T short\n";
+			   "8100f0f0 T short\n"
+			   /* bytes below '!' other than tab, space and
+			    * newline are the name's, in a word's first
+			    * bytes and after */
+			   "ffffffff81010000 T a\rb\x01"
+			   "c_long_enough_name_x\n";
 
 	rec_symtab_init(&st, REC_SYMTAB_KALLSYMS);
-	CHECK(rec_kallsyms_parse(&st, text, strlen(text)) == 5);
-	CHECK(st.n == 5);
+	CHECK(rec_kallsyms_parse(&st, text, strlen(text)) == 6);
+	CHECK(st.n == 6);
+	CHECK(st.n > 5 && !strcmp(st.syms[5].name, "a\rb\x01"
+						   "c_long_enough_name_x"));
 	CHECK(st.n > 4 && st.syms[0].start == 0xffffffff8100a0f0ull &&
 	      !strcmp(st.syms[0].name, "lower"));
 	CHECK(st.n > 4 && st.syms[1].start == 0xffffffff8100b0f0ull &&
