@@ -71,6 +71,36 @@ static void test_symtab_aliases(void)
 	CHECK(s && !strcmp(rec_symtab_name(&st, s), "Foo::Foo"));
 	rec_symtab_release(&st);
 
+	/* C++ aliases alike but for their names: the demangled names
+	 * decide, fewer leading '_' then the longer, whenever the symbol is
+	 * named; aliases of other sizes are chosen at once */
+	rec_symtab_init(&st, REC_SYMTAB_ELF);
+	st.demangle = 1;
+	rec_symtab_add(&st, 0x1000, 0x10, "_ZN2_a1fEv", 10, STB_GLOBAL, 0);
+	rec_symtab_add(&st, 0x1000, 0x10, "_ZN1b1fEv", 9, STB_GLOBAL, 0);
+	rec_symtab_add(&st, 0x1000, 0x10, "_ZN1c1fEv", 9, STB_GLOBAL, 0);
+	rec_symtab_add(&st, 0x2000, 0x10, "_ZN1A1fEv", 9, STB_GLOBAL, 0);
+	rec_symtab_add(&st, 0x2000, 0x10, "_ZN1A4longEv", 12, STB_GLOBAL, 0);
+	rec_symtab_add(&st, 0x2000, 0x10, "_ZN1A4wideEv", 12, STB_GLOBAL, 0);
+	rec_symtab_add(&st, 0x3000, 0x10, "_ZN1A1gEv", 9, STB_WEAK, 0);
+	rec_symtab_add(&st, 0x3000, 0x10, "_ZN1B5localEv", 13, STB_LOCAL, 0);
+	rec_symtab_add(&st, 0x3000, 0x10, "_ZN1C2gmEv", 10, STB_LOCAL, 0);
+	rec_symtab_add(&st, 0x4000, 0x10, "_ZN1D1fEv", 9, STB_GLOBAL, 0);
+	rec_symtab_add(&st, 0x4000, 0x40, "_ZN1D4longEv", 12, STB_GLOBAL, 0);
+	rec_symtab_finish(&st);
+	s = rec_symtab_find(&st, 0x1008);
+	CHECK(s && !strcmp(rec_symtab_name(&st, s), "b::f"));
+	CHECK(s && s->end == 0x1010);
+	s = rec_symtab_find(&st, 0x2000);
+	CHECK(s && !strcmp(rec_symtab_name(&st, s), "A::long"));
+	CHECK(s && !strcmp(rec_symtab_name(&st, s), "A::long")); /* again */
+	s = rec_symtab_find(&st, 0x3000);
+	CHECK(s && !strcmp(rec_symtab_name(&st, s), "B::local"));
+	s = rec_symtab_find(&st, 0x4030); /* the longer-sized one */
+	CHECK(s && !strcmp(rec_symtab_name(&st, s), "D::long"));
+	CHECK(s && s->end == 0x4040);
+	rec_symtab_release(&st);
+
 	rec_symtab_init(&st, REC_SYMTAB_ELF);
 	rec_symtab_finish(&st); /* empty */
 	CHECK(rec_symtab_find(&st, 1) == NULL);
@@ -553,11 +583,18 @@ static void test_kallsyms_addresses(void)
 			   "ffffffff8100d0g0 T not_hex\n"
 			   "fffffffff8100e0f0 T seventeen\n"
 			   "0123456789abcdef T every_digit\n"
-			   "8100f0f0 T short\n";
+			   "8100f0f0 T short\n"
+			   /* bytes below '!' other than tab, space and
+			    * newline are the name's, in a word's first
+			    * bytes and after */
+			   "ffffffff81010000 T a\rb\x01"
+			   "c_long_enough_name_x\n";
 
 	rec_symtab_init(&st, REC_SYMTAB_KALLSYMS);
-	CHECK(rec_kallsyms_parse(&st, text, strlen(text)) == 5);
-	CHECK(st.n == 5);
+	CHECK(rec_kallsyms_parse(&st, text, strlen(text)) == 6);
+	CHECK(st.n == 6);
+	CHECK(st.n > 5 && !strcmp(st.syms[5].name, "a\rb\x01"
+						   "c_long_enough_name_x"));
 	CHECK(st.n > 4 && st.syms[0].start == 0xffffffff8100a0f0ull &&
 	      !strcmp(st.syms[0].name, "lower"));
 	CHECK(st.n > 4 && st.syms[1].start == 0xffffffff8100b0f0ull &&
@@ -599,9 +636,9 @@ static void test_kallsyms(void)
 	rec_symtab_release(&st);
 }
 
-/* A kallsyms file is read a piece at a time: lines across the pieces'
- * edges, a line longer than a piece (skipped), no final newline; and a
- * load given up by another thread. */
+/* A kallsyms file read whole and parsed in place: lines across the
+ * reads' edges, a line longer than 128 KiB (skipped), no final newline;
+ * and a load given up by another thread. */
 static void test_kallsyms_file(void)
 {
 	char path[] = "/tmp/ember-test-kallsyms-XXXXXX";

@@ -280,6 +280,20 @@ static void prepare(struct pdc *c, double file_time)
 }
 
 /* The names of frame i (java: for a java process), from the cache. */
+/* v in lowercase hex without leading zeros, as "%llx" (not NUL-ended);
+ * its length.  out holds 16 bytes. */
+static size_t hex_addr(char *out, uint64_t v)
+{
+	static const char digits[] = "0123456789abcdef";
+	size_t n = 1;
+
+	while (n < 16 && v >> (4 * n))
+		n++;
+	for (size_t i = n; i-- > 0; v >>= 4)
+		out[i] = digits[v & 15];
+	return n;
+}
+
 static const uint32_t *frame_names(struct pdc *c, struct rec_symctx *sc,
 				   uint32_t i, int java, size_t *n, int *skip)
 {
@@ -297,8 +311,7 @@ static const uint32_t *frame_names(struct pdc *c, struct rec_symctx *sc,
 		rec_clean_name(dso.buf, dso.len);
 		struct ember_perf_frame pf = {name.buf, name.len, dso.buf,
 					      dso.len,	addr,	  0};
-		pf.addr_len = (size_t)snprintf(addr, sizeof(addr), "%llx",
-					       (unsigned long long)f->addr);
+		pf.addr_len = hex_addr(addr, f->addr);
 		const uint32_t *ids;
 		size_t k;
 		int sk = cl_perf_frame(c->perf, &pf, java || fjava, &ids, &k);

@@ -15,9 +15,10 @@
  *    load time) for the consumer's life: objects are mapped files (by
  *    device and inode, or build-id), process instances (JIT code) or the
  *    kernel, so a pid or path reused later is another object;
- *  - every new executable mapping bumps map_gen, and the frame and
- *    callchain caches are keyed on it: a cached frame or stack is never
- *    one of an older layout;
+ *  - every new executable mapping bumps its process's map_gen, and the
+ *    frame and callchain caches of the process are keyed on it: a cached
+ *    frame or stack is never one of an older layout (a mapping in one
+ *    process leaves the others' and the kernel's entries alone);
  *  - nothing here reads /proc for a recording read back (replay): what a
  *    perf.data file holds is all there is.
  */
@@ -595,7 +596,6 @@ static void on_mmap(struct rec_events *r, const struct perf_event_header *h,
 	struct rec_proc *p = rec_world_proc(&r->world, (int)pid);
 	if (!r->replay && !p->root_seen)
 		rec_world_hold_root(&r->world, p);
-	r->map_gen++; /* the frame cache is stale */
 	if (rec_world_mmap(&r->world, p, addr, len, pgoff, makedev(maj, min),
 			   ino, name, namelen, (int)pid) &&
 	    r->unwinder)
@@ -902,9 +902,10 @@ static uint64_t jit_stamp(struct rec_proc *p, uint64_t addr, uint64_t t)
 /*
  * Most samples repeat most of the frames of the one before: a small
  * direct-mapped cache of (process instance, address) -> frame id saves
- * the mapping search and the frame table's hashing.  Any new mapping
- * invalidates it (a generation); JIT frames, whose key has a time, are
- * not cached.
+ * the mapping search and the frame table's hashing.  A new mapping
+ * invalidates its process's entries (their generation); kernel frames do
+ * not depend on mappings; JIT frames, whose key has a time, are not
+ * cached.
  */
 #define FCACHE_SIZE 4096
 
@@ -964,13 +965,13 @@ static uint32_t user_frame(struct rec_events *r, struct rec_proc *p,
 	struct rec_fcache *e = fcache_slot(r, p->id, addr);
 	int cacheable;
 
-	if (e->gen == r->map_gen + 1 && e->addr == addr && e->proc == p->id)
+	if (e->gen == p->map_gen + 1 && e->addr == addr && e->proc == p->id)
 		return e->id;
 	uint32_t id = user_frame_slow(r, p, addr, t, &cacheable);
 	if (cacheable) {
 		e->addr = addr;
 		e->proc = p->id;
-		e->gen = r->map_gen + 1;
+		e->gen = p->map_gen + 1;
 		e->id = id;
 	} else {
 		*stable = 0;
@@ -982,12 +983,11 @@ static uint32_t kernel_frame(struct rec_events *r, uint64_t addr)
 {
 	struct rec_fcache *e = fcache_slot(r, UINT32_MAX, addr);
 
-	if (e->gen == r->map_gen + 1 && e->addr == addr &&
-	    e->proc == UINT32_MAX)
+	if (e->gen && e->addr == addr && e->proc == UINT32_MAX)
 		return e->id;
 	e->addr = addr;
 	e->proc = UINT32_MAX;
-	e->gen = r->map_gen + 1;
+	e->gen = 1;
 	e->id = rec_frames_id(&r->frames, REC_FRAME_KERNEL, 0, addr);
 	return e->id;
 }
@@ -1181,7 +1181,7 @@ static void on_sample(struct rec_events *r, const void *rec, size_t size)
 	if (chain) {
 		h = chain_hash(&s, root, p->id);
 		e = chain_find(r, &s, root, p->id, h, &slot);
-		if (e && e->gen == r->map_gen) {
+		if (e && e->gen == p->map_gen) {
 			/* a callchain seen before, under these mappings */
 			r->stats->bad_callchains += e->bad;
 			r->stats->fp_truncated += e->truncated;
@@ -1239,7 +1239,7 @@ static void on_sample(struct rec_events *r, const void *rec, size_t size)
 		s.nr = nr;
 		if (!e)
 			e = chain_add(r, &s, root, p->id, h, slot);
-		e->gen = r->map_gen;
+		e->gen = p->map_gen;
 		e->stack = (uint32_t)stack;
 		e->bad = (uint8_t)bad;
 		e->truncated = r->stats->fp_truncated != fp_truncated;

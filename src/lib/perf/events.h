@@ -37,7 +37,6 @@ struct rec_events {
 	uint64_t *ubuf;		    /* scratch */
 	uint32_t *ibuf;
 	struct rec_fcache *fcache; /* recent frames */
-	uint32_t map_gen;	   /* bumped by every new mapping */
 	struct rec_chains *chains; /* callchains seen (events.c) */
 	struct rec_rcache *rcache; /* threads' root frames */
 	/* interpreter frames read at each sample (perf/interp.h), merged

@@ -354,6 +354,8 @@ int rec_world_mmap(struct rec_world *w, struct rec_proc *p, uint64_t start,
 	struct rec_map m;
 	int kind;
 	static const char deleted[] = " (deleted)";
+
+	p->map_gen++;
 	size_t dl = sizeof(deleted) - 1;
 	int is_deleted = 0;
 

@@ -53,7 +53,8 @@ struct rec_proc {
 	struct rec_proc *parent; /* forked from (for its perf map) */
 	struct rec_map *maps;	 /* sorted by start, no overlaps */
 	size_t nmaps, amaps;
-	uint32_t comm; /* interned comm of the main thread */
+	uint32_t map_gen; /* bumped by each mapping added (events.c's caches) */
+	uint32_t comm;	  /* interned comm of the main thread */
 	struct rec_perfmap_owner owner;
 	int exited;
 	/* the symbolizer's perf map */

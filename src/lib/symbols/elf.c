@@ -312,6 +312,7 @@ size_t rec_elf_symbols(struct rec_elf *e, struct rec_symtab *st, int dynsym)
 		if (!d)
 			continue;
 		size_t n = d->d_size / sh.sh_entsize;
+		rec_symtab_reserve(st, n);
 		/* .dynsym: versions hidden (compat) in .gnu.version */
 		Elf_Data *vd = dynsym ? versym_data(elf, &sh) : NULL;
 		/* the names read straight from their table when it ends in a

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "symbols/symtab.h"
@@ -20,18 +21,42 @@ static const unsigned char hexval[256] = {
     ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
 };
 
-/* The first tab or space in [p, end), or end. */
-static const char *name_end(const char *p, const char *end)
+/*
+ * The first tab, space or newline in [p, end), or end: eight bytes at a
+ * time, a byte below '!' flagged (the lowest flag is exact) and looked
+ * at, since a name may hold other control bytes.
+ */
+static const char *name_stop(const char *p, const char *end)
 {
-	const char *tab = memchr(p, '\t', (size_t)(end - p));
-	const char *sp = memchr(p, ' ', (size_t)((tab ? tab : end) - p));
+	const uint64_t ones = 0x0101010101010101ull, high = ones * 0x80;
 
-	return sp ? sp : tab ? tab : end;
+	while (end - p >= 8) {
+		uint64_t x, t;
+		memcpy(&x, p, 8);
+		t = (x - ones * '!') & ~x & high;
+		while (t) {
+			const char *c = p + __builtin_ctzll(t) / 8;
+			if (*c == '\t' || *c == ' ' || *c == '\n')
+				return c;
+			t &= t - 1;
+			/* a flag above a false one may be a borrow's: the
+			 * rest of the word byte by byte */
+			for (c++; c < p + 8; c++)
+				if (*c == '\t' || *c == ' ' || *c == '\n')
+					return c;
+			t = 0;
+		}
+		p += 8;
+	}
+	for (; p < end; p++)
+		if (*p == '\t' || *p == ' ' || *p == '\n')
+			return p;
+	return end;
 }
 
 /* 8 lowercase hex digits (as the kernel prints addresses) at p, eight
  * bytes at a time; 0 when one of them is anything else. */
-static int hex8(const char *p, uint32_t *out)
+static inline int hex8(const char *p, uint32_t *out)
 {
 	const uint64_t ones = 0x0101010101010101ull, high = ones * 0x80;
 	uint64_t x;
@@ -54,7 +79,7 @@ static int hex8(const char *p, uint32_t *out)
 }
 
 /* A 64-bit kernel's address: 16 digits. */
-static int hex16(const char *p, uint64_t *addr)
+static inline int hex16(const char *p, uint64_t *addr)
 {
 	uint32_t hi, lo;
 
@@ -64,55 +89,94 @@ static int hex16(const char *p, uint64_t *addr)
 	return 1;
 }
 
-size_t rec_kallsyms_parse(struct rec_symtab *st, const char *p, size_t n)
+/* No symbol line is this long: longer ones are skipped. */
+enum { LINE_MAX_LEN = 128 << 10 };
+
+/*
+ * The lines of [p, p + n), the last one without its newline perhaps.  In
+ * place (the text stays with the table), each name is ended with a NUL
+ * written over the byte after it, and kept where it is.
+ */
+static size_t parse(struct rec_symtab *st, char *p, size_t n, int in_place)
 {
 	const char *end = p + n;
 	size_t added = 0;
 
 	while (p < end) {
-		const char *eol = memchr(p, '\n', (size_t)(end - p));
-		if (!eol)
-			eol = end;
-		const char *q = p;
+		const char *q = p, *eol = NULL;
 		uint64_t addr = 0;
 		int digits = 0, v;
-		if (eol - p > 16 && hex16(p, &addr)) {
+		if (end - p > 16 && hex16(p, &addr)) {
 			q = p + 16;
 			digits = 16;
 		}
-		while (!digits && q < eol && q - p < 16 &&
+		while (!digits && q < end && *q != '\n' && q - p < 16 &&
 		       (v = hexval[(unsigned char)*q]) != 0) {
 			addr = addr << 4 | (uint64_t)(v - 1);
 			q++;
 		}
 		if (!digits)
 			digits = (int)(q - p);
-		if (!digits || q + 3 > eol || q[0] != ' ' || q[2] != ' ')
+		if (!digits || end - q < 3 || q[0] != ' ' || q[2] != ' ' ||
+		    q[1] == '\n')
 			goto next;
 		char type = q[1];
 		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
 			goto next;
-		const char *name = q + 3;
-		const char *ne = name_end(name, eol);
-		if (ne == name)
+		char *name = (char *)q + 3;
+		char *ne = (char *)name_stop(name, end);
+		eol = ne < end && *ne == '\n' ? ne : NULL;
+		if (!eol) {
+			eol = memchr(ne, '\n', (size_t)(end - ne));
+			if (!eol)
+				eol = end;
+		}
+		if (ne == name || eol - p >= LINE_MAX_LEN)
 			goto next;
 		int bind = type == 'T'	 ? STB_GLOBAL
 			   : type == 't' ? STB_LOCAL
 					 : STB_WEAK;
-		rec_symtab_add(st, addr, 0, name, (size_t)(ne - name), bind, 1);
-		st->syms[st->n - 1].module = ne < eol && ne[0] == '\t';
+		int module = ne < eol && ne[0] == '\t';
+		if (in_place && st->n < st->alloc) {
+			/* what rec_symtab_add makes of it, in place */
+			*ne = '\0';
+			st->syms[st->n] = (struct rec_sym){
+			    .start = addr,
+			    .end = addr,
+			    .name = name,
+			    .seq = (uint32_t)st->n,
+			    .bind = (uint8_t)bind,
+			    .module = (uint8_t)module,
+			};
+			st->n++;
+		} else {
+			rec_symtab_add(st, addr, 0, name, (size_t)(ne - name),
+				       bind, 1);
+			st->syms[st->n - 1].module = (uint8_t)module;
+		}
 		added++;
 	next:
-		p = eol + 1;
+		if (!eol) {
+			eol = memchr(p, '\n', (size_t)(end - p));
+			if (!eol)
+				eol = end;
+		}
+		p = (char *)eol + 1;
 	}
 	return added;
 }
 
+size_t rec_kallsyms_parse(struct rec_symtab *st, const char *p, size_t n)
+{
+	return parse(st, (char *)p, n, 0);
+}
+
 /*
- * Read a piece at a time into one buffer and parsed as it comes: the file
- * is several megabytes of text, formatted by the kernel as it is read,
- * and a buffer the size of the whole would only add fresh pages to fault
- * in.
+ * The whole file is read into one mapping first, then parsed in place:
+ * the file is several megabytes of text, formatted by the kernel as it
+ * is read, and its size is only known at its end.  The mapping is
+ * reserved large and grows by mremap, so no byte is copied and only the
+ * pages written are faulted in; its names stay with the table.
  */
 int rec_kallsyms_load(struct rec_symtab *st, const char *path)
 {
@@ -122,55 +186,62 @@ int rec_kallsyms_load(struct rec_symtab *st, const char *path)
 int rec_kallsyms_load_until(struct rec_symtab *st, const char *path,
 			    const int *stop)
 {
-	enum { PIECE = 128 << 10 };
 	int fd = open(path ? path : "/proc/kallsyms", O_RDONLY | O_CLOEXEC);
-	size_t before = st->n, len = 0;
-	int err = 0, cut = 0;
+	size_t before = st->n, len = 0, size = 64 << 20;
+	int err = 0;
 	char *buf;
 
 	if (fd < 0)
 		return errno == ENOENT ? EMBER_ENOENT : EMBER_EPERM;
-	buf = ember_xmalloc(PIECE);
+	buf = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (buf == MAP_FAILED) {
+		close(fd);
+		return EMBER_ENOMEM;
+	}
+	/* a few huge pages rather than a fault for each 4 KiB read into */
+	madvise(buf, size, MADV_HUGEPAGE);
 	for (;;) {
 		if (stop && __atomic_load_n(stop, __ATOMIC_RELAXED)) {
 			err = EMBER_EINTR;
 			break;
 		}
-		ssize_t n = read(fd, buf + len, PIECE - len);
+		if (size - len < (256 << 10)) {
+			char *nb = mremap(buf, size, 2 * size, MREMAP_MAYMOVE);
+			if (nb == MAP_FAILED) {
+				err = EMBER_ENOMEM;
+				break;
+			}
+			buf = nb;
+			size *= 2;
+		}
+		/* a byte kept for the NUL after a last line's name */
+		ssize_t n = read(fd, buf + len, size - len - 1);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			err = EMBER_EIO;
 			break;
 		}
-		if (n == 0) {
-			if (!cut) /* a last line without its newline */
-				rec_kallsyms_parse(st, buf, len);
+		if (n == 0)
 			break;
-		}
 		len += (size_t)n;
-		const char *nl = memrchr(buf, '\n', len);
-		if (!nl) {
-			if (len == PIECE) {
-				/* no symbol line is that long: skipped */
-				cut = 1;
-				len = 0;
-			}
-			continue;
-		}
-		size_t whole = (size_t)(nl - buf) + 1, skip = 0;
-		if (cut) {
-			skip = (size_t)((const char *)memchr(buf, '\n', len) -
-					buf) +
-			       1;
-			cut = 0;
-		}
-		rec_kallsyms_parse(st, buf + skip, whole - skip);
-		memmove(buf, buf + whole, len - whole);
-		len -= whole;
 	}
 	close(fd);
-	free(buf);
+	if (!err) {
+		/* a line is at least 20 bytes ("0 t x\n" is shorter, and
+		 * rare): the table grows once at most */
+		rec_symtab_reserve(st, len / 20 + 16);
+		/* a second file into the table: its names copied */
+		parse(st, buf, len, !st->text);
+	}
+	if (!err && st->n > before && !st->text) {
+		st->text = buf;
+		st->text_size = size;
+	} else {
+		munmap(buf, size);
+	}
+
 	if (!err) {
 		/* kernel.kptr_restrict shows every address as 0 */
 		int visible = 0;

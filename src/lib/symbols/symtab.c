@@ -23,6 +23,7 @@
  * root (procfs.c).
  */
 #include <elf.h>
+#include <sys/mman.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,9 +44,23 @@ void rec_symtab_release(struct rec_symtab *st)
 {
 	for (size_t i = 0; i < st->n; i++)
 		free(st->syms[i].demangled);
+	for (size_t i = 0; i < st->nalias; i++)
+		free(st->alias[i].demangled);
 	free(st->syms);
+	free(st->alias);
+	if (st->text)
+		munmap(st->text, st->text_size);
 	ember_arena_release(&st->arena);
 	memset(st, 0, sizeof(*st));
+}
+
+void rec_symtab_reserve(struct rec_symtab *st, size_t more)
+{
+	if (more > UINT32_MAX - st->n || st->n + more <= st->alloc)
+		return;
+	st->syms =
+	    ember_xreallocarray(st->syms, st->n + more, sizeof(*st->syms));
+	st->alloc = st->n + more;
 }
 
 void rec_symtab_add(struct rec_symtab *st, uint64_t start, uint64_t size,
@@ -91,11 +106,20 @@ char *rec_demangle(const char *name)
 	/* perf: Itanium C++ and Rust symbols, no parameters */
 	if (name[0] != '_' || (name[1] != 'Z' && name[1] != 'R'))
 		return NULL;
+	/* cplus_demangle tries Rust's legacy form first, which a C++ name
+	 * fails (it has no "17h" hash segment) after a walk of the name:
+	 * straight to the C++ demangler then, with cplus_demangle's style */
+	if (name[1] == 'Z' && !strstr(name, "17h"))
+		return cplus_demangle_v3(name, DMGL_NO_OPTS | DMGL_AUTO);
 	return cplus_demangle(name, DMGL_NO_OPTS);
 }
 
+static void resolve_aliases(struct rec_symtab *st, struct rec_sym *s);
+
 static const char *display_name(struct rec_symtab *st, struct rec_sym *s)
 {
+	if (s->nalias)
+		resolve_aliases(st, s);
 	if (s->plt) {
 		if (!s->demangle_done) {
 			char *dem = rec_demangle(s->name);
@@ -211,22 +235,29 @@ static size_t leading_underscores(const char *s)
 	return n;
 }
 
-/* perf's choose_best_symbol: 1 when a should stay rather than b. */
-static int prefer_first(struct rec_symtab *st, struct rec_sym *a,
-			struct rec_sym *b)
+/* perf's choose_best_symbol without the names: 1 when a should stay
+ * rather than b, -1 when b should replace a, 0 when the names decide. */
+static int prefer_by_kind(const struct rec_sym *a, const struct rec_sym *b)
 {
 	int sa = a->end > a->start, sb = b->end > b->start;
 	if (sa != sb)
-		return sa;
+		return sa ? 1 : -1;
 	/* not perf's: free rather than cfree, its old alias */
 	if (a->compat != b->compat)
-		return b->compat;
+		return b->compat ? 1 : -1;
 	int wa = a->bind == STB_WEAK, wb = b->bind == STB_WEAK;
 	if (wa != wb)
-		return wb;
+		return wb ? 1 : -1;
 	int ga = a->bind == STB_GLOBAL, gb = b->bind == STB_GLOBAL;
 	if (ga != gb)
-		return ga;
+		return ga ? 1 : -1;
+	return 0;
+}
+
+/* The names' part of choose_best_symbol: 1 when a should stay. */
+static int prefer_by_name(struct rec_symtab *st, struct rec_sym *a,
+			  struct rec_sym *b)
+{
 	const char *na = display_name(st, a), *nb = display_name(st, b);
 	size_t ua = leading_underscores(na), ub = leading_underscores(nb);
 	if (ua != ub)
@@ -242,6 +273,89 @@ static void drop(struct rec_sym *s)
 	free(s->demangled);
 	s->demangled = NULL;
 	s->name = NULL;
+}
+
+/*
+ * s's name chosen from its aliases, st->alias[s->seq ...], s->nalias of
+ * them in order of addition (s a copy of the first): they are alike but
+ * for their names, end included, so only the name s takes is left.
+ */
+static void resolve_aliases(struct rec_symtab *st, struct rec_sym *s)
+{
+	struct rec_sym *a = &st->alias[s->seq];
+	size_t n = s->nalias, keep = 0;
+
+	s->nalias = 0;
+	for (size_t i = 1; i < n; i++)
+		if (!prefer_by_name(st, &a[keep], &a[i]))
+			keep = i;
+	uint64_t end = s->end;
+	*s = a[keep];
+	s->end = end;
+	s->nalias = 0;
+	a[keep].demangled = NULL;
+	for (size_t i = 0; i < n; i++)
+		drop(&a[i]);
+}
+
+/*
+ * The symbols at syms[i, j), one start address, become one: the first
+ * of the best by perf's rules.  When the best are alike but for their
+ * names and those are to be demangled, the choice waits until the
+ * symbol is named (most never are); the names' rule needs the demangled
+ * names.  The symbol kept is written to *out.
+ */
+static void choose_alias(struct rec_symtab *st, size_t i, size_t j,
+			 struct rec_sym *out)
+{
+	struct rec_sym *g = &st->syms[i];
+	size_t n = j - i, best = 0, ties = 1, k;
+	int same_end = 1;
+
+	for (k = 1; k < n; k++) {
+		int c = prefer_by_kind(&g[best], &g[k]);
+		if (c < 0) {
+			best = k;
+			ties = 1;
+			same_end = 1;
+		} else if (!c) {
+			ties++;
+			same_end &= g[k].end == g[best].end;
+		}
+	}
+	if (ties > 1 && ties <= UINT16_MAX && same_end && st->demangle &&
+	    st->nalias + ties <= UINT32_MAX) {
+		size_t at = st->nalias;
+		EMBER_GROW(st->alias, at + ties, st->alias_alloc);
+		for (k = best; k < n; k++)
+			if (k == best || !prefer_by_kind(&g[best], &g[k]))
+				st->alias[st->nalias++] = g[k];
+			else
+				drop(&g[k]);
+		*out = st->alias[at];
+		out->demangled = NULL;
+		out->demangle_done = 0;
+		out->seq = (uint32_t)at;
+		out->nalias = (uint16_t)ties;
+		return;
+	}
+	for (k = 0; k < n; k++) {
+		if (k == best)
+			continue;
+		int c = prefer_by_kind(&g[best], &g[k]);
+		if (c > 0 || (k < best && c == 0)) {
+			drop(&g[k]);
+			continue;
+		}
+		/* a tie after best: the names decide */
+		if (prefer_by_name(st, &g[best], &g[k])) {
+			drop(&g[k]);
+		} else {
+			drop(&g[best]);
+			best = k;
+		}
+	}
+	*out = g[best];
 }
 
 void rec_symtab_finish(struct rec_symtab *st)
@@ -265,24 +379,24 @@ void rec_symtab_finish(struct rec_symtab *st)
 		return;
 	}
 	/* aliases: keep one symbol per start address */
-	for (i = 0, j = 0; i < st->n; i++) {
-		struct rec_sym *s = &st->syms[i];
-		if (j && st->syms[j - 1].start == s->start) {
-			struct rec_sym *keep = &st->syms[j - 1];
-			/* kallsyms: perf sizes symbols before it resolves
+	for (i = 0, j = 0; i < st->n;) {
+		size_t k = i + 1;
+		while (k < st->n && st->syms[k].start == st->syms[i].start)
+			k++;
+		if (k == i + 1) {
+			st->syms[j++] = st->syms[i];
+		} else if (st->kind == REC_SYMTAB_KALLSYMS) {
+			/* perf sizes kallsyms' symbols before it resolves
 			 * aliases, so only the last alias has a size */
-			int first = st->kind == REC_SYMTAB_KALLSYMS
-					? 0
-					: prefer_first(st, keep, s);
-			if (first) {
-				drop(s);
-			} else {
-				drop(keep);
-				*keep = *s;
-			}
-			continue;
+			for (size_t m = i; m + 1 < k; m++)
+				drop(&st->syms[m]);
+			st->syms[j++] = st->syms[k - 1];
+		} else {
+			struct rec_sym keep;
+			choose_alias(st, i, k, &keep);
+			st->syms[j++] = keep;
 		}
-		st->syms[j++] = *s;
+		i = k;
 	}
 	st->n = j;
 	/* symbols without a size reach the next symbol */

@@ -19,13 +19,16 @@ struct rec_sym {
 	uint64_t start, end;
 	const char *name;
 	char *demangled; /* lazily, see rec_symtab_name */
-	uint32_t seq;	 /* order of addition */
-	uint8_t bind;	 /* STB_LOCAL, STB_GLOBAL, STB_WEAK */
+	/* order of addition; after rec_symtab_finish, for a symbol whose
+	 * name waits (nalias > 0), where its aliases start in st->alias */
+	uint32_t seq;
+	uint8_t bind; /* STB_LOCAL, STB_GLOBAL, STB_WEAK */
 	uint8_t demangle_done;
-	uint8_t module; /* kallsyms: a module's symbol */
-	uint8_t sized;	/* its size came with it */
-	uint8_t compat; /* a symbol version kept for old binaries only */
-	uint8_t plt;	/* a PLT slot: named "NAME@plt", NAME demangled */
+	uint8_t module;	 /* kallsyms: a module's symbol */
+	uint8_t sized;	 /* its size came with it */
+	uint8_t compat;	 /* a symbol version kept for old binaries only */
+	uint8_t plt;	 /* a PLT slot: named "NAME@plt", NAME demangled */
+	uint16_t nalias; /* aliases to choose from by name (rec_symtab_name) */
 };
 
 enum rec_symtab_kind {
@@ -40,10 +43,19 @@ struct rec_symtab {
 	struct ember_arena arena; /* names added with copy=1 */
 	int kind;
 	int demangle; /* names are C++/Rust symbols to demangle */
+	/* aliases alike but for their names, the choice between them left
+	 * until one of them is named (it demangles them) */
+	struct rec_sym *alias;
+	size_t nalias, alias_alloc;
+	void *text; /* kallsyms: the file read, its names in place */
+	size_t text_size;
 };
 
 void rec_symtab_init(struct rec_symtab *st, int kind);
 void rec_symtab_release(struct rec_symtab *st);
+/* Room for more symbols at once (a table's size known before they are
+ * added): the array is not grown, and copied, a step at a time. */
+void rec_symtab_reserve(struct rec_symtab *st, size_t more);
 /* size 0: up to the next symbol.  The name is copied when copy is set. */
 void rec_symtab_add(struct rec_symtab *st, uint64_t start, uint64_t size,
 		    const char *name, size_t len, int bind, int copy);
