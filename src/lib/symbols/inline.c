@@ -31,6 +31,7 @@
 #include "intern.h"
 #include "symbols/elf.h"
 #include "symbols/inline.h"
+#include "symbols/lines.h"
 
 /* A function-like DIE with code: a subprogram or an inlined call. */
 struct fn {
@@ -95,6 +96,8 @@ struct module {
 	size_t ncur;
 	int cur_read;
 	int closed; /* by ember_inliner_close: opened again when asked */
+	struct rec_lines lines; /* the line programs, read here */
+	int lines_ready;
 };
 
 struct cu_range {
@@ -156,6 +159,8 @@ static void module_release(struct module *m)
 		free(m->lunits[u].fns);
 	free(m->lunits);
 	free(m->cur);
+	if (m->lines_ready)
+		rec_lines_release(&m->lines);
 	if (m->dwfl)
 		dwfl_end(m->dwfl);
 	rec_dwarfsec_release(&m->secs);
@@ -826,41 +831,113 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
-int ember_inliner_line(struct ember_inliner *in, uint32_t id, uint64_t addr,
+struct line_ask {
+	Dwarf_Off cu;
+	size_t i;
+	uint64_t addr;
+};
+
+static int line_ask_cmp(const void *pa, const void *pb)
+{
+	const struct line_ask *a = pa, *b = pb;
+
+	if (a->cu != b->cu)
+		return a->cu < b->cu ? -1 : 1;
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
+/* The lines of the addresses of one unit (asks[0..n), sorted), read by
+ * ember where it can, else by libdw. */
+static void unit_lines(struct ember_inliner *in, struct module *m,
+		       Dwarf_Die *cu, Dwarf_Addr bias,
+		       const struct line_ask *asks, size_t n,
 		       struct ember_inliner_src *out)
+{
+	uint64_t *a = ember_xreallocarray(NULL, n, sizeof(*a));
+	struct rec_line *r = ember_xreallocarray(NULL, n, sizeof(*r));
+
+	for (size_t j = 0; j < n; j++)
+		a[j] = asks[j].addr - bias;
+	if (rec_lines_find(&m->lines, cu, a, n, r)) {
+		for (size_t j = 0; j < n; j++) {
+			Dwfl_Line *l = dwfl_module_getsrc(m->mod, asks[j].addr);
+			r[j].line = 0;
+			r[j].file = l ? dwfl_lineinfo(l, NULL, &r[j].line, NULL,
+						      NULL, NULL)
+				      : NULL;
+		}
+	}
+	for (size_t j = 0; j < n; j++) {
+		struct ember_inliner_src *o = &out[asks[j].i];
+		if (r[j].file && r[j].line > 0) {
+			o->file = in->flags & EMBER_INLINE_PATHS
+				      ? r[j].file
+				      : base_name(r[j].file);
+			o->line = (uint32_t)r[j].line;
+		}
+	}
+	free(a);
+	free(r);
+}
+
+void ember_inliner_lines(struct ember_inliner *in, uint32_t id,
+			 const uint64_t *addr, size_t n,
+			 struct ember_inliner_src *out)
 {
 	Dwarf_Addr bias;
 
-	memset(out, 0, sizeof(*out));
-	if (id >= in->nmods || !in->mods[id].mod)
-		return -1;
+	memset(out, 0, n * sizeof(*out));
+	if (id >= in->nmods || !in->mods[id].mod || !n)
+		return;
 	struct module *m = &in->mods[id];
 	Dwarf *dw = dwfl_module_getdwarf(m->mod, &bias);
 	if (!dw)
-		return -1;
-	Dwfl_Line *l = dwfl_module_getsrc(m->mod, addr);
-	int line = 0;
-	const char *file =
-	    l ? dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL) : NULL;
-	if (file && line > 0) {
-		out->file =
-		    in->flags & EMBER_INLINE_PATHS ? file : base_name(file);
-		out->line = (uint32_t)line;
+		return;
+	if (!m->lines_ready) {
+		rec_lines_init(&m->lines, dw);
+		m->lines_ready = 1;
 	}
-	Dwarf_Die found, *cu = dwfl_module_addrdie(m->mod, addr, &bias);
-	if (!cu)
-		cu = unit_by_ranges(m, dw, addr - bias, &found);
-	const struct lfn *f = cu ? lfn_at(in, m, cu, addr - bias) : NULL;
-	if (f) {
-		out->linkage_name =
+	struct line_ask *asks = ember_xreallocarray(NULL, n, sizeof(*asks));
+	const struct lfn **fns = ember_xcalloc(n, sizeof(*fns));
+	for (size_t i = 0; i < n; i++) {
+		Dwarf_Die *cu = dwfl_module_addrdie(m->mod, addr[i], &bias);
+		asks[i] = (struct line_ask){
+		    cu ? dwarf_dieoffset(cu) : (Dwarf_Off)-1, i, addr[i]};
+	}
+	qsort(asks, n, sizeof(*asks), line_ask_cmp);
+	/* a unit's addresses together, each unit's program run once */
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && asks[j].cu == asks[i].cu; j++)
+			;
+		Dwarf_Die cu;
+		if (asks[i].cu != (Dwarf_Off)-1 &&
+		    dwarf_offdie(dw, asks[i].cu, &cu))
+			unit_lines(in, m, &cu, bias, asks + i, j - i, out);
+	}
+	for (size_t i = 0; i < n; i++) {
+		Dwarf_Die found,
+		    *cu = dwfl_module_addrdie(m->mod, addr[i], &bias);
+		if (!cu)
+			cu = unit_by_ranges(m, dw, addr[i] - bias, &found);
+		fns[i] = cu ? lfn_at(in, m, cu, addr[i] - bias) : NULL;
+	}
+	/* the names' buffer moves while units are read: pointers last */
+	for (size_t i = 0; i < n; i++) {
+		const struct lfn *f = fns[i];
+		if (!f)
+			continue;
+		out[i].linkage_name =
 		    f->link ? in->names.buf + f->link - 1 : NULL;
-		out->decl_line = f->decl_line;
-		out->decl_file =
+		out[i].decl_line = f->decl_line;
+		out[i].decl_file =
 		    f->decl_file && !(in->flags & EMBER_INLINE_PATHS)
 			? base_name(f->decl_file)
 			: f->decl_file;
 	}
-	return out->line || f ? 0 : -1;
+	free(fns);
+	free(asks);
 }
 
 /* perf script prints an address of a file as its offset in the file:
