@@ -4,6 +4,7 @@
  * as arguments (tests/cli/lines.sh builds C and C++ programs for it), else
  * on this test program.  "units read N, left to libdw N" says how many
  * units each file had and how many the reader left to libdw. */
+#include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <stdlib.h>
@@ -23,19 +24,22 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The unit's row addresses and their neighbours, those libdwfl finds
- * in this unit, sorted and unique. */
+/* The unit's row addresses and their neighbours, sorted and unique;
+ * mine[i]: libdwfl finds address i in this unit (clang writes no
+ * .debug_aranges, libdwfl then finds none). */
 static size_t addresses(Dwfl_Module *mod, Dwarf_Die *cu, Dwarf_Addr bias,
-			uint64_t **out)
+			uint64_t **out, uint8_t **mine)
 {
 	Dwarf_Lines *lines;
 	size_t nl, n = 0, m = 0;
 	Dwarf_Addr b2;
 
 	*out = NULL;
+	*mine = NULL;
 	if (dwarf_getsrclines(cu, &lines, &nl) || !nl)
 		return 0;
 	uint64_t *a = ember_xreallocarray(NULL, nl * 4, sizeof(*a));
+	uint8_t *in = ember_xcalloc(nl * 4, 1);
 	for (size_t i = 0; i < nl; i++) {
 		Dwarf_Addr at;
 		if (dwarf_lineaddr(dwarf_onesrcline(lines, i), &at))
@@ -48,11 +52,60 @@ static size_t addresses(Dwfl_Module *mod, Dwarf_Die *cu, Dwarf_Addr bias,
 		if (m && a[m - 1] == a[i])
 			continue;
 		Dwarf_Die *c = dwfl_module_addrdie(mod, a[i], &b2);
-		if (c && dwarf_dieoffset(c) == dwarf_dieoffset(cu))
-			a[m++] = a[i];
+		in[m] = c && dwarf_dieoffset(c) == dwarf_dieoffset(cu);
+		a[m++] = a[i];
 	}
 	*out = a;
+	*mine = in;
 	return m;
+}
+
+/* Whether ember's row is libdw's line (file NULL: none). */
+static int same(const struct rec_line *r, const char *file, int line)
+{
+	if (!file)
+		return !r->file;
+	return r->file && !strcmp(file, r->file) && line == r->line;
+}
+
+/* Every DIE of the unit naming a DW_AT_decl_file: rec_lines_file against
+ * dwarf_decl_file.  Returns how many differ; *n counts them. */
+static size_t check_decl(struct rec_lines *l, Dwarf_Die *die, int depth,
+			 size_t *n)
+{
+	Dwarf_Die child;
+	size_t differ = 0;
+
+	do {
+		Dwarf_Attribute attr;
+		Dwarf_Word idx;
+		Dwarf_Die cudie;
+		const char *mine, *theirs = dwarf_decl_file(die);
+		if (!dwarf_formudata(
+			dwarf_attr_integrate(die, DW_AT_decl_file, &attr),
+			&idx) &&
+		    idx &&
+		    dwarf_cu_die(attr.cu, &cudie, NULL, NULL, NULL, NULL, NULL,
+				 NULL) &&
+		    !rec_lines_file(l, &cudie, idx, &mine)) {
+			(*n)++;
+			if ((!mine) != (!theirs) ||
+			    (mine && strcmp(mine, theirs))) {
+				if (differ++ < 5)
+					fprintf(
+					    stderr,
+					    "DIE %#llx: decl_file libdw %s, "
+					    "ember %s\n",
+					    (unsigned long long)dwarf_dieoffset(
+						die),
+					    theirs ? theirs : "(none)",
+					    mine ? mine : "(none)");
+			}
+		}
+		if (depth < 64 && dwarf_child(die, &child) == 0)
+			differ += check_decl(l, &child, depth + 1, n);
+	} while (dwarf_siblingof(die, die) == 0);
+	return differ;
 }
 
 static void check_file(const char *path)
@@ -60,7 +113,7 @@ static void check_file(const char *path)
 	Dwfl *dwfl = dwfl_begin(&callbacks);
 	Dwarf_Addr bias;
 	struct rec_lines l;
-	size_t compared = 0, differ = 0;
+	size_t compared = 0, differ = 0, ndecl = 0, ddecl = 0;
 
 	dwfl_report_begin(dwfl);
 	Dwfl_Module *mod = dwfl_report_elf(dwfl, "m", path, -1, 0, false);
@@ -76,48 +129,54 @@ static void check_file(const char *path)
 	Dwarf_Die *cu = NULL;
 	while ((cu = dwfl_module_nextcu(mod, cu, &bias))) {
 		uint64_t *a;
-		size_t n = addresses(mod, cu, bias, &a);
-		if (!n) {
-			free(a);
-			continue;
-		}
-		uint64_t *rel = ember_xreallocarray(NULL, n, sizeof(*rel));
-		struct rec_line *r = ember_xreallocarray(NULL, n, sizeof(*r));
+		uint8_t *mine;
+		size_t n = addresses(mod, cu, bias, &a, &mine);
+		uint64_t *rel = ember_xreallocarray(NULL, n + 1, sizeof(*rel));
+		struct rec_line *r =
+		    ember_xreallocarray(NULL, n + 1, sizeof(*r));
 		for (size_t i = 0; i < n; i++)
 			rel[i] = a[i] - bias;
-		if (rec_lines_find(&l, cu, rel, n, r) == 0) {
-			for (size_t i = 0; i < n; i++) {
-				Dwfl_Line *dl = dwfl_module_getsrc(mod, a[i]);
-				int line = 0;
-				const char *file =
-				    dl ? dwfl_lineinfo(dl, NULL, &line, NULL,
-						       NULL, NULL)
-				       : NULL;
-				if (!file)
-					line = 0;
-				compared++;
-				if ((!file) == (!r[i].file) &&
-				    (!file || !strcmp(file, r[i].file)) &&
-				    (!file || line == r[i].line))
-					continue;
-				if (differ++ < 10)
-					fprintf(stderr,
-						"%s: %#llx: libdw %s:%d, "
-						"ember %s:%d\n",
-						path, (unsigned long long)a[i],
-						file ? file : "(none)", line,
-						r[i].file ? r[i].file
-							  : "(none)",
-						r[i].line);
+		size_t todo = n && !rec_lines_find(&l, cu, rel, n, r) ? n : 0;
+		for (size_t i = 0; i < todo; i++) {
+			/* the unit's table, as dwarf_getsrc_die finds it */
+			Dwarf_Line *dl = dwarf_getsrc_die(cu, rel[i]);
+			int line = 0;
+			const char *file =
+			    dl ? dwarf_linesrc(dl, NULL, NULL) : NULL;
+			if (dl)
+				dwarf_lineno(dl, &line);
+			int ok = same(&r[i], file, line);
+			/* and the module's, as the profile asks it */
+			if (mine[i]) {
+				Dwfl_Line *ml = dwfl_module_getsrc(mod, a[i]);
+				line = 0;
+				file = ml ? dwfl_lineinfo(ml, NULL, &line, NULL,
+							  NULL, NULL)
+					  : NULL;
+				ok = ok && same(&r[i], file, line);
 			}
+			compared++;
+			if (!ok && differ++ < 10)
+				fprintf(stderr,
+					"%s: %#llx: libdw %s:%d, ember %s:%d\n",
+					path, (unsigned long long)a[i],
+					file ? file : "(none)", line,
+					r[i].file ? r[i].file : "(none)",
+					r[i].line);
 		}
 		free(a);
+		free(mine);
 		free(rel);
 		free(r);
+		Dwarf_Die child;
+		if (dwarf_child(cu, &child) == 0)
+			ddecl += check_decl(&l, &child, 0, &ndecl);
 	}
 	printf("%s: units read %zu, left to libdw %zu; %zu addresses, "
-	       "%zu differ\n",
-	       path, l.units, l.fallbacks, compared, differ);
+	       "%zu differ; %zu declaration files, %zu differ\n",
+	       path, l.units, l.fallbacks, compared, differ, ndecl, ddecl);
+	CHECK(ndecl > 0);
+	CHECK(ddecl == 0);
 	CHECK(l.units > 0);
 	CHECK(compared > 0);
 	CHECK(differ == 0);

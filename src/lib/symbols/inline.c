@@ -727,8 +727,29 @@ static int cmp_lfn(const void *pa, const void *pb)
 /* The unit's out-of-line functions: its top-level DIEs and those of its
  * namespaces, each stepped over whole (by DW_AT_sibling where the
  * compiler wrote one), a small part of what read_unit walks. */
-static void read_lunit(struct ember_inliner *in, struct lunit *u,
-		       Dwarf_Die *cudie)
+/* dwarf_decl_file's answer, the file table from lines.c: libdw's would
+ * build and sort the unit's whole line table for it. */
+static const char *decl_file(struct module *m, Dwarf_Die *d)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word idx;
+	Dwarf_Die cudie;
+	const char *name;
+
+	if (dwarf_formudata(dwarf_attr_integrate(d, DW_AT_decl_file, &attr),
+			    &idx) ||
+	    !idx)
+		return NULL;
+	/* the attribute's unit: a declaration's may be another one */
+	if (m->lines_ready &&
+	    dwarf_cu_die(attr.cu, &cudie, NULL, NULL, NULL, NULL, NULL, NULL) &&
+	    !rec_lines_file(&m->lines, &cudie, idx, &name))
+		return name;
+	return dwarf_decl_file(d);
+}
+
+static void read_lunit(struct ember_inliner *in, struct module *m,
+		       struct lunit *u, Dwarf_Die *cudie)
 {
 	Dwarf_Die stack[LUNIT_DEPTH];
 	size_t alloc = 0;
@@ -764,7 +785,7 @@ static void read_lunit(struct ember_inliner *in, struct lunit *u,
 				}
 				if (dwarf_decl_line(d, &line) || line < 0)
 					line = 0;
-				file = dwarf_decl_file(d);
+				file = decl_file(m, d);
 				named = 1;
 			}
 			EMBER_GROW(u->fns, u->n + 1, alloc);
@@ -805,7 +826,7 @@ static const struct lfn *lfn_at(struct ember_inliner *in, struct module *m,
 		u = &m->lunits[m->nlunits];
 		memset(u, 0, sizeof(*u));
 		u->off = off;
-		read_lunit(in, u, cu);
+		read_lunit(in, m, u, cu);
 		m->llast = m->nlunits++;
 	}
 	size_t lo = 0, hi = u->n;

@@ -67,12 +67,6 @@ void rec_lines_init(struct rec_lines *l, Dwarf *dw)
 	l->usable = l->line && !bad;
 }
 
-void rec_lines_release(struct rec_lines *l)
-{
-	ember_arena_release(&l->names);
-	memset(l, 0, sizeof(*l));
-}
-
 /* ---- reading ----------------------------------------------------------- */
 
 struct cur {
@@ -641,41 +635,116 @@ static int run(struct cur *c, const struct header *h, unsigned asize,
 	return 0;
 }
 
-int rec_lines_find(struct rec_lines *l, Dwarf_Die *cudie, const uint64_t *addr,
-		   size_t n, struct rec_line *out)
-{
-	Dwarf_Attribute attr;
-	Dwarf_Word off;
-	Dwarf_Half version;
-	uint8_t type, asize, osize;
-	struct table t = {0};
-	struct pick k = {0};
+/* A unit's header read once: its file table, where its program starts,
+ * and whether the program was run to its end (1), not yet (0), or is
+ * left to libdw (-1). */
+struct rec_lines_unit {
+	Dwarf_Off off;
+	int state;
+	uint8_t asize;
 	struct header h;
-	int ret = -1;
+	struct cur prog;
+	struct table t;
+};
 
-	if (!l->usable || !n ||
-	    dwarf_cu_info(cudie->cu, &version, &type, NULL, NULL, NULL, &asize,
-			  &osize) ||
+static void unit_release(struct rec_lines_unit *u)
+{
+	free(u->t.files);
+	free(u->t.dirs);
+}
+
+static struct rec_lines_unit *unit_read(struct rec_lines *l, Dwarf_Die *cudie)
+{
+	Dwarf_Off off = dwarf_dieoffset(cudie);
+	struct rec_lines_unit *u;
+
+	if (l->last < l->nunit && l->unit[l->last].off == off)
+		return &l->unit[l->last];
+	for (size_t i = 0; i < l->nunit; i++)
+		if (l->unit[i].off == off) {
+			l->last = i;
+			return &l->unit[i];
+		}
+	EMBER_GROW(l->unit, l->nunit + 1, l->aunit);
+	l->last = l->nunit;
+	u = &l->unit[l->nunit++];
+	memset(u, 0, sizeof(*u));
+	u->off = off;
+	u->state = -1;
+
+	Dwarf_Attribute attr;
+	Dwarf_Word at;
+	Dwarf_Half version;
+	uint8_t type, osize;
+	if (!l->usable ||
+	    dwarf_cu_info(cudie->cu, &version, &type, NULL, NULL, NULL,
+			  &u->asize, &osize) ||
 	    (type != DW_UT_compile && type != DW_UT_partial &&
 	     type != DW_UT_skeleton))
-		goto out;
+		return u;
 	Dwarf_Attribute *a = dwarf_attr(cudie, DW_AT_stmt_list, &attr);
 	if (!a ||
 	    (dwarf_whatform(a) != DW_FORM_sec_offset &&
 	     dwarf_whatform(a) != DW_FORM_data4 &&
 	     dwarf_whatform(a) != DW_FORM_data8) ||
-	    dwarf_formudata(a, &off) || off >= l->nline)
-		goto out;
+	    dwarf_formudata(a, &at) || at >= l->nline)
+		return u;
 	const char *comp_dir =
 	    dwarf_formstring(dwarf_attr(cudie, DW_AT_comp_dir, &attr));
-	struct cur c = {l->line + off, l->line + l->nline, 0};
-	if (read_header(l, &c, asize, comp_dir, &h, &t))
+	u->prog = (struct cur){l->line + at, l->line + l->nline, 0};
+	if (!read_header(l, &u->prog, u->asize, comp_dir, &u->h, &u->t))
+		u->state = 0;
+	return u;
+}
+
+/* Runs u's program for the hits of k; 0, or -1 (u left to libdw). */
+static int unit_run(struct rec_lines_unit *u, struct pick *k)
+{
+	struct cur c = u->prog;
+
+	if (u->state < 0)
+		return -1;
+	if (run(&c, &u->h, u->asize, k)) {
+		u->state = -1;
+		return -1;
+	}
+	u->state = 1;
+	return 0;
+}
+
+int rec_lines_file(struct rec_lines *l, Dwarf_Die *cudie, uint64_t idx,
+		   const char **name)
+{
+	struct rec_lines_unit *u = unit_read(l, cudie);
+
+	*name = NULL;
+	if (u->state == 0) {
+		/* libdw has no files where the program is refused */
+		struct pick k = {0};
+		unit_run(u, &k);
+		free(k.tails);
+	}
+	if (u->state < 0)
+		return -1;
+	if (idx < u->t.nfiles)
+		*name = file_name(l, &u->t, (size_t)idx);
+	return 0;
+}
+
+int rec_lines_find(struct rec_lines *l, Dwarf_Die *cudie, const uint64_t *addr,
+		   size_t n, struct rec_line *out)
+{
+	struct rec_lines_unit *u = unit_read(l, cudie);
+	struct pick k = {0};
+	int ret = -1;
+
+	if (!n)
 		goto out;
 	k.addr = addr;
 	k.n = n;
 	k.best = ember_xmalloc(n * sizeof(*k.best));
 	k.set = ember_xcalloc(n, 1);
-	if (run(&c, &h, asize, &k))
+	if (unit_run(u, &k))
 		goto out;
 	if (k.inseq)
 		push_tail(&k, &k.prev);
@@ -690,8 +759,8 @@ int rec_lines_find(struct rec_lines *l, Dwarf_Die *cudie, const uint64_t *addr,
 		out[i] = (struct rec_line){NULL, 0};
 		/* the highest row is marked end_sequence by libdw */
 		if (k.set[i] && r->normal && r->addr != k.amax &&
-		    r->file < t.nfiles)
-			out[i] = (struct rec_line){file_name(l, &t, r->file),
+		    r->file < u->t.nfiles)
+			out[i] = (struct rec_line){file_name(l, &u->t, r->file),
 						   r->line};
 	}
 	ret = 0;
@@ -700,10 +769,17 @@ out:
 		l->fallbacks++;
 	else
 		l->units++;
-	free(t.files);
-	free(t.dirs);
 	free(k.best);
 	free(k.set);
 	free(k.tails);
 	return ret;
+}
+
+void rec_lines_release(struct rec_lines *l)
+{
+	for (size_t i = 0; i < l->nunit; i++)
+		unit_release(&l->unit[i]);
+	free(l->unit);
+	ember_arena_release(&l->names);
+	memset(l, 0, sizeof(*l));
 }

@@ -10,13 +10,17 @@
 
 #include "internal.h"
 
+struct rec_lines_unit;
+
 /* The line sections of one Dwarf, and the file names made from them. */
 struct rec_lines {
 	const unsigned char *line, *line_str, *str;
 	size_t nline, nline_str, nstr;
 	int usable; /* the sections were found and are not compressed */
 	struct ember_arena names;
-	size_t units, fallbacks; /* units read here, and left to libdw */
+	struct rec_lines_unit *unit; /* the units' headers, read once */
+	size_t nunit, aunit, last;
+	size_t units, fallbacks; /* units run here, and left to libdw */
 };
 
 /* The row found for an address: file NULL when there is none (libdw's
@@ -36,5 +40,10 @@ void rec_lines_release(struct rec_lines *l);
  * filled). */
 int rec_lines_find(struct rec_lines *l, Dwarf_Die *cudie, const uint64_t *addr,
 		   size_t n, struct rec_line *out);
+
+/* The name of file idx of unit cudie's line table, as dwarf_decl_file
+ * gives it (NULL: none such); 0, or -1 when the unit is left to libdw. */
+int rec_lines_file(struct rec_lines *l, Dwarf_Die *cudie, uint64_t idx,
+		   const char **name);
 
 #endif
