@@ -58,6 +58,7 @@ struct unit {
 	size_t nfns;
 	struct piece *pieces; /* sorted by lo, the bigger first */
 	size_t npieces;
+	uint32_t line_asks; /* lines asked of lines.c one at a time */
 };
 
 /* An out-of-line function of a unit (a subprogram with code at the
@@ -538,6 +539,60 @@ static Dwarf_Die *unit_by_ranges(struct module *m, Dwarf *dw, uint64_t addr,
 	return NULL;
 }
 
+static void module_lines(struct module *m, Dwarf *dw)
+{
+	if (!m->lines_ready) {
+		rec_lines_init(&m->lines, dw);
+		m->lines_ready = 1;
+	}
+}
+
+/* A unit's line program run for one address at a time costs a tenth of
+ * libdw's sorted table of it: so for the first few of a unit, libdw's
+ * table after them. */
+#define LINE_ASKS 8
+
+/* dwfl_module_getsrc's file and line at addr; cu is libdwfl's unit for
+ * it (NULL: none, and so no line), u ember's. */
+static const char *line_at(struct module *m, Dwarf *dw, Dwarf_Die *cu,
+			   struct unit *u, uint64_t addr, Dwarf_Addr bias,
+			   int *line)
+{
+	uint64_t a = addr - bias;
+	struct rec_line r;
+
+	*line = 0;
+	if (!cu)
+		return NULL;
+	if (u->line_asks < LINE_ASKS) {
+		u->line_asks++;
+		module_lines(m, dw);
+		if (!rec_lines_find(&m->lines, cu, &a, 1, &r)) {
+			*line = r.line;
+			return r.file;
+		}
+	}
+	Dwfl_Line *l = dwfl_module_getsrc(m->mod, addr);
+	return l ? dwfl_lineinfo(l, NULL, line, NULL, NULL, NULL) : NULL;
+}
+
+/* File idx of the unit's table (dwarf_getsrcfiles and dwarf_filesrc),
+ * NULL: none. */
+static const char *unit_file(struct module *m, Dwarf *dw, Dwarf_Die *cu,
+			     uint64_t idx)
+{
+	Dwarf_Files *files;
+	size_t nfiles;
+	const char *name;
+
+	module_lines(m, dw);
+	if (!rec_lines_file(&m->lines, cu, idx, &name))
+		return name;
+	if (dwarf_getsrcfiles(cu, &files, &nfiles) || idx >= nfiles)
+		return NULL;
+	return dwarf_filesrc(files, idx, NULL, NULL);
+}
+
 /* Records for the functions at addr, outermost first, into b; returns
  * how many, or -1 when no function is there.  The innermost function's
  * chain of functions around it holds the inlined calls, each with its
@@ -547,6 +602,7 @@ static int resolve(struct ember_inliner *in, struct module *m, uint64_t addr,
 {
 	Dwarf_Addr bias;
 	Dwarf_Die *cu = dwfl_module_addrdie(m->mod, addr, &bias), found;
+	Dwarf_Die *dwfl_cu = cu; /* dwfl_module_getsrc's */
 	Dwarf *dw = dwfl_module_getdwarf(m->mod, &bias);
 	int perf = in->flags & EMBER_INLINE_PERF;
 	int context = in->flags & EMBER_INLINE_CONTEXT;
@@ -561,17 +617,12 @@ static int resolve(struct ember_inliner *in, struct module *m, uint64_t addr,
 	int32_t f = innermost(u, addr - bias);
 	if (f < 0)
 		return -1;
-	Dwarf_Files *files = NULL;
-	size_t nfiles = 0, start = b->len;
+	size_t start = b->len;
 	int nfuncs = 0;
 	const char *file = NULL;
 	int line = 0;
-	if (context) {
-		dwarf_getsrcfiles(cu, &files, &nfiles);
-		Dwfl_Line *l = dwfl_module_getsrc(m->mod, addr);
-		if (l)
-			file = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL);
-	}
+	if (context)
+		file = line_at(m, dw, dwfl_cu, u, addr, bias, &line);
 	for (int k = 0; f >= 0 && k < MAX_DEPTH; f = u->fns[f].parent, k++) {
 		struct fn *fn = &u->fns[f];
 		/* perf: the function the calls are inlined into is the
@@ -606,9 +657,7 @@ static int resolve(struct ember_inliner *in, struct module *m, uint64_t addr,
 			dwarf_formudata(
 			    dwarf_attr(&die, DW_AT_call_line, &attr), &cl);
 		}
-		file = files && cf < nfiles
-			   ? dwarf_filesrc(files, cf, NULL, NULL)
-			   : NULL;
+		file = unit_file(m, dw, cu, cf);
 		line = (int)cl;
 	}
 	return nfuncs;
@@ -916,10 +965,7 @@ void ember_inliner_lines(struct ember_inliner *in, uint32_t id,
 	Dwarf *dw = dwfl_module_getdwarf(m->mod, &bias);
 	if (!dw)
 		return;
-	if (!m->lines_ready) {
-		rec_lines_init(&m->lines, dw);
-		m->lines_ready = 1;
-	}
+	module_lines(m, dw);
 	struct line_ask *asks = ember_xreallocarray(NULL, n, sizeof(*asks));
 	const struct lfn **fns = ember_xcalloc(n, sizeof(*fns));
 	for (size_t i = 0; i < n; i++) {

@@ -757,11 +757,13 @@ int rec_lines_find(struct rec_lines *l, Dwarf_Die *cudie, const uint64_t *addr,
 			offer(&k, i, &k.tails[j - 1]);
 		const struct row *r = &k.best[i];
 		out[i] = (struct rec_line){NULL, 0};
-		/* the highest row is marked end_sequence by libdw */
-		if (k.set[i] && r->normal && r->addr != k.amax &&
-		    r->file < u->t.nfiles)
-			out[i] = (struct rec_line){file_name(l, &u->t, r->file),
-						   r->line};
+		/* the highest row is marked end_sequence by libdw; a file not
+		 * in the table is none, the line kept (dwfl_lineinfo's) */
+		if (k.set[i] && r->normal && r->addr != k.amax)
+			out[i] = (struct rec_line){
+			    r->file < u->t.nfiles ? file_name(l, &u->t, r->file)
+						  : NULL,
+			    r->line};
 	}
 	ret = 0;
 out:

@@ -24,7 +24,8 @@ struct rec_lines {
 };
 
 /* The row found for an address: file NULL when there is none (libdw's
- * dwfl_module_getsrc returns NULL, or dwfl_lineinfo does). */
+ * dwfl_module_getsrc returns NULL: line 0, or dwfl_lineinfo does: the
+ * row's line). */
 struct rec_line {
 	const char *file;
 	int line;
