@@ -401,8 +401,8 @@ static void push_tail(struct pick *k, const struct row *r)
 }
 
 /* A row of the program; -1 when a sequence goes back. */
-static int add_row(struct pick *k, uint64_t addr, uint32_t file, int32_t line,
-		   int end)
+static inline int add_row(struct pick *k, uint64_t addr, uint32_t file,
+			  int32_t line, int end)
 {
 	struct row r = {addr, k->nrows++, file, line, (uint8_t)!end};
 
@@ -512,7 +512,7 @@ static void advance(struct state *s, const struct header *h, uint32_t adv)
 }
 
 /* A row as libdw stores it, or -1 where its fields cannot hold it. */
-static int emit(struct pick *k, const struct state *s, int end)
+static inline int emit(struct pick *k, const struct state *s, int end)
 {
 	if (s->line < INT_MIN || s->line > INT_MAX || s->column > 0xffff ||
 	    s->isa > 0xff || s->discriminator > 0xffffff)
