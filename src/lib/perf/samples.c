@@ -302,34 +302,50 @@ static void frame_sources(struct build *b)
 		if (fr->v[i].kind == REC_FRAME_DSO)
 			key[n++] = (uint64_t)fr->v[i].obj << 32 | i;
 	qsort(key, n, sizeof(*key), cmp_u64);
-	for (size_t k = 0; k < n; k++) {
-		uint32_t fi = (uint32_t)key[k];
-		const struct rec_frame *f = &fr->v[fi];
-		const struct rec_dso *d = b->r->world.dsos[f->obj];
-		struct src *o = &b->src[fi];
-		struct ember_inliner_src s;
-		uint64_t vaddr;
-		int m = frame_vaddr(b, f, d, &vaddr);
-		if (m >= 0 &&
-		    !ember_inliner_line(b->lines, (uint32_t)m, vaddr, &s)) {
-			if (s.file) {
-				o->file = ember_prof_strz(b->p, s.file);
-				o->line = s.line;
-			}
-			if (s.file && s.decl_line && s.decl_file &&
-			    same_file(s.decl_file, s.file))
-				o->start_line = s.decl_line;
-			if (s.linkage_name)
-				o->system_name =
-				    ember_prof_strz(b->p, s.linkage_name) + 1;
+	uint64_t *addr = ember_xreallocarray(NULL, n + 1, sizeof(*addr));
+	uint32_t *at = ember_xreallocarray(NULL, n + 1, sizeof(*at));
+	struct ember_inliner_src *s =
+	    ember_xreallocarray(NULL, n + 1, sizeof(*s));
+	for (size_t k = 0, e; k < n; k = e) {
+		const struct rec_dso *d =
+		    b->r->world.dsos[fr->v[(uint32_t)key[k]].obj];
+		size_t na = 0;
+		int m = -1;
+		/* one module's frames, their lines asked at once */
+		for (e = k; e < n && key[e] >> 32 == key[k] >> 32; e++) {
+			uint32_t fi = (uint32_t)key[e];
+			uint64_t vaddr;
+			int mm = frame_vaddr(b, &fr->v[fi], d, &vaddr);
+			if (mm < 0)
+				continue;
+			m = mm;
+			addr[na] = vaddr;
+			at[na++] = fi;
 		}
-		if (k + 1 < n && key[k + 1] >> 32 == f->obj)
-			continue;
+		if (m >= 0)
+			ember_inliner_lines(b->lines, (uint32_t)m, addr, na, s);
+		for (size_t j = 0; m >= 0 && j < na; j++) {
+			struct src *o = &b->src[at[j]];
+			if (s[j].file) {
+				o->file = ember_prof_strz(b->p, s[j].file);
+				o->line = s[j].line;
+			}
+			if (s[j].file && s[j].decl_line && s[j].decl_file &&
+			    same_file(s[j].decl_file, s[j].file))
+				o->start_line = s[j].decl_line;
+			if (s[j].linkage_name)
+				o->system_name =
+				    ember_prof_strz(b->p, s[j].linkage_name) +
+				    1;
+		}
 		if (b->lmod[d->id] > 0)
 			ember_inliner_close(b->lines,
 					    (uint32_t)(b->lmod[d->id] - 1));
 		b->lmod[d->id] = 0;
 	}
+	free(addr);
+	free(at);
+	free(s);
 out:
 	free(key);
 }

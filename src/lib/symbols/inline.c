@@ -31,6 +31,7 @@
 #include "intern.h"
 #include "symbols/elf.h"
 #include "symbols/inline.h"
+#include "symbols/lines.h"
 
 /* A function-like DIE with code: a subprogram or an inlined call. */
 struct fn {
@@ -57,6 +58,7 @@ struct unit {
 	size_t nfns;
 	struct piece *pieces; /* sorted by lo, the bigger first */
 	size_t npieces;
+	uint32_t line_asks; /* lines asked of lines.c one at a time */
 };
 
 /* An out-of-line function of a unit (a subprogram with code at the
@@ -95,6 +97,8 @@ struct module {
 	size_t ncur;
 	int cur_read;
 	int closed; /* by ember_inliner_close: opened again when asked */
+	struct rec_lines lines; /* the line programs, read here */
+	int lines_ready;
 };
 
 struct cu_range {
@@ -156,6 +160,8 @@ static void module_release(struct module *m)
 		free(m->lunits[u].fns);
 	free(m->lunits);
 	free(m->cur);
+	if (m->lines_ready)
+		rec_lines_release(&m->lines);
 	if (m->dwfl)
 		dwfl_end(m->dwfl);
 	rec_dwarfsec_release(&m->secs);
@@ -533,6 +539,60 @@ static Dwarf_Die *unit_by_ranges(struct module *m, Dwarf *dw, uint64_t addr,
 	return NULL;
 }
 
+static void module_lines(struct module *m, Dwarf *dw)
+{
+	if (!m->lines_ready) {
+		rec_lines_init(&m->lines, dw);
+		m->lines_ready = 1;
+	}
+}
+
+/* A unit's line program run for one address at a time costs a tenth of
+ * libdw's sorted table of it: so for the first few of a unit, libdw's
+ * table after them. */
+#define LINE_ASKS 8
+
+/* dwfl_module_getsrc's file and line at addr; cu is libdwfl's unit for
+ * it (NULL: none, and so no line), u ember's. */
+static const char *line_at(struct module *m, Dwarf *dw, Dwarf_Die *cu,
+			   struct unit *u, uint64_t addr, Dwarf_Addr bias,
+			   int *line)
+{
+	uint64_t a = addr - bias;
+	struct rec_line r;
+
+	*line = 0;
+	if (!cu)
+		return NULL;
+	if (u->line_asks < LINE_ASKS) {
+		u->line_asks++;
+		module_lines(m, dw);
+		if (!rec_lines_find(&m->lines, cu, &a, 1, &r)) {
+			*line = r.line;
+			return r.file;
+		}
+	}
+	Dwfl_Line *l = dwfl_module_getsrc(m->mod, addr);
+	return l ? dwfl_lineinfo(l, NULL, line, NULL, NULL, NULL) : NULL;
+}
+
+/* File idx of the unit's table (dwarf_getsrcfiles and dwarf_filesrc),
+ * NULL: none. */
+static const char *unit_file(struct module *m, Dwarf *dw, Dwarf_Die *cu,
+			     uint64_t idx)
+{
+	Dwarf_Files *files;
+	size_t nfiles;
+	const char *name;
+
+	module_lines(m, dw);
+	if (!rec_lines_file(&m->lines, cu, idx, &name))
+		return name;
+	if (dwarf_getsrcfiles(cu, &files, &nfiles) || idx >= nfiles)
+		return NULL;
+	return dwarf_filesrc(files, idx, NULL, NULL);
+}
+
 /* Records for the functions at addr, outermost first, into b; returns
  * how many, or -1 when no function is there.  The innermost function's
  * chain of functions around it holds the inlined calls, each with its
@@ -542,6 +602,7 @@ static int resolve(struct ember_inliner *in, struct module *m, uint64_t addr,
 {
 	Dwarf_Addr bias;
 	Dwarf_Die *cu = dwfl_module_addrdie(m->mod, addr, &bias), found;
+	Dwarf_Die *dwfl_cu = cu; /* dwfl_module_getsrc's */
 	Dwarf *dw = dwfl_module_getdwarf(m->mod, &bias);
 	int perf = in->flags & EMBER_INLINE_PERF;
 	int context = in->flags & EMBER_INLINE_CONTEXT;
@@ -556,17 +617,12 @@ static int resolve(struct ember_inliner *in, struct module *m, uint64_t addr,
 	int32_t f = innermost(u, addr - bias);
 	if (f < 0)
 		return -1;
-	Dwarf_Files *files = NULL;
-	size_t nfiles = 0, start = b->len;
+	size_t start = b->len;
 	int nfuncs = 0;
 	const char *file = NULL;
 	int line = 0;
-	if (context) {
-		dwarf_getsrcfiles(cu, &files, &nfiles);
-		Dwfl_Line *l = dwfl_module_getsrc(m->mod, addr);
-		if (l)
-			file = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL);
-	}
+	if (context)
+		file = line_at(m, dw, dwfl_cu, u, addr, bias, &line);
 	for (int k = 0; f >= 0 && k < MAX_DEPTH; f = u->fns[f].parent, k++) {
 		struct fn *fn = &u->fns[f];
 		/* perf: the function the calls are inlined into is the
@@ -601,9 +657,7 @@ static int resolve(struct ember_inliner *in, struct module *m, uint64_t addr,
 			dwarf_formudata(
 			    dwarf_attr(&die, DW_AT_call_line, &attr), &cl);
 		}
-		file = files && cf < nfiles
-			   ? dwarf_filesrc(files, cf, NULL, NULL)
-			   : NULL;
+		file = unit_file(m, dw, cu, cf);
 		line = (int)cl;
 	}
 	return nfuncs;
@@ -722,8 +776,29 @@ static int cmp_lfn(const void *pa, const void *pb)
 /* The unit's out-of-line functions: its top-level DIEs and those of its
  * namespaces, each stepped over whole (by DW_AT_sibling where the
  * compiler wrote one), a small part of what read_unit walks. */
-static void read_lunit(struct ember_inliner *in, struct lunit *u,
-		       Dwarf_Die *cudie)
+/* dwarf_decl_file's answer, the file table from lines.c: libdw's would
+ * build and sort the unit's whole line table for it. */
+static const char *decl_file(struct module *m, Dwarf_Die *d)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word idx;
+	Dwarf_Die cudie;
+	const char *name;
+
+	if (dwarf_formudata(dwarf_attr_integrate(d, DW_AT_decl_file, &attr),
+			    &idx) ||
+	    !idx)
+		return NULL;
+	/* the attribute's unit: a declaration's may be another one */
+	if (m->lines_ready &&
+	    dwarf_cu_die(attr.cu, &cudie, NULL, NULL, NULL, NULL, NULL, NULL) &&
+	    !rec_lines_file(&m->lines, &cudie, idx, &name))
+		return name;
+	return dwarf_decl_file(d);
+}
+
+static void read_lunit(struct ember_inliner *in, struct module *m,
+		       struct lunit *u, Dwarf_Die *cudie)
 {
 	Dwarf_Die stack[LUNIT_DEPTH];
 	size_t alloc = 0;
@@ -759,7 +834,7 @@ static void read_lunit(struct ember_inliner *in, struct lunit *u,
 				}
 				if (dwarf_decl_line(d, &line) || line < 0)
 					line = 0;
-				file = dwarf_decl_file(d);
+				file = decl_file(m, d);
 				named = 1;
 			}
 			EMBER_GROW(u->fns, u->n + 1, alloc);
@@ -800,7 +875,7 @@ static const struct lfn *lfn_at(struct ember_inliner *in, struct module *m,
 		u = &m->lunits[m->nlunits];
 		memset(u, 0, sizeof(*u));
 		u->off = off;
-		read_lunit(in, u, cu);
+		read_lunit(in, m, u, cu);
 		m->llast = m->nlunits++;
 	}
 	size_t lo = 0, hi = u->n;
@@ -826,41 +901,110 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
-int ember_inliner_line(struct ember_inliner *in, uint32_t id, uint64_t addr,
+struct line_ask {
+	Dwarf_Off cu;
+	size_t i;
+	uint64_t addr;
+};
+
+static int line_ask_cmp(const void *pa, const void *pb)
+{
+	const struct line_ask *a = pa, *b = pb;
+
+	if (a->cu != b->cu)
+		return a->cu < b->cu ? -1 : 1;
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
+/* The lines of the addresses of one unit (asks[0..n), sorted), read by
+ * ember where it can, else by libdw. */
+static void unit_lines(struct ember_inliner *in, struct module *m,
+		       Dwarf_Die *cu, Dwarf_Addr bias,
+		       const struct line_ask *asks, size_t n,
 		       struct ember_inliner_src *out)
+{
+	uint64_t *a = ember_xreallocarray(NULL, n, sizeof(*a));
+	struct rec_line *r = ember_xreallocarray(NULL, n, sizeof(*r));
+
+	for (size_t j = 0; j < n; j++)
+		a[j] = asks[j].addr - bias;
+	if (rec_lines_find(&m->lines, cu, a, n, r)) {
+		for (size_t j = 0; j < n; j++) {
+			Dwfl_Line *l = dwfl_module_getsrc(m->mod, asks[j].addr);
+			r[j].line = 0;
+			r[j].file = l ? dwfl_lineinfo(l, NULL, &r[j].line, NULL,
+						      NULL, NULL)
+				      : NULL;
+		}
+	}
+	for (size_t j = 0; j < n; j++) {
+		struct ember_inliner_src *o = &out[asks[j].i];
+		if (r[j].file && r[j].line > 0) {
+			o->file = in->flags & EMBER_INLINE_PATHS
+				      ? r[j].file
+				      : base_name(r[j].file);
+			o->line = (uint32_t)r[j].line;
+		}
+	}
+	free(a);
+	free(r);
+}
+
+void ember_inliner_lines(struct ember_inliner *in, uint32_t id,
+			 const uint64_t *addr, size_t n,
+			 struct ember_inliner_src *out)
 {
 	Dwarf_Addr bias;
 
-	memset(out, 0, sizeof(*out));
-	if (id >= in->nmods || !in->mods[id].mod)
-		return -1;
+	memset(out, 0, n * sizeof(*out));
+	if (id >= in->nmods || !in->mods[id].mod || !n)
+		return;
 	struct module *m = &in->mods[id];
 	Dwarf *dw = dwfl_module_getdwarf(m->mod, &bias);
 	if (!dw)
-		return -1;
-	Dwfl_Line *l = dwfl_module_getsrc(m->mod, addr);
-	int line = 0;
-	const char *file =
-	    l ? dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL) : NULL;
-	if (file && line > 0) {
-		out->file =
-		    in->flags & EMBER_INLINE_PATHS ? file : base_name(file);
-		out->line = (uint32_t)line;
+		return;
+	module_lines(m, dw);
+	struct line_ask *asks = ember_xreallocarray(NULL, n, sizeof(*asks));
+	const struct lfn **fns = ember_xcalloc(n, sizeof(*fns));
+	for (size_t i = 0; i < n; i++) {
+		Dwarf_Die *cu = dwfl_module_addrdie(m->mod, addr[i], &bias);
+		asks[i] = (struct line_ask){
+		    cu ? dwarf_dieoffset(cu) : (Dwarf_Off)-1, i, addr[i]};
 	}
-	Dwarf_Die found, *cu = dwfl_module_addrdie(m->mod, addr, &bias);
-	if (!cu)
-		cu = unit_by_ranges(m, dw, addr - bias, &found);
-	const struct lfn *f = cu ? lfn_at(in, m, cu, addr - bias) : NULL;
-	if (f) {
-		out->linkage_name =
+	qsort(asks, n, sizeof(*asks), line_ask_cmp);
+	/* a unit's addresses together, each unit's program run once */
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && asks[j].cu == asks[i].cu; j++)
+			;
+		Dwarf_Die cu;
+		if (asks[i].cu != (Dwarf_Off)-1 &&
+		    dwarf_offdie(dw, asks[i].cu, &cu))
+			unit_lines(in, m, &cu, bias, asks + i, j - i, out);
+	}
+	for (size_t i = 0; i < n; i++) {
+		Dwarf_Die found,
+		    *cu = dwfl_module_addrdie(m->mod, addr[i], &bias);
+		if (!cu)
+			cu = unit_by_ranges(m, dw, addr[i] - bias, &found);
+		fns[i] = cu ? lfn_at(in, m, cu, addr[i] - bias) : NULL;
+	}
+	/* the names' buffer moves while units are read: pointers last */
+	for (size_t i = 0; i < n; i++) {
+		const struct lfn *f = fns[i];
+		if (!f)
+			continue;
+		out[i].linkage_name =
 		    f->link ? in->names.buf + f->link - 1 : NULL;
-		out->decl_line = f->decl_line;
-		out->decl_file =
+		out[i].decl_line = f->decl_line;
+		out[i].decl_file =
 		    f->decl_file && !(in->flags & EMBER_INLINE_PATHS)
 			? base_name(f->decl_file)
 			: f->decl_file;
 	}
-	return out->line || f ? 0 : -1;
+	free(fns);
+	free(asks);
 }
 
 /* perf script prints an address of a file as its offset in the file:

@@ -59,13 +59,16 @@ struct ember_inliner_src {
 	const char *decl_file;	  /* and DW_AT_decl_file, NULL */
 	const char *linkage_name; /* its mangled name, NULL: none */
 };
-/* The line at addr (as for ember_inliner_at; a caller passes the call's
- * address) and its out-of-line function's declaration line and linkage
- * name, without the inlined calls: a unit's top-level DIEs are read once,
- * not the functions' own trees.  The strings are the inliner's, valid
- * until its next call.  0, or -1 when DWARF knows nothing of addr. */
-int ember_inliner_line(struct ember_inliner *in, uint32_t id, uint64_t addr,
-		       struct ember_inliner_src *out);
+/* For each of the n addresses addr (as for ember_inliner_at; a caller
+ * passes the call's address), into out[i]: its line and its out-of-line
+ * function's declaration line and linkage name, without the inlined calls
+ * (all zero where DWARF knows nothing of it).  Each unit's line program is
+ * run once for all its addresses (lines.c) and its top-level DIEs are read
+ * once, not the functions' own trees.  The strings are the inliner's,
+ * valid until the module is closed or the inliner's next call. */
+void ember_inliner_lines(struct ember_inliner *in, uint32_t id,
+			 const uint64_t *addr, size_t n,
+			 struct ember_inliner_src *out);
 
 /* perf --inline: the module is the file at path (key and path alike);
  * 0 and the records in out (none: keep perf's symbol), or -1 when the
