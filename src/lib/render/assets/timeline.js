@@ -25,6 +25,11 @@
  *     tunit              nanoseconds a time unit
  *     select(t0, t1, tids), clear(), selection()
  *     time(x)            the time under client x in the tracks
+ *     activity(tid)      a track's graph: {bin, px, max, on, off}, the
+ *                        weight on CPU and waiting (off-CPU) per bin of
+ *                        bin tunits (px pixels) from the first sample; a
+ *                        wait is spread over the time it lasts; bars of
+ *                        on, then off above it, scaled to max
  *     stack()            the stack chart's view and its drawn boxes:
  *                        {t0, t1, boxes: [{name, depth, x, y, w, tid}]}
  *     phaseOrder(tid)    the stack chart's boxes' names at depth 1..n,
@@ -189,6 +194,7 @@ function decodeSamples() {
 	});
 	if (rd.bad || !rd.end()) throw new Error("the samples are damaged");
 	span = [0, T];
+	waits();
 	// a sample lasts until the next, at most two intervals (the median)
 	var d = [];
 	threads.forEach(function (th) {
@@ -196,6 +202,28 @@ function decodeSamples() {
 	});
 	d.sort(function (a, b) { return a - b; });
 	interval = d.length ? d[d.length >> 1] : 1;
+}
+
+// An off-CPU sample (--off-cpu, --wall) is a wait that begins at its time
+// and lasts its weight, when the weight is a time: th.wl its length in
+// tunits (0 for a CPU sample), th.maxwl the longest, so that a range
+// finds the waits that began before it.
+var NSPER = { ns: 1, nsec: 1, nanoseconds: 1, us: 1e3, usec: 1e3, microseconds: 1e3,
+	ms: 1e6, msec: 1e6, milliseconds: 1e6, s: 1e9, sec: 1e9, seconds: 1e9 };
+function waits() {
+	var per = NSPER[String(E.countname || "").toLowerCase()];
+	var f = per && TL.weighted ? E.unit * per / TL.tunit : 0;
+	inOrder.forEach(function (th) {
+		var wl = new Float64Array(th.n), mx = 0;
+		if (f > 0)
+			for (var k = 0; k < th.n; k++)
+				if (th.off[k] && th.w[k] > 0) {
+					wl[k] = th.w[k] * f;
+					if (wl[k] > mx) mx = wl[k];
+				}
+		th.wl = wl;
+		th.maxwl = mx;
+	});
 }
 
 // the threads as the page lists them (by pid and tid), and as the
@@ -218,8 +246,8 @@ function lower(t, x) {
 	return lo;
 }
 function dur(th, k) {
-	var cap = 2 * interval;
-	return k + 1 < th.n ? Math.min(th.t[k + 1] - th.t[k], cap) : interval;
+	var cap = th.wl[k] > 0 ? th.wl[k] : 2 * interval;
+	return k + 1 < th.n ? Math.min(th.t[k + 1] - th.t[k], cap) : Math.max(th.wl[k], interval);
 }
 
 // ---- the selection ----------------------------------------------------
@@ -247,11 +275,19 @@ function tree() {
 	own.fill(0);
 	onw.fill(0);
 	var k, r = hasRange();
+	// a wait counts the part of it in the range
 	chosen().forEach(function (th) {
-		var lo = r ? lower(th.t, sel.t0) : 0, hi = r ? lower(th.t, sel.t1) : th.n;
-		var s = th.s, w = th.w, off = th.off;
+		var lo = r ? lower(th.t, sel.t0 - th.maxwl) : 0, hi = r ? lower(th.t, sel.t1) : th.n;
+		var in0 = r ? lower(th.t, sel.t0) : 0, s = th.s, w = th.w, off = th.off, t = th.t, wl = th.wl;
 		for (var q = lo; q < hi; q++) {
 			var v = w ? w[q] : 1;
+			if (r && wl[q] > 0) {
+				var a = Math.max(t[q], sel.t0), z = Math.min(t[q] + wl[q], sel.t1);
+				if (!(z > a)) continue;
+				v *= (z - a) / wl[q];
+			} else if (q < in0) {
+				continue;
+			}
 			own[s[q]] += v;
 			if (!off[q]) onw[s[q]] += v;
 		}
@@ -381,8 +417,9 @@ style.textContent =
 	"#stackchart { background: var(--bg1); }";
 document.head.appendChild(style);
 
-// activity: per pixel, the weight on CPU and off it
-// (in bins of BINPX pixels, so that a few samples a pixel do not flicker)
+// activity: per pixel, the weight on CPU and off it (in bins of BINPX
+// pixels, so that a few samples a pixel do not flicker); a wait spread
+// over the bins it lasts, in proportion
 var BINPX = 3;
 function binAll(W) {
 	var max = 0, nb = Math.ceil(W / BINPX);
@@ -390,9 +427,16 @@ function binAll(W) {
 		var th = r.th, on = new Float64Array(nb), off = new Float64Array(nb);
 		var sc = W / (span[1] - span[0] + interval) / BINPX;
 		for (var k = 0; k < th.n; k++) {
-			var x = Math.min(nb - 1, Math.floor((th.t[k] - span[0]) * sc)), v = th.w ? th.w[k] : 1;
-			if (th.off[k]) off[x] += v;
-			else on[x] += v;
+			var u = (th.t[k] - span[0]) * sc, x = Math.min(nb - 1, Math.floor(u)), v = th.w ? th.w[k] : 1;
+			if (!th.off[k]) {
+				on[x] += v;
+			} else if (!(th.wl[k] > 0)) {
+				off[x] += v;
+			} else {
+				var e = u + th.wl[k] * sc, per = v / (e - u);
+				for (var b = x; b < nb && b < e; b++)
+					off[b] += per * (Math.min(e, b + 1) - Math.max(u, b));
+			}
 		}
 		for (var x2 = 0; x2 < nb; x2++) if (on[x2] + off[x2] > max) max = on[x2] + off[x2];
 		r.bins = { W: W, on: on, off: off };
@@ -768,6 +812,12 @@ var hooks = {
 	clear: clear,
 	selection: function () { return { t0: sel.t0, t1: sel.t1, tids: sel.tids.slice() }; },
 	time: function (x) { return rows.length ? trackTime(rows[0].cv, x) : 0; },
+	activity: function (tid) {
+		var r = rows.filter(function (r) { return r.th.tid == tid; })[0];
+		if (!r || !r.bins) return null;
+		return { bin: (span[1] - span[0] + interval) * BINPX / r.bins.W, px: BINPX, max: binMax,
+			on: Array.from(r.bins.on), off: Array.from(r.bins.off) };
+	},
 	stack: function () {
 		var v = view(), out = [];
 		for (var k = 0; k < drawn.n; k++)
