@@ -8,7 +8,9 @@
 // first phase (that phase >= 80% of the selection, the functions table
 // and the URL agree), Escape, the URL keeping the range, the stack chart
 // (the phases in order, hover text, cleared over empty space, wheel zoom
-// and drag), and that folded input shows no tracks.  Skips without
+// and drag), the time axes (ticks at their times above the tracks and in
+// the stack chart, following its zoom; the selection's duration), and
+// that folded input shows no tracks.  Skips without
 // perf_event_open.  Ends with "timeline: N passed, M failed".
 "use strict";
 const fs = require("fs");
@@ -245,6 +247,86 @@ async function test_stack({ main }) {
 	await close(page);
 }
 
+// a duration as fmtTime writes it: "N s", "N ms", "N µs"
+const labelDur = (l) => labelNs(l);
+// a tick's label as nanoseconds: "N s", "N ms", "N µs", "N ns"
+function labelNs(l) {
+	const m = /^(\d+(?:\.\d+)?) (s|ms|\u00b5s|ns)$/.exec(l);
+	return m ? +m[1] * { s: 1e9, ms: 1e6, "\u00b5s": 1e3, ns: 1 }[m[2]] : NaN;
+}
+// ticks drawn at their times, labelled with them, evenly, a step of 1, 2
+// or 5 times a power of ten, at least 50 pixels apart
+function checkTicks(what, tk, t0, t1, W, tunit) {
+	check(`${what}: ticks`, tk.length >= 3 && tk.length <= W / 50 + 1, tk.length);
+	check(`${what}: at their times`, tk.every((k) => Math.abs(k.x - (k.t - t0) / (t1 - t0) * W) < 0.5 &&
+		k.t >= t0 - 1e-6 && k.t <= t1 + 1e-6), tk.slice(0, 3));
+	check(`${what}: labelled with them`, tk.every((k) => Math.abs(labelNs(k.label) - k.t * tunit) < 1e-6 * Math.max(1, k.t * tunit)),
+		tk.map((k) => [k.t, k.label]).slice(0, 4));
+	const step = tk.length > 1 ? tk[1].t - tk[0].t : 0, e = Math.pow(10, Math.floor(Math.log10(step * tunit)));
+	check(`${what}: evenly, 1, 2 or 5 times a power of ten`, step > 0 && tk.every((k, i) => !i || Math.abs(k.t - tk[i - 1].t - step) < 1e-6 * step) &&
+		[1, 2, 5, 10].some((m) => Math.abs(step * tunit - m * e) < 1e-6 * e), [step, tk.map((k) => k.label).slice(0, 4)]);
+	check(`${what}: at least 50 pixels apart`, tk.length > 1 && tk[1].x - tk[0].x >= 50, tk.slice(0, 2));
+	return step;
+}
+
+async function test_axis({ main }) {
+	const page = await open(page_file);
+	const geo = await page.evaluate(() => {
+		const a = document.querySelector("#tracks .tl-axis canvas"), t = document.querySelector("#tracks [data-tid] canvas");
+		const r = (e) => { const b = e.getBoundingClientRect(); return { x: b.left, y: b.top, w: b.width, h: b.height }; };
+		return a && { axis: r(a), track: r(t) };
+	});
+	check("a time axis above the tracks", geo && geo.axis.y < geo.track.y && geo.axis.x == geo.track.x &&
+		geo.axis.w == geo.track.w, geo);
+	const span = await page.evaluate(() => ember.timeline.span);
+	const end = await page.evaluate((x) => ember.timeline.time(x), geo.axis.x + geo.axis.w);
+	let ax = await page.evaluate(() => ember.timeline.axis());
+	const tunit = await page.evaluate(() => ember.timeline.tunit);
+	checkTicks("the tracks' axis", ax.tracks, span[0], end, geo.axis.w, tunit);
+	check("...from the recording's start: 0 first", ax.tracks[0].t == 0 && /^0 /.test(ax.tracks[0].label), ax.tracks[0]);
+	check("...at the tracks' times",
+		(await Promise.all(ax.tracks.map((k) => page.evaluate((x) => ember.timeline.time(x), geo.axis.x + k.x))))
+			.every((t, i) => Math.abs(t - ax.tracks[i].t) < (end - span[0]) / geo.axis.w), ax.tracks.slice(0, 3));
+	// drawn: a tick's line in the canvas's pixels, none between ticks
+	const px = await page.evaluate((xs) => {
+		const c = document.querySelector("#tracks .tl-axis canvas"), d = c.width / c.clientWidth;
+		return xs.map((x) => [...c.getContext("2d").getImageData(Math.round(x * d), 2, 1, 1).data]);
+	}, [ax.tracks[1].x, (ax.tracks[1].x + ax.tracks[2].x) / 2]);
+	check("...drawn: the tick's line", px[0][3] == 255 && px[0][0] < 200 && px[1][0] > 200, px);
+	check("no selection, no duration", ax.selection === null);
+	// the selection's duration, over it and in the bar
+	const [a, z] = phases.phase_one.map(pageTime);
+	await drag(page, main.tid, a + 20000, z - 20000);
+	const sel = await page.evaluate(() => ember.timeline.selection());
+	ax = await page.evaluate(() => ember.timeline.axis());
+	const d = ax.selection;
+	check("the selection's duration over it", d && Math.abs(labelDur(d.label) - (sel.t1 - sel.t0) * tunit) < 0.01 * (sel.t1 - sel.t0) * tunit &&
+		Math.abs(d.x - (sel.t0 - span[0]) / (end - span[0]) * geo.axis.w) < 1 &&
+		Math.abs(d.w - (sel.t1 - sel.t0) / (end - span[0]) * geo.axis.w) < 1, [d, sel]);
+	const bar = await page.textContent("#tl-range");
+	check("...and in the bar", d && bar.includes(`(${d.label})`), [bar, d]);
+	await page.keyboard.press("Escape");
+	// the stack chart's axis follows its zoom
+	await page.click("#stack");
+	await paint(page);
+	const W = await page.evaluate(() => document.querySelector("#stackchart canvas").clientWidth);
+	let st = await page.evaluate(() => ember.timeline.stack());
+	ax = await page.evaluate(() => ember.timeline.axis());
+	const s0 = checkTicks("the stack chart's axis", ax.stack, st.t0, st.t1, W, tunit);
+	check("...above its boxes", st.boxes.every((b) => b.y >= 16), st.boxes.map((b) => b.y).sort((a, b) => a - b)[0]);
+	const r = await page.evaluate(() => { const b = document.querySelector("#stackchart canvas").getBoundingClientRect(); return { x: b.left, y: b.top }; });
+	await page.mouse.move(r.x + 300, r.y + 40);
+	await page.mouse.wheel(0, -1000);
+	await paint(page);
+	st = await page.evaluate(() => ember.timeline.stack());
+	ax = await page.evaluate(() => ember.timeline.axis());
+	const s1 = checkTicks("the zoomed stack chart's axis", ax.stack, st.t0, st.t1, W, tunit);
+	check("...with a finer step", s1 < s0 && ax.stack[0].t >= st.t0, [s0, s1]);
+	await page.mouse.move(r.x + 300, r.y + 5);
+	check("hover over the axis: no frame", (await page.textContent("#details")).trim() == "");
+	await close(page);
+}
+
 async function test_untimed() {
 	const page = await open(folded_page);
 	check("folded input: no tracks", await page.evaluate(() => !document.getElementById("tracks")));
@@ -285,7 +367,7 @@ async function test_perfdata() {
 			"--disable-sync"],
 	});
 	let tracks = null;
-	for (const t of [test_tracks, test_range, test_stack, test_untimed, test_perfdata]) {
+	for (const t of [test_tracks, test_range, test_stack, test_axis, test_untimed, test_perfdata]) {
 		try {
 			const r = await t(tracks);
 			if (t == test_tracks) tracks = r;

@@ -25,6 +25,13 @@
  *     tunit              nanoseconds a time unit
  *     select(t0, t1, tids), clear(), selection()
  *     time(x)            the time under client x in the tracks
+ *     axis()             the time axes' ticks as drawn: {tracks, stack:
+ *                        [{t, x, label}], selection: {x, w, label}}, t in
+ *                        tunits, x in pixels from the left of the axis's
+ *                        canvas (.tl-axis canvas above the tracks, the
+ *                        top AXISH pixels of the stack chart's), labels
+ *                        "N ms" from the first sample; selection: the
+ *                        range's duration as drawn over it, or null
  *     activity(tid)      a track's graph: {bin, px, max, on, off}, the
  *                        weight on CPU and waiting (off-CPU) per bin of
  *                        bin tunits (px pixels) from the first sample; a
@@ -334,6 +341,50 @@ function fmtTime(v) {
 	return (ns / 1e3).toFixed(1) + " \u00b5s";
 }
 
+// ---- the time axis ----------------------------------------------------
+
+// Ticks from t0 to t1 (tunits) over W pixels, at least MINPX apart, at
+// 1, 2 or 5 times a power of ten, labelled in the unit of the step (time
+// from the first sample)
+var MINPX = 80, AXISH = 18;
+var UNITS = [[1e9, "s"], [1e6, "ms"], [1e3, "\u00b5s"], [1, "ns"]];
+function ticks(t0, t1, W) {
+	var tu = TL.tunit, len = (t1 - t0) * tu, out = [];
+	if (!(len > 0) || !(W > 0)) return out;
+	var want = len / W * MINPX, p = Math.pow(10, Math.floor(Math.log10(want))), step = p;
+	for (var m = 0; m < 3 && step < want; m++) step = p * [2, 5, 10][m];
+	var u = UNITS[UNITS.length - 1];
+	for (var k = 0; k < UNITS.length; k++)
+		if (step >= UNITS[k][0] / 10) { u = UNITS[k]; break; }
+	var dec = step < u[0] ? 1 : 0;
+	for (var v = Math.ceil(t0 * tu / step) * step; v <= t1 * tu + 1e-9 * len; v += step) {
+		var t = v / tu;
+		out.push({ t: t, x: (t - t0) / (t1 - t0) * W,
+			label: (Math.abs(v) < step / 2 ? "0" : (v / u[0]).toFixed(dec)) + " " + u[1] });
+	}
+	return out;
+}
+// draws the ticks of t0..t1 on ctx from y 0 to AXISH, over a background;
+// returns them
+function axisDraw(ctx, W, t0, t1) {
+	var tk = ticks(t0, t1, W), dark = document.documentElement.dataset.theme == "dark";
+	ctx.fillStyle = getComputedStyle(document.documentElement).getPropertyValue("--panel") || "#f4f4f4";
+	ctx.fillRect(0, 0, W, AXISH);
+	ctx.fillStyle = dark ? "#666" : "#aaa";
+	ctx.fillRect(0, AXISH - 1, W, 1);
+	ctx.font = "11px system-ui, sans-serif";
+	ctx.textBaseline = "middle";
+	tk.forEach(function (k) {
+		var x = Math.round(k.x);
+		ctx.fillStyle = dark ? "#666" : "#aaa";
+		ctx.fillRect(x, 0, 1, AXISH);
+		ctx.fillStyle = fgColor;
+		ctx.fillText(k.label, x + 3, AXISH / 2);
+	});
+	return tk;
+}
+var axes = { tracks: [], stack: [], sel: null };
+
 function apply() {
 	V.S.zoom = 0;
 	trackDraw();
@@ -376,6 +427,11 @@ bar.className = "tl-bar";
 bar.innerHTML = '<span class="tl-title">Threads</span><span id="tl-range"></span>' +
 	'<button id="tl-clear" hidden title="the whole recording (Escape)">Clear Selection</button>';
 tracksEl.appendChild(bar);
+var axisRow = document.createElement("div");
+axisRow.className = "tl-axis";
+axisRow.innerHTML = '<div class="tl-alabel"></div><canvas></canvas>';
+tracksEl.appendChild(axisRow);
+var acv = axisRow.querySelector("canvas");
 var rows = [], pel = null, lastPid = null;
 threads.forEach(function (th) {
 	if (pel === null || th.pid !== lastPid) {
@@ -414,6 +470,9 @@ style.textContent =
 	".tl-label { width: " + LABELW + "px; flex: none; padding: 0 10px; line-height: " + TRACKH + "px; " +
 	"overflow: hidden; text-overflow: ellipsis; white-space: nowrap; cursor: pointer; }" +
 	".tl-graph { flex: 1; min-width: 0; height: " + TRACKH + "px; display: block; cursor: crosshair; }" +
+	".tl-axis { display: flex; position: sticky; top: 0; z-index: 1; height: " + AXISH + "px; }" +
+	".tl-alabel { width: " + LABELW + "px; flex: none; background: var(--panel); }" +
+	".tl-axis canvas { flex: 1; min-width: 0; height: " + AXISH + "px; display: block; }" +
 	"#stackchart { background: var(--bg1); }";
 document.head.appendChild(style);
 
@@ -458,6 +517,26 @@ function trackDraw() {
 	var r0 = drag && drag.moved ? Math.min(drag.t0, drag.t1) : sel.t0;
 	var r1 = drag && drag.moved ? Math.max(drag.t0, drag.t1) : sel.t1;
 	var sc = W / (span[1] - span[0] + interval);
+	if (acv.width != Math.round(W * dpr) || acv.height != Math.round(AXISH * dpr)) {
+		acv.width = Math.round(W * dpr);
+		acv.height = Math.round(AXISH * dpr);
+	}
+	var actx = acv.getContext("2d");
+	actx.setTransform(dpr, 0, 0, dpr, 0, 0);
+	axes.tracks = axisDraw(actx, W, span[0], span[1] + interval);
+	axes.sel = null;
+	if (r1 > r0) {
+		// the selection's duration over it
+		var sa = (r0 - span[0]) * sc, sz = (r1 - span[0]) * sc, txt = fmtTime(r1 - r0);
+		var tw = actx.measureText(txt).width + 8, tx = Math.max(0, Math.min(W - tw, (sa + sz - tw) / 2));
+		actx.fillStyle = "rgba(32,96,192,0.2)";
+		actx.fillRect(sa, 0, Math.max(sz - sa, 1), AXISH);
+		actx.fillStyle = "rgba(32,96,192,0.95)";
+		actx.fillRect(tx, 1, tw, AXISH - 2);
+		actx.fillStyle = "#fff";
+		actx.fillText(txt, tx + 4, AXISH / 2);
+		axes.sel = { x: sa, w: sz - sa, label: txt };
+	}
 	rows.forEach(function (r) {
 		var cv = r.cv, ctx = cv.getContext("2d"), H = TRACKH;
 		if (cv.width != Math.round(W * dpr) || cv.height != Math.round(H * dpr)) {
@@ -562,7 +641,7 @@ function bandDepth(th) {
 	return md;
 }
 function stackLayout() {
-	var y = 0;
+	var y = AXISH; // the time axis above the bands
 	bands = chosen().map(function (th) {
 		if (th.md === undefined) th.md = bandDepth(th);
 		var b = { th: th, y: y, h: BANDHEAD + th.md * fh + 4 };
@@ -574,7 +653,7 @@ function stackLayout() {
 function grow(a) { var b = new a.constructor(a.length * 2); b.set(a); return b; }
 function box(node, x, w, y, band, t, d) {
 	var dr = drawn;
-	if (y + fh < 0 || y > stackH) return;
+	if (y + fh <= AXISH || y > stackH) return;
 	if (dr.n == dr.node.length)
 		["node", "x", "w", "y", "band", "t", "d"].forEach(function (k) { dr[k] = grow(dr[k]); });
 	dr.node[dr.n] = node;
@@ -667,6 +746,7 @@ function stackDraw() {
 		if (y0 <= vh && y0 + b.h >= 0)
 			sctx.fillText((b.th.name || "thread") + " (" + b.th.tid + ")", 4, y0 + BANDHEAD / 2);
 	});
+	axes.stack = axisDraw(sctx, W, v[0], v[1]);
 }
 var lastCss = "", fgColor = "#000";
 var stackScale = 1, stackTop = 0, stackH = 0, open = new Int32Array(1), ox = new Float64Array(1);
@@ -724,6 +804,7 @@ function band(b, bi, y0, v, sc, W) {
 }
 function stackAt(cx, cy) {
 	var r = scv.getBoundingClientRect(), x = cx - r.left, y = cy - r.top, dr = drawn;
+	if (y < AXISH) return -1;
 	for (var k = 0; k < dr.n; k++)
 		if (y >= dr.y[k] && y < dr.y[k] + fh - 1 && x >= dr.x[k] && x < dr.x[k] + Math.max(dr.w[k], 1)) return k;
 	return -1;
@@ -812,6 +893,10 @@ var hooks = {
 	clear: clear,
 	selection: function () { return { t0: sel.t0, t1: sel.t1, tids: sel.tids.slice() }; },
 	time: function (x) { return rows.length ? trackTime(rows[0].cv, x) : 0; },
+	axis: function () {
+		var cp = function (l) { return l.map(function (k) { return { t: k.t, x: k.x, label: k.label }; }); };
+		return { tracks: cp(axes.tracks), stack: cp(axes.stack), selection: axes.sel && Object.assign({}, axes.sel) };
+	},
 	activity: function (tid) {
 		var r = rows.filter(function (r) { return r.th.tid == tid; })[0];
 		if (!r || !r.bins) return null;
