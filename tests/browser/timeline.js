@@ -9,7 +9,8 @@
 // and the URL agree), Escape, the URL keeping the range, the stack chart
 // (the phases in order, hover text, cleared over empty space, wheel zoom
 // and drag), the time axes (ticks at their times above the tracks and in
-// the stack chart, following its zoom; the selection's duration), and
+// the stack chart, following its zoom; the selection's duration), the
+// stack chart's zoom and pan kept in the URL and restored, and
 // that folded input shows no tracks.  Skips without
 // perf_event_open.  Ends with "timeline: N passed, M failed".
 "use strict";
@@ -327,6 +328,57 @@ async function test_axis({ main }) {
 	await close(page);
 }
 
+// the stack chart's zoom and pan in the URL, and back on load
+async function test_stackurl({ main }) {
+	const page = await open(page_file, "#mode=stack");
+	await paint(page);
+	check("no stack= before the view moves", await page.evaluate(() => !/stack=/.test(location.hash)));
+	const r = await page.evaluate(() => { const b = document.querySelector("#stackchart canvas").getBoundingClientRect(); return { x: b.left, y: b.top }; });
+	await page.mouse.move(r.x + 500, r.y + 60);
+	await page.mouse.wheel(0, -600);
+	await page.mouse.move(r.x + 500, r.y + 60);
+	await page.mouse.down();
+	await page.mouse.move(r.x + 420, r.y + 60, { steps: 3 });
+	await page.mouse.up();
+	await page.waitForTimeout(300);
+	const st = await page.evaluate(() => ember.timeline.stack());
+	const hash = await page.evaluate(() => location.hash);
+	const m = /(?:^#|&)stack=(-?[\d.]+)-(-?[\d.]+)(&|$)/.exec(hash);
+	check("the URL keeps the stack chart's view", m && Math.abs(+m[1] - st.t0) < 0.01 && Math.abs(+m[2] - st.t1) < 0.01,
+		[hash, st.t0, st.t1]);
+	check("...beside the view's other state", /mode=stack/.test(hash), hash);
+	const p2 = await open(page_file, hash);
+	await paint(p2);
+	const s2 = await p2.evaluate(() => ember.timeline.stack());
+	check("the URL's stack chart view comes back on load", Math.abs(s2.t0 - st.t0) < 0.01 && Math.abs(s2.t1 - st.t1) < 0.01,
+		[s2.t0, s2.t1, st.t0, st.t1]);
+	const key = (s) => s.boxes.map((b) => `${b.name}@${Math.round(b.x)}+${Math.round(b.w)}`).sort().join();
+	check("...with the same boxes", s2.boxes.length > 0 && key(s2) == key(st), [s2.boxes.length, st.boxes.length]);
+	await p2.close();
+	// a double click restores the whole view, and the URL drops it
+	await page.mouse.dblclick(r.x + 500, r.y + 60);
+	await page.waitForTimeout(300);
+	check("a double click: the whole recording, and no stack= in the URL", await page.evaluate(() =>
+		!/stack=/.test(location.hash) && ember.timeline.stack().t0 == ember.timeline.span[0]));
+	await close(page);
+	// with a range: the view inside it kept, the range too
+	const [a, z] = phases.phase_two.map(pageTime);
+	const p3 = await open(page_file, `#mode=stack&range=${Math.round(a)}-${Math.round(z)}&stack=${Math.round(a + 1000)}-${Math.round(a + 5000)}`);
+	await paint(p3);
+	const s3 = await p3.evaluate(() => ember.timeline.stack());
+	check("stack= and range= together", Math.abs(s3.t0 - Math.round(a + 1000)) < 0.01 && Math.abs(s3.t1 - Math.round(a + 5000)) < 0.01 &&
+		(await p3.evaluate(() => ember.timeline.selection())).t0 == Math.round(a), [s3.t0, s3.t1]);
+	await close(p3);
+	// nonsense is ignored
+	for (const bad of ["stack=9-1", "stack=x-y", "stack=1e9-", "stack=%00"]) {
+		const p4 = await open(page_file, "#mode=stack&" + bad);
+		await paint(p4);
+		const s4 = await p4.evaluate(() => [ember.timeline.stack(), ember.timeline.span]);
+		check(`a bad ${bad}: the whole recording`, s4[0].t0 == s4[1][0] && s4[0].t1 > s4[1][1], s4[0].t0);
+		await close(p4);
+	}
+}
+
 async function test_untimed() {
 	const page = await open(folded_page);
 	check("folded input: no tracks", await page.evaluate(() => !document.getElementById("tracks")));
@@ -367,7 +419,7 @@ async function test_perfdata() {
 			"--disable-sync"],
 	});
 	let tracks = null;
-	for (const t of [test_tracks, test_range, test_stack, test_axis, test_untimed, test_perfdata]) {
+	for (const t of [test_tracks, test_range, test_stack, test_axis, test_stackurl, test_untimed, test_perfdata]) {
 		try {
 			const r = await t(tracks);
 			if (t == test_tracks) tracks = r;

@@ -18,7 +18,8 @@
  *                        the wheel zooms, a drag pans, hover text in
  *                        #details (a blank over empty space)
  *   URL hash             range=T0-T1 (in tunits from the first sample),
- *                        threads=TID.TID
+ *                        threads=TID.TID, stack=T0-T1 the stack chart's
+ *                        view once the wheel or a drag has moved it
  *   window.ember.timeline
  *     threads            [{tid, pid, name, process, samples}]
  *     span               [first, last] sample times (tunits)
@@ -401,6 +402,7 @@ function label() {
 		el.classList.toggle("on", sel.tids.indexOf(+el.dataset.tid) >= 0);
 	});
 	sview = null;
+	smoved = false;
 }
 function select(t0, t1, tids) {
 	sel.t0 = Math.min(t0, t1);
@@ -627,7 +629,7 @@ pane.innerHTML = '<canvas></canvas><div class="spacer"></div>';
 document.querySelector("main").appendChild(pane);
 var scv = pane.querySelector("canvas"), sctx = scv.getContext("2d"), spacer = pane.querySelector(".spacer");
 var fh = E.frameheight, charw = V.charw(), BANDHEAD = fh + 4;
-var sview = null; // [t0, t1] shown
+var sview = null, smoved = false; // [t0, t1] shown; moved by the user
 var drawn = { n: 0, node: new Int32Array(4096), x: new Float64Array(4096), w: new Float64Array(4096),
 	y: new Float64Array(4096), band: new Int32Array(4096), t: new Float64Array(4096), d: new Float64Array(4096) };
 var bands = [];
@@ -831,7 +833,9 @@ scv.addEventListener("wheel", function (e) {
 	w = Math.max(w, 4 / stackScale * 1e-3 + 1e-3);
 	var t0 = at - (at - v[0]) * f;
 	sview = [t0, t0 + w];
+	smoved = true;
 	stackDraw();
+	keepView();
 }, { passive: false });
 scv.addEventListener("mousedown", function (e) {
 	if (e.button) return;
@@ -842,10 +846,17 @@ document.addEventListener("mousemove", function (e) {
 	if (!sdrag) return;
 	var dt = (e.clientX - sdrag.x) / stackScale;
 	sview = [sdrag.v[0] - dt, sdrag.v[1] - dt];
+	smoved = true;
 	stackDraw();
+	keepView();
 });
 document.addEventListener("mouseup", function () { sdrag = null; });
-scv.addEventListener("dblclick", function () { sview = null; stackDraw(); });
+scv.addEventListener("dblclick", function () {
+	sview = null;
+	smoved = false;
+	stackDraw();
+	keepView();
+});
 pane.addEventListener("scroll", stackDraw);
 window.addEventListener("resize", stackDraw);
 V.charts.push({ draw: function () { stackDraw(); trackDraw(); } });
@@ -864,8 +875,25 @@ function show(m) {
 
 // ---- the URL ----------------------------------------------------------
 
+// the stack chart's view in the URL (stack=T0-T1), written a moment after
+// the wheel or a drag moves it, as the page's other state is
+var hashTimer = 0;
+function keepView() {
+	clearTimeout(hashTimer);
+	hashTimer = setTimeout(function () {
+		var q = location.hash.replace(/^#/, "").split("&").filter(function (kv) {
+			return kv && !/^stack=/.test(kv);
+		}).concat(hash().filter(function (kv) { return /^stack=/.test(kv); }));
+		var h = "#" + q.join("&");
+		if (h != location.hash) {
+			try { history.replaceState(null, "", h); } catch (e) { }
+		}
+	}, 100);
+}
+function num(v) { return String(+v.toFixed(3)); }
 function readHash(q) {
 	var m = /^(\d+(?:\.\d+)?)-(\d+(?:\.\d+)?)$/.exec(q.range || "");
+	var sv = /^(-?\d+(?:\.\d+)?)-(-?\d+(?:\.\d+)?)$/.exec(q.stack || "");
 	sel = { t0: 0, t1: 0, tids: [] };
 	if (m && +m[2] > +m[1]) {
 		sel.t0 = +m[1];
@@ -874,13 +902,15 @@ function readHash(q) {
 	(q.threads || "").split(".").forEach(function (x) {
 		if (/^-?\d+$/.test(x) && threads.some(function (th) { return th.tid == +x; })) sel.tids.push(+x);
 	});
-	sview = null;
 	label();
+	smoved = !!(sv && +sv[2] > +sv[1]);
+	sview = smoved ? [+sv[1], +sv[2]] : null;
 }
 function hash() {
 	var q = [];
 	if (hasRange()) q.push("range=" + Math.round(sel.t0) + "-" + Math.round(sel.t1));
 	if (sel.tids.length) q.push("threads=" + sel.tids.join("."));
+	if (smoved && sview) q.push("stack=" + num(sview[0]) + "-" + num(sview[1]));
 	return q;
 }
 
@@ -938,7 +968,6 @@ var steps = [readData, decodeStacks, decodeSamples, function () {
 	drawn.n = 0;
 	bands.forEach(function (b, bi) { band(b, bi, 0, v, 1300 / (v[1] - v[0]), 1300); });
 	drawn.n = 0;
-	sview = null;
 }, function () {
 	if (active()) V.rebuild();
 	else if (V.S.mode == "stack") stackDraw();
