@@ -245,7 +245,7 @@ function Builder(rootName, size) {
 	this.self = new Float64Array(this.cap);
 	this.delta = null;
 	this.off = null;
-	this.table = new Int32Array(tab).fill(-1);
+	this.table = new Int32Array(tab); // node + 1, 0 for none
 }
 Builder.prototype.withDelta = function () { this.delta = new Float64Array(this.cap); };
 Builder.prototype.withOff = function () { this.off = new Uint8Array(this.cap); };
@@ -274,23 +274,23 @@ Builder.prototype.top = function (nm) {
 Builder.prototype.child = function (p, nm) {
 	var tab = this.table, mask = tab.length - 1, h = slot(p, nm, mask), c;
 	for (;;) {
-		c = tab[h];
+		c = tab[h] - 1;
 		if (c < 0) break;
 		if (this.parent[c] == p && this.name[c] == nm) return c;
 		h = (h + 1) & mask;
 	}
 	if (this.n == this.cap) this.grow();
 	c = this.n++;
-	tab[h] = c;
+	tab[h] = c + 1;
 	this.parent[c] = p;
 	this.name[c] = nm;
 	if (this.off) this.off[c] = 1;
 	if (this.n * 2 > tab.length) {
-		var big = new Int32Array(tab.length * 4).fill(-1), m2 = big.length - 1;
+		var big = new Int32Array(tab.length * 4), m2 = big.length - 1;
 		for (var i = 1; i < this.n; i++) {
 			var g = slot(this.parent[i], this.name[i], m2);
-			while (big[g] >= 0) g = (g + 1) & m2;
-			big[g] = i;
+			while (big[g]) g = (g + 1) & m2;
+			big[g] = i + 1;
 		}
 		this.table = big;
 	}
@@ -476,9 +476,11 @@ function nameId(s, like) {
 function transform(t, x) {
 	if (x.op == "d") return dropped(t, x.nm);
 	if (x.op == "s") return subtreeOf(t, x.path);
-	var roots = x.op == "f" ? [0] : txRoots(t, x);
+	var roots = x.op == "f" ? [0] : txRoots(t, x), size = 0;
 	if (!roots.length) return t;
-	if (roots[0] == 0) return rebuilt(t, x, roots);
+	// (where the roots hold most of the tree, once is cheaper than twice)
+	for (var k = 0; k < roots.length; k++) size += t.end[roots[k]] - roots[k];
+	if (roots[0] == 0 || size > t.n / 2) return rebuilt(t, x, [0]);
 	return spliced(t, roots, rebuilt(t, x, roots));
 }
 
@@ -487,10 +489,7 @@ function transform(t, x) {
 // collapse recursion, a frame of the function with another inside it.
 function txRoots(t, x) {
 	var n = t.n, roots = [], f = x.nm, i, mod = x.op == "l" ? moduleOfName(f) : null;
-	var hit = x.op == "l" ? function (nm) { return moduleOfName(nm) === mod; } :
-		function (nm) { return nm == f; };
-	var ismod = x.op == "l" ? new Int8Array(nnames) : null;
-	if (ismod) for (i = 0; i < nnames; i++) ismod[i] = hit(i) ? 1 : 0;
+	var ismod = x.op == "l" ? inModule(mod) : null;
 	if (x.op == "r") {
 		for (i = 1; i < n; i++) {
 			if (t.name[i] != f) continue;
@@ -511,6 +510,13 @@ function txRoots(t, x) {
 	return roots;
 }
 
+// 1 for the names of module mod's functions
+function inModule(mod) {
+	var a = new Uint8Array(nnames);
+	for (var i = 0; i < nnames; i++) a[i] = moduleOfName(i) === mod ? 1 : 0;
+	return a;
+}
+
 // The whole tree after op x (roots [0]), or the subtrees of roots after
 // it, each a child of the root of one tree, in order, laid out one after
 // the other.
@@ -519,13 +525,13 @@ function rebuilt(t, x, roots) {
 	for (k = 0; k < roots.length; k++) size += t.end[roots[k]] - roots[k];
 	var b = new Builder(t.name[0], size + 1), map = new Int32Array(n);
 	var DROP = -1, SKIP = -2; // SKIP: not in the result, but its descendants may be
-	var f = x.nm, aux = null, mod = null, modId = -1;
+	var f = x.nm, aux = null, ismod = null, modId = -1;
 	if (t.delta) b.withDelta();
 	if (t.off) b.withOff();
 	if (x.op == "r") aux = new Int32Array(n).fill(-1);
 	if (x.op == "l") {
-		mod = moduleOfName(f);
-		modId = nameId(mod, f);
+		ismod = inModule(moduleOfName(f));
+		modId = nameId(moduleOfName(f), f);
 	}
 	for (k = 0; k < roots.length; k++) {
 		var r = roots[k], top = whole ? 0 : b.top(t.name[r]);
@@ -547,7 +553,7 @@ function rebuilt(t, x, roots) {
 				aux[i] = aux[p] >= 0 ? aux[p] : nm == f ? c : -1;
 				break;
 			case "l":
-				if (moduleOfName(nm) === mod) c = m > 0 && m != top && b.name[m] == modId ? m : b.child(m, modId);
+				if (ismod[nm]) c = m > 0 && m != top && b.name[m] == modId ? m : b.child(m, modId);
 				else c = b.child(m, nm);
 				break;
 			default: // "f"
@@ -606,52 +612,66 @@ function spliced(t, roots, s) {
 }
 
 // Drop: the subtrees of f's outermost frames taken out, and each frame
-// moved left by the width taken out on its left (x -> x less the dropped
-// width before x), frames left with nothing dropped.
+// moved left by the width taken out on its left (what is left of a frame
+// all of whose time was dropped stays, of width 0, as the frames of the
+// other transforms do).  dw[i]: the width dropped inside frame i; a frame's new
+// start is its parent's plus where it lay in it, less what was dropped
+// in its siblings on its left.
 function dropped(t, f) {
-	var n = t.n, a = [], i, k;
+	var n = t.n, dw = new Float64Array(n), has = new Uint8Array(n), any = false, i, k;
 	for (i = 1; i < n;) {
 		if (t.name[i] == f) {
-			a.push(i);
+			dw[i] = t.width[i];
+			has[i] = 1;
+			any = true;
 			i = t.end[i];
 		} else {
 			i++;
 		}
 	}
-	a.sort(function (p, q) { return t.start[p] - t.start[q]; });
-	var at = new Float64Array(a.length), cut = new Float64Array(a.length + 1);
-	for (k = 0; k < a.length; k++) {
-		at[k] = t.start[a[k]];
-		cut[k + 1] = cut[k] + t.width[a[k]];
-	}
-	var before = function (x) { // the width dropped left of x
-		var lo = 0, hi = at.length;
-		while (lo < hi) {
-			var mid = (lo + hi) >> 1;
-			if (at[mid] < x) lo = mid + 1;
-			else hi = mid;
+	if (!any) return t;
+	for (i = n - 1; i > 0; i--)
+		if (has[i]) {
+			dw[t.parent[i]] += dw[i];
+			has[t.parent[i]] = 1;
 		}
-		return cut[lo];
-	};
-	// nw: the width left, less what was dropped inside
-	var ns = new Float64Array(n), nw = new Float64Array(n), m = 0;
-	for (k = 0; k < a.length; k++) nw[a[k]] = -t.width[a[k]];
-	for (i = n - 1; i > 0; i--) if (nw[i] < 0) nw[t.parent[i]] += nw[i];
+	var ns = new Float64Array(n), nw = new Float64Array(n), m = 0, kids = [], c;
+	var byStart = function (p, q) { return t.start[p] - t.start[q]; };
+	ns[0] = t.start[0];
 	for (i = 0; i < n;) {
-		ns[i] = t.start[i] - before(t.start[i]);
-		nw[i] += t.width[i];
-		if (i && (t.name[i] == f || !(nw[i] > 0))) {
-			nw[i] = 0;
+		nw[i] = t.width[i] - dw[i];
+		if (i && t.name[i] == f) {
 			i = t.end[i];
 			continue;
 		}
 		m++;
+		if (has[i]) { // (else its frames keep their places in it)
+			kids.length = 0;
+			for (c = i + 1; c < t.end[i]; c = t.end[c]) kids.push(c);
+			var up = true, down = true;
+			for (k = 1; k < kids.length; k++) {
+				if (t.start[kids[k]] < t.start[kids[k - 1]]) up = false;
+				else if (t.start[kids[k]] > t.start[kids[k - 1]]) down = false;
+			}
+			if (!up && down) kids.reverse();
+			else if (!up) kids.sort(byStart);
+			for (k = 0, c = 0; k < kids.length; k++) {
+				ns[kids[k]] = ns[i] + (t.start[kids[k]] - t.start[i]) - c;
+				c += dw[kids[k]];
+			}
+		} else {
+			for (c = i + 1; c < t.end[i]; c++) ns[c] = ns[i] + (t.start[c] - t.start[i]);
+			for (c = i + 1; c < t.end[i]; c++) nw[c] = t.width[c];
+			m += t.end[i] - i - 1;
+			i = t.end[i];
+			continue;
+		}
 		i++;
 	}
 	var o = newTree(m, t.delta), map = new Int32Array(n), j = 0;
 	o.named = t.named;
 	for (i = 0; i < n;) {
-		if (i && !(nw[i] > 0)) {
+		if (i && t.name[i] == f) {
 			i = t.end[i];
 			continue;
 		}
