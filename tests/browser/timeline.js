@@ -5,14 +5,15 @@
 // (CLOCK_MONOTONIC, as perf's sample times); the page's first sample time
 // (EMBER.timeline.start) maps them onto the page.  Checks the tracks (one
 // per thread, names and tids, the same canvas span), a drag over the
-// first phase (that phase >= 80% of the selection, the functions table
-// and the URL agree), Escape, the URL keeping the range, the stack chart
+// first phase (that phase >= 80% of the selection; the functions table,
+// call tree, icicle, sandwich and URL agree), Escape, clicks, Ctrl-click
+// and Ctrl-drag on tracks, the URL keeping the range, the stack chart
 // (the phases in order, hover text, cleared over empty space, wheel zoom
 // and drag), the time axes (ticks at their times above the tracks and in
 // the stack chart, following its zoom; the selection's duration), the
-// stack chart's zoom and pan kept in the URL and restored, and
-// that folded input shows no tracks.  Skips without
-// perf_event_open.  Ends with "timeline: N passed, M failed".
+// stack chart's zoom and pan kept in the URL and restored, and that
+// folded input shows no tracks.  Skips without perf_event_open.  Ends
+// with "timeline: N passed, M failed".
 "use strict";
 const fs = require("fs");
 const path = require("path");
@@ -164,6 +165,23 @@ async function test_range({ main, bg }) {
 	check("Left Heavy: the same selection", (await page.evaluate(() => ember.frame(0).samples)) == root &&
 		await page.evaluate(() => ember.find("phase_three")) < 0);
 	await page.click("#heavy");
+	// the icicle and the sandwich view of the phase: the range's samples
+	await page.click("#icicle");
+	check("the icicle shows the range", (await page.evaluate(() => ember.frame(0).samples)) == root &&
+		await page.evaluate(() => ember.find("phase_three")) < 0);
+	const ph = await page.evaluate(() => { const r = ember.rect(ember.find("phase_one")); return r && { x: r.x + Math.min(r.w / 2, 20), y: r.y + r.h / 2 }; });
+	await page.mouse.click(ph.x, ph.y, { button: "right" });
+	await page.click('#menu div:has-text("Sandwich view of")');
+	await paint(page);
+	const sw = await page.evaluate(() => [ember.frame(0, "callers"), ember.frame(0, "callees"), ember.state.mode]);
+	check("the sandwich of the phase shows the range's samples of it", sw[2] == "sandwich" &&
+		sw[0].name == "phase_one" && Math.abs(sw[0].samples - f.samples) < 1e-6 * f.samples &&
+		Math.abs(sw[1].samples - f.samples) < 1e-6 * f.samples, [sw, f]);
+	check("...and its callers from the range only", await page.evaluate(() =>
+		ember.find("main", "callers") >= 0 && ember.find("background_work", "callers") < 0 &&
+		ember.find("background_work", "callees") < 0));
+	await page.click("#back");
+	await page.click("#flame");
 	// the hash reloads the same range
 	const hash = await page.evaluate(() => location.hash);
 	const p2 = await open(page_file, hash);
@@ -190,6 +208,15 @@ async function test_range({ main, bg }) {
 	check("...and both threads are shown", Math.abs((await page.evaluate(() => ember.frame(0).samples)) - whole) < 1e-6 * whole);
 	await page.click("#tl-clear");
 	check("the button clears", (await page.evaluate(() => ember.timeline.selection().tids)).length == 0);
+	// a Ctrl-drag on another track adds its thread to the range's
+	await drag(page, main.tid, a + 20000, z - 20000);
+	await page.keyboard.down("Control");
+	await drag(page, bg.tid, a + 30000, z - 30000);
+	await page.keyboard.up("Control");
+	const s3 = await page.evaluate(() => ember.timeline.selection());
+	check("Ctrl-drag: the range, both threads", s3.tids.length == 2 && s3.tids.includes(bg.tid) &&
+		Math.abs(s3.t0 - (a + 30000)) < 5000 && await page.evaluate(() => ember.find("background_work")) >= 0 &&
+		await page.evaluate(() => ember.find("phase_one")) >= 0, s3);
 	await close(page);
 }
 
