@@ -522,7 +522,10 @@ function inModule(mod) {
 // the other.
 function rebuilt(t, x, roots) {
 	var n = t.n, whole = roots[0] == 0, size = 0, k, i;
-	for (k = 0; k < roots.length; k++) size += t.end[roots[k]] - roots[k];
+	if (x.op == "f") // at most the frames of its outermost frames
+		outermost(t, x.nm).forEach(function (i) { size += t.end[i] - i; });
+	else
+		for (k = 0; k < roots.length; k++) size += t.end[roots[k]] - roots[k];
 	var b = new Builder(t.name[0], size + 1), map = new Int32Array(n);
 	var DROP = -1, SKIP = -2; // SKIP: not in the result, but its descendants may be
 	var f = x.nm, aux = null, ismod = null, modId = -1;
