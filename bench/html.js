@@ -11,7 +11,11 @@
 // #search, each until the next paint (two animation frames, as for the
 // SVG in bench/browser.js).  hover: a mouse move over a frame until its
 // details are laid out (the handler and the style and layout it causes;
-// the browser paints it in its next frame).  Best of N fresh page loads.
+// the browser paints it in its next frame).  transforms: each of the
+// right-click menu's (merge, collapse recursion, collapse module, drop,
+// focus on a function, focus on a subtree) on the widest frame two levels
+// down, from the click on the menu item until the next paint, the chip
+// removed between them.  Best of N fresh page loads.
 "use strict";
 const fs = require("fs");
 const path = require("path");
@@ -33,6 +37,9 @@ for (const [label, files] of pages)
 	}
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const TRANSFORMS = [["merge", "Merge function"], ["recursion", "Collapse recursion"],
+	["module", "Collapse module"], ["drop", "Drop samples"], ["focus", "Function only"],
+	["subtree", "Subtree only"]];
 
 async function measure(browser, file) {
 	const page = await browser.newPage({ viewport: { width: 1300, height: 900 } });
@@ -87,6 +94,36 @@ async function measure(browser, file) {
 		requestAnimationFrame(() => requestAnimationFrame(() => resolve(performance.now() - t0)));
 	}), term);
 	r.matched = await page.evaluate(() => document.getElementById("matched").textContent);
+	await page.evaluate(() => {
+		const box = document.getElementById("search");
+		box.value = "";
+		box.dispatchEvent(new Event("input", { bubbles: true }));
+	});
+	const wide = await page.evaluate(() => {
+		const t = ember.chart().tree;
+		let best = -1;
+		for (let i = 1; i < t.n; i++) if (t.depth[i] == 2 && (best < 0 || t.width[i] > t.width[best])) best = i;
+		const b = best >= 0 && ember.rect(best);
+		return b && { x: b.x + Math.min(b.w / 2, 20), y: b.y + b.h / 2 };
+	});
+	for (const [k, item] of TRANSFORMS) {
+		if (!wide) break;
+		await sleep(200);
+		await page.mouse.click(wide.x, wide.y, { button: "right" });
+		r[k] = await page.evaluate((item) => new Promise((resolve) => {
+			const d = [...document.querySelectorAll("#menu div")].find((d) => d.textContent.startsWith(item));
+			if (!d) return resolve(NaN);
+			const t0 = performance.now();
+			d.click();
+			requestAnimationFrame(() => requestAnimationFrame(() => resolve(performance.now() - t0)));
+		}), item);
+		await page.evaluate(() => new Promise((resolve) => {
+			const x = document.querySelector("#filters .chip button");
+			if (x) x.click();
+			else document.getElementById("menu").hidden = true;
+			requestAnimationFrame(() => requestAnimationFrame(resolve));
+		}));
+	}
 	r.errors = errors;
 	await page.close();
 	return r;
@@ -122,6 +159,10 @@ function stats(xs) {
 			console.log(`    ${k.padEnd(7)} ${st.best.toFixed(k == "hover" ? 1 : 0).padStart(7)} ms` +
 				` best of ${runs}  (median ${st.median.toFixed(k == "hover" ? 1 : 0)} ms)`);
 		}
+		const tx = TRANSFORMS.map(([k]) => [k, stats(rs.map((r) => r[k]))]).filter(([, st]) => st.best !== undefined);
+		if (tx.length)
+			console.log(`    transforms: ${tx.map(([k, st]) => `${k} ${st.best.toFixed(0)}`).join(", ")} ms best of ${runs}` +
+				` (median ${tx.map(([, st]) => st.median.toFixed(0)).join(", ")})`);
 		const errs = [...new Set(rs.flatMap((r) => r.errors))];
 		if (errs.length) console.log(`    page errors: ${errs.join("; ")}`);
 	}

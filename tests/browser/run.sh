@@ -5,11 +5,12 @@
 # (speedscope.js), the time order of `ember record`'s speedscope, Chrome
 # and perf script files in speedscope's importer (timeorder.js), the
 # Firefox Profiler's format against its definition (firefox.js), the
-# HTML viewer's tracks and stack chart of a recording (timeline.js),
-# ember's Chrome trace events and .cpuprofile in DevTools' own trace
-# engine (devtools.js), with playwright-core, speedscope, ajv and
-# @paulirish/trace_engine from the npm registry; skips, saying why,
-# without Chromium, Node.js or the registry.
+# HTML viewer's tracks and stack chart of a recording (timeline.js) and
+# of off-CPU and wall-clock recordings (waits.js), ember's Chrome trace
+# events and .cpuprofile in DevTools' own trace engine (devtools.js), with
+# playwright-core, speedscope, ajv and @paulirish/trace_engine from the
+# npm registry; skips, saying why, without Chromium, Node.js or the
+# registry.
 set -u
 dir=tests/browser
 CHROMIUM=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
@@ -34,4 +35,5 @@ node "$dir/firefox.js" || rc=1
 node "$dir/html.js" || rc=1
 node "$dir/views.js" || rc=1
 node "$dir/timeline.js" || rc=1
+node "$dir/waits.js" || rc=1
 exit $rc

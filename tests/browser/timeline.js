@@ -5,11 +5,15 @@
 // (CLOCK_MONOTONIC, as perf's sample times); the page's first sample time
 // (EMBER.timeline.start) maps them onto the page.  Checks the tracks (one
 // per thread, names and tids, the same canvas span), a drag over the
-// first phase (that phase >= 80% of the selection, the functions table
-// and the URL agree), Escape, the URL keeping the range, the stack chart
+// first phase (that phase >= 80% of the selection; the functions table,
+// call tree, icicle, sandwich and URL agree), Escape, clicks, Ctrl-click
+// and Ctrl-drag on tracks, the URL keeping the range, the stack chart
 // (the phases in order, hover text, cleared over empty space, wheel zoom
-// and drag), and that folded input shows no tracks.  Skips without
-// perf_event_open.  Ends with "timeline: N passed, M failed".
+// and drag), the time axes (ticks at their times above the tracks and in
+// the stack chart, following its zoom; the selection's duration), the
+// stack chart's zoom and pan kept in the URL and restored, and that
+// folded input shows no tracks.  Skips without perf_event_open.  Ends
+// with "timeline: N passed, M failed".
 "use strict";
 const fs = require("fs");
 const path = require("path");
@@ -161,6 +165,23 @@ async function test_range({ main, bg }) {
 	check("Left Heavy: the same selection", (await page.evaluate(() => ember.frame(0).samples)) == root &&
 		await page.evaluate(() => ember.find("phase_three")) < 0);
 	await page.click("#heavy");
+	// the icicle and the sandwich view of the phase: the range's samples
+	await page.click("#icicle");
+	check("the icicle shows the range", (await page.evaluate(() => ember.frame(0).samples)) == root &&
+		await page.evaluate(() => ember.find("phase_three")) < 0);
+	const ph = await page.evaluate(() => { const r = ember.rect(ember.find("phase_one")); return r && { x: r.x + Math.min(r.w / 2, 20), y: r.y + r.h / 2 }; });
+	await page.mouse.click(ph.x, ph.y, { button: "right" });
+	await page.click('#menu div:has-text("Sandwich view of")');
+	await paint(page);
+	const sw = await page.evaluate(() => [ember.frame(0, "callers"), ember.frame(0, "callees"), ember.state.mode]);
+	check("the sandwich of the phase shows the range's samples of it", sw[2] == "sandwich" &&
+		sw[0].name == "phase_one" && Math.abs(sw[0].samples - f.samples) < 1e-6 * f.samples &&
+		Math.abs(sw[1].samples - f.samples) < 1e-6 * f.samples, [sw, f]);
+	check("...and its callers from the range only", await page.evaluate(() =>
+		ember.find("main", "callers") >= 0 && ember.find("background_work", "callers") < 0 &&
+		ember.find("background_work", "callees") < 0));
+	await page.click("#back");
+	await page.click("#flame");
 	// the hash reloads the same range
 	const hash = await page.evaluate(() => location.hash);
 	const p2 = await open(page_file, hash);
@@ -187,6 +208,15 @@ async function test_range({ main, bg }) {
 	check("...and both threads are shown", Math.abs((await page.evaluate(() => ember.frame(0).samples)) - whole) < 1e-6 * whole);
 	await page.click("#tl-clear");
 	check("the button clears", (await page.evaluate(() => ember.timeline.selection().tids)).length == 0);
+	// a Ctrl-drag on another track adds its thread to the range's
+	await drag(page, main.tid, a + 20000, z - 20000);
+	await page.keyboard.down("Control");
+	await drag(page, bg.tid, a + 30000, z - 30000);
+	await page.keyboard.up("Control");
+	const s3 = await page.evaluate(() => ember.timeline.selection());
+	check("Ctrl-drag: the range, both threads", s3.tids.length == 2 && s3.tids.includes(bg.tid) &&
+		Math.abs(s3.t0 - (a + 30000)) < 5000 && await page.evaluate(() => ember.find("background_work")) >= 0 &&
+		await page.evaluate(() => ember.find("phase_one")) >= 0, s3);
 	await close(page);
 }
 
@@ -245,6 +275,137 @@ async function test_stack({ main }) {
 	await close(page);
 }
 
+// a duration as fmtTime writes it: "N s", "N ms", "N µs"
+const labelDur = (l) => labelNs(l);
+// a tick's label as nanoseconds: "N s", "N ms", "N µs", "N ns"
+function labelNs(l) {
+	const m = /^(\d+(?:\.\d+)?) (s|ms|\u00b5s|ns)$/.exec(l);
+	return m ? +m[1] * { s: 1e9, ms: 1e6, "\u00b5s": 1e3, ns: 1 }[m[2]] : NaN;
+}
+// ticks drawn at their times, labelled with them, evenly, a step of 1, 2
+// or 5 times a power of ten, at least 50 pixels apart
+function checkTicks(what, tk, t0, t1, W, tunit) {
+	check(`${what}: ticks`, tk.length >= 3 && tk.length <= W / 50 + 1, tk.length);
+	check(`${what}: at their times`, tk.every((k) => Math.abs(k.x - (k.t - t0) / (t1 - t0) * W) < 0.5 &&
+		k.t >= t0 - 1e-6 && k.t <= t1 + 1e-6), tk.slice(0, 3));
+	check(`${what}: labelled with them`, tk.every((k) => Math.abs(labelNs(k.label) - k.t * tunit) < 1e-6 * Math.max(1, k.t * tunit)),
+		tk.map((k) => [k.t, k.label]).slice(0, 4));
+	const step = tk.length > 1 ? tk[1].t - tk[0].t : 0, e = Math.pow(10, Math.floor(Math.log10(step * tunit)));
+	check(`${what}: evenly, 1, 2 or 5 times a power of ten`, step > 0 && tk.every((k, i) => !i || Math.abs(k.t - tk[i - 1].t - step) < 1e-6 * step) &&
+		[1, 2, 5, 10].some((m) => Math.abs(step * tunit - m * e) < 1e-6 * e), [step, tk.map((k) => k.label).slice(0, 4)]);
+	check(`${what}: at least 50 pixels apart`, tk.length > 1 && tk[1].x - tk[0].x >= 50, tk.slice(0, 2));
+	return step;
+}
+
+async function test_axis({ main }) {
+	const page = await open(page_file);
+	const geo = await page.evaluate(() => {
+		const a = document.querySelector("#tracks .tl-axis canvas"), t = document.querySelector("#tracks [data-tid] canvas");
+		const r = (e) => { const b = e.getBoundingClientRect(); return { x: b.left, y: b.top, w: b.width, h: b.height }; };
+		return a && { axis: r(a), track: r(t) };
+	});
+	check("a time axis above the tracks", geo && geo.axis.y < geo.track.y && geo.axis.x == geo.track.x &&
+		geo.axis.w == geo.track.w, geo);
+	const span = await page.evaluate(() => ember.timeline.span);
+	const end = await page.evaluate((x) => ember.timeline.time(x), geo.axis.x + geo.axis.w);
+	let ax = await page.evaluate(() => ember.timeline.axis());
+	const tunit = await page.evaluate(() => ember.timeline.tunit);
+	checkTicks("the tracks' axis", ax.tracks, span[0], end, geo.axis.w, tunit);
+	check("...from the recording's start: 0 first", ax.tracks[0].t == 0 && /^0 /.test(ax.tracks[0].label), ax.tracks[0]);
+	check("...at the tracks' times",
+		(await Promise.all(ax.tracks.map((k) => page.evaluate((x) => ember.timeline.time(x), geo.axis.x + k.x))))
+			.every((t, i) => Math.abs(t - ax.tracks[i].t) < (end - span[0]) / geo.axis.w), ax.tracks.slice(0, 3));
+	// drawn: a tick's line in the canvas's pixels, none between ticks
+	const px = await page.evaluate((xs) => {
+		const c = document.querySelector("#tracks .tl-axis canvas"), d = c.width / c.clientWidth;
+		return xs.map((x) => [...c.getContext("2d").getImageData(Math.round(x * d), 2, 1, 1).data]);
+	}, [ax.tracks[1].x, (ax.tracks[1].x + ax.tracks[2].x) / 2]);
+	check("...drawn: the tick's line", px[0][3] == 255 && px[0][0] < 200 && px[1][0] > 200, px);
+	check("no selection, no duration", ax.selection === null);
+	// the selection's duration, over it and in the bar
+	const [a, z] = phases.phase_one.map(pageTime);
+	await drag(page, main.tid, a + 20000, z - 20000);
+	const sel = await page.evaluate(() => ember.timeline.selection());
+	ax = await page.evaluate(() => ember.timeline.axis());
+	const d = ax.selection;
+	check("the selection's duration over it", d && Math.abs(labelDur(d.label) - (sel.t1 - sel.t0) * tunit) < 0.01 * (sel.t1 - sel.t0) * tunit &&
+		Math.abs(d.x - (sel.t0 - span[0]) / (end - span[0]) * geo.axis.w) < 1 &&
+		Math.abs(d.w - (sel.t1 - sel.t0) / (end - span[0]) * geo.axis.w) < 1, [d, sel]);
+	const bar = await page.textContent("#tl-range");
+	check("...and in the bar", d && bar.includes(`(${d.label})`), [bar, d]);
+	await page.keyboard.press("Escape");
+	// the stack chart's axis follows its zoom
+	await page.click("#stack");
+	await paint(page);
+	const W = await page.evaluate(() => document.querySelector("#stackchart canvas").clientWidth);
+	let st = await page.evaluate(() => ember.timeline.stack());
+	ax = await page.evaluate(() => ember.timeline.axis());
+	const s0 = checkTicks("the stack chart's axis", ax.stack, st.t0, st.t1, W, tunit);
+	check("...above its boxes", st.boxes.every((b) => b.y >= 16), st.boxes.map((b) => b.y).sort((a, b) => a - b)[0]);
+	const r = await page.evaluate(() => { const b = document.querySelector("#stackchart canvas").getBoundingClientRect(); return { x: b.left, y: b.top }; });
+	await page.mouse.move(r.x + 300, r.y + 40);
+	await page.mouse.wheel(0, -1000);
+	await paint(page);
+	st = await page.evaluate(() => ember.timeline.stack());
+	ax = await page.evaluate(() => ember.timeline.axis());
+	const s1 = checkTicks("the zoomed stack chart's axis", ax.stack, st.t0, st.t1, W, tunit);
+	check("...with a finer step", s1 < s0 && ax.stack[0].t >= st.t0, [s0, s1]);
+	await page.mouse.move(r.x + 300, r.y + 5);
+	check("hover over the axis: no frame", (await page.textContent("#details")).trim() == "");
+	await close(page);
+}
+
+// the stack chart's zoom and pan in the URL, and back on load
+async function test_stackurl({ main }) {
+	const page = await open(page_file, "#mode=stack");
+	await paint(page);
+	check("no stack= before the view moves", await page.evaluate(() => !/stack=/.test(location.hash)));
+	const r = await page.evaluate(() => { const b = document.querySelector("#stackchart canvas").getBoundingClientRect(); return { x: b.left, y: b.top }; });
+	await page.mouse.move(r.x + 500, r.y + 60);
+	await page.mouse.wheel(0, -600);
+	await page.mouse.move(r.x + 500, r.y + 60);
+	await page.mouse.down();
+	await page.mouse.move(r.x + 420, r.y + 60, { steps: 3 });
+	await page.mouse.up();
+	await page.waitForTimeout(300);
+	const st = await page.evaluate(() => ember.timeline.stack());
+	const hash = await page.evaluate(() => location.hash);
+	const m = /(?:^#|&)stack=(-?[\d.]+)-(-?[\d.]+)(&|$)/.exec(hash);
+	check("the URL keeps the stack chart's view", m && Math.abs(+m[1] - st.t0) < 0.01 && Math.abs(+m[2] - st.t1) < 0.01,
+		[hash, st.t0, st.t1]);
+	check("...beside the view's other state", /mode=stack/.test(hash), hash);
+	const p2 = await open(page_file, hash);
+	await paint(p2);
+	const s2 = await p2.evaluate(() => ember.timeline.stack());
+	check("the URL's stack chart view comes back on load", Math.abs(s2.t0 - st.t0) < 0.01 && Math.abs(s2.t1 - st.t1) < 0.01,
+		[s2.t0, s2.t1, st.t0, st.t1]);
+	const key = (s) => s.boxes.map((b) => `${b.name}@${Math.round(b.x)}+${Math.round(b.w)}`).sort().join();
+	check("...with the same boxes", s2.boxes.length > 0 && key(s2) == key(st), [s2.boxes.length, st.boxes.length]);
+	await p2.close();
+	// a double click restores the whole view, and the URL drops it
+	await page.mouse.dblclick(r.x + 500, r.y + 60);
+	await page.waitForTimeout(300);
+	check("a double click: the whole recording, and no stack= in the URL", await page.evaluate(() =>
+		!/stack=/.test(location.hash) && ember.timeline.stack().t0 == ember.timeline.span[0]));
+	await close(page);
+	// with a range: the view inside it kept, the range too
+	const [a, z] = phases.phase_two.map(pageTime);
+	const p3 = await open(page_file, `#mode=stack&range=${Math.round(a)}-${Math.round(z)}&stack=${Math.round(a + 1000)}-${Math.round(a + 5000)}`);
+	await paint(p3);
+	const s3 = await p3.evaluate(() => ember.timeline.stack());
+	check("stack= and range= together", Math.abs(s3.t0 - Math.round(a + 1000)) < 0.01 && Math.abs(s3.t1 - Math.round(a + 5000)) < 0.01 &&
+		(await p3.evaluate(() => ember.timeline.selection())).t0 == Math.round(a), [s3.t0, s3.t1]);
+	await close(p3);
+	// nonsense is ignored
+	for (const bad of ["stack=9-1", "stack=x-y", "stack=1e9-", "stack=%00"]) {
+		const p4 = await open(page_file, "#mode=stack&" + bad);
+		await paint(p4);
+		const s4 = await p4.evaluate(() => [ember.timeline.stack(), ember.timeline.span]);
+		check(`a bad ${bad}: the whole recording`, s4[0].t0 == s4[1][0] && s4[0].t1 > s4[1][1], s4[0].t0);
+		await close(p4);
+	}
+}
+
 async function test_untimed() {
 	const page = await open(folded_page);
 	check("folded input: no tracks", await page.evaluate(() => !document.getElementById("tracks")));
@@ -285,7 +446,7 @@ async function test_perfdata() {
 			"--disable-sync"],
 	});
 	let tracks = null;
-	for (const t of [test_tracks, test_range, test_stack, test_untimed, test_perfdata]) {
+	for (const t of [test_tracks, test_range, test_stack, test_axis, test_stackurl, test_untimed, test_perfdata]) {
 		try {
 			const r = await t(tracks);
 			if (t == test_tracks) tracks = r;

@@ -81,11 +81,34 @@ const pageTree = (page) => page.evaluate(() => {
 	}
 	return out;
 });
+// Where the main chart's frames lie: each inside its parent, siblings
+// apart, the parent's width its children's and its own time; the frames
+// that break that.
+const badLayout = (page) => page.evaluate(() => {
+	const t = ember.chart().tree, bad = [], e = 1e-9 * t.width[0];
+	for (let i = 0; i < t.n; i++) {
+		const kids = [];
+		for (let c = i + 1; c < t.end[i]; c = t.end[c]) if (t.width[c] > 0) kids.push(c); // (0: not drawn)
+		kids.sort((a, b) => t.start[a] - t.start[b]);
+		let x = t.start[i], sum = t.self[i];
+		for (const c of kids) {
+			if (t.start[c] < x - e || t.start[c] + t.width[c] > t.start[i] + t.width[i] + e || t.parent[c] != i ||
+				t.depth[c] != t.depth[i] + 1)
+				bad.push([ember.names[t.name[c]], t.start[c], t.width[c], ember.names[t.name[i]], t.start[i], t.width[i]]);
+			x = t.start[c] + t.width[c];
+			sum += t.width[c];
+		}
+		if (t.width[i] > 0 && Math.abs(sum - t.width[i]) > e) bad.push([ember.names[t.name[i]], "children and self", sum, t.width[i]]);
+	}
+	return bad.slice(0, 4);
+});
 async function sameTree(page, ls, what) {
 	const got = await pageTree(page), want = treeOf(ls);
 	const bad = got.filter(([k, tot, self]) => !want.has(k) || want.get(k)[0] != tot || want.get(k)[1] != self);
 	check(what, !bad.length && got.length == want.size,
 		{ bad: bad.slice(0, 4), got: got.length, want: [...want].slice(0, 12) });
+	const lay = await badLayout(page);
+	check(`${what}: laid out`, !lay.length, lay);
 	return got;
 }
 async function spot(page, name) {
@@ -382,6 +405,47 @@ async function test_transforms() {
 	await close(page);
 }
 
+// The transforms on a few hundred random stacks (a function in many
+// places, under itself, in several modules' runs), one and several in a
+// row, from the URL: the same trees as the stacks transformed.
+async function test_transforms_many() {
+	let seed = 7;
+	const rnd = (n) => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n;
+	const NAMES = ["a", "b", "c", "d", "e", "std::x", "std::y", "libc.so.6`f"];
+	const of = { "std::x": "std", "std::y": "std", "libc.so.6`f": "libc.so.6" };
+	const text = [];
+	for (let k = 0; k < 400; k++) {
+		const st = ["main"];
+		for (let d = rnd(8); d > 0; d--) st.push(NAMES[rnd(NAMES.length)]);
+		text.push(`${st.join(";")} ${1 + rnd(9)}`);
+	}
+	const ls = parse(text.join("\n") + "\n"), file = draw(text.join("\n") + "\n", "--minwidth", "0");
+	let page = await open(file);
+	const id = await page.evaluate(() => Object.fromEntries(ember.names.map((n, i) => [n, i])));
+	await close(page);
+	const cases = [
+		["merge b", `m${id.b}`, T.merge(ls, "b")],
+		["merge main", `m${id.main}`, T.merge(ls, "main")],
+		["collapse recursion of a", `r${id.a}`, T.recursion(ls, "a")],
+		["collapse module std", `l${id["std::x"]}`, T.module(ls, "std", of)],
+		["drop c", `d${id.c}`, T.drop(ls, "c")],
+		["focus on d", `f${id.d}`, T.fn(ls, "d")],
+		["subtree main > e", `s${id.main}-${id.e}`, T.subtree(ls, ["main", "e"])],
+		["merge b, drop c, collapse recursion of a, collapse module std",
+			`m${id.b}.d${id.c}.r${id.a}.l${id["std::y"]}`,
+			T.module(T.recursion(T.drop(T.merge(ls, "b"), "c"), "a"), "std", of)],
+		["drop e, then merge a, then drop d", `d${id.e}.m${id.a}.d${id.d}`, T.drop(T.merge(T.drop(ls, "e"), "a"), "d")],
+	];
+	for (const [what, tx, want] of cases) {
+		page = await open(file, "#tx=" + tx);
+		await sameTree(page, want.filter(([, c]) => c > 0), `random stacks: ${what}`);
+		await page.click("#heavy");
+		const lay = await badLayout(page);
+		check(`random stacks: ${what}: Left Heavy laid out`, !lay.length, lay);
+		await close(page);
+	}
+}
+
 async function test_hostile() {
 	const bad = "<img src=x onerror=\"window.pwned=1\">";
 	const page = await open(draw(`main;${bad};leaf 3\nmain;${bad} 2\nmain;b 1\n`, "--minwidth", "0"));
@@ -456,7 +520,7 @@ async function test_diff() {
 		args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
 			"--disable-background-networking", "--disable-component-update", "--disable-sync"],
 	});
-	for (const t of [test_switcher, test_left_heavy, test_calltree, test_transforms, test_hostile, test_diff]) {
+	for (const t of [test_switcher, test_left_heavy, test_calltree, test_transforms, test_transforms_many, test_hostile, test_diff]) {
 		try {
 			await t();
 		} catch (e) {

@@ -18,13 +18,26 @@
  *                        the wheel zooms, a drag pans, hover text in
  *                        #details (a blank over empty space)
  *   URL hash             range=T0-T1 (in tunits from the first sample),
- *                        threads=TID.TID
+ *                        threads=TID.TID, stack=T0-T1 the stack chart's
+ *                        view once the wheel or a drag has moved it
  *   window.ember.timeline
  *     threads            [{tid, pid, name, process, samples}]
  *     span               [first, last] sample times (tunits)
  *     tunit              nanoseconds a time unit
  *     select(t0, t1, tids), clear(), selection()
  *     time(x)            the time under client x in the tracks
+ *     axis()             the time axes' ticks as drawn: {tracks, stack:
+ *                        [{t, x, label}], selection: {x, w, label}}, t in
+ *                        tunits, x in pixels from the left of the axis's
+ *                        canvas (.tl-axis canvas above the tracks, the
+ *                        top AXISH pixels of the stack chart's), labels
+ *                        "N ms" from the first sample; selection: the
+ *                        range's duration as drawn over it, or null
+ *     activity(tid)      a track's graph: {bin, px, max, on, off}, the
+ *                        weight on CPU and waiting (off-CPU) per bin of
+ *                        bin tunits (px pixels) from the first sample; a
+ *                        wait is spread over the time it lasts; bars of
+ *                        on, then off above it, scaled to max
  *     stack()            the stack chart's view and its drawn boxes:
  *                        {t0, t1, boxes: [{name, depth, x, y, w, tid}]}
  *     phaseOrder(tid)    the stack chart's boxes' names at depth 1..n,
@@ -189,6 +202,7 @@ function decodeSamples() {
 	});
 	if (rd.bad || !rd.end()) throw new Error("the samples are damaged");
 	span = [0, T];
+	waits();
 	// a sample lasts until the next, at most two intervals (the median)
 	var d = [];
 	threads.forEach(function (th) {
@@ -196,6 +210,28 @@ function decodeSamples() {
 	});
 	d.sort(function (a, b) { return a - b; });
 	interval = d.length ? d[d.length >> 1] : 1;
+}
+
+// An off-CPU sample (--off-cpu, --wall) is a wait that begins at its time
+// and lasts its weight, when the weight is a time: th.wl its length in
+// tunits (0 for a CPU sample), th.maxwl the longest, so that a range
+// finds the waits that began before it.
+var NSPER = { ns: 1, nsec: 1, nanoseconds: 1, us: 1e3, usec: 1e3, microseconds: 1e3,
+	ms: 1e6, msec: 1e6, milliseconds: 1e6, s: 1e9, sec: 1e9, seconds: 1e9 };
+function waits() {
+	var per = NSPER[String(E.countname || "").toLowerCase()];
+	var f = per && TL.weighted ? E.unit * per / TL.tunit : 0;
+	inOrder.forEach(function (th) {
+		var wl = new Float64Array(th.n), mx = 0;
+		if (f > 0)
+			for (var k = 0; k < th.n; k++)
+				if (th.off[k] && th.w[k] > 0) {
+					wl[k] = th.w[k] * f;
+					if (wl[k] > mx) mx = wl[k];
+				}
+		th.wl = wl;
+		th.maxwl = mx;
+	});
 }
 
 // the threads as the page lists them (by pid and tid), and as the
@@ -218,8 +254,8 @@ function lower(t, x) {
 	return lo;
 }
 function dur(th, k) {
-	var cap = 2 * interval;
-	return k + 1 < th.n ? Math.min(th.t[k + 1] - th.t[k], cap) : interval;
+	var cap = th.wl[k] > 0 ? th.wl[k] : 2 * interval;
+	return k + 1 < th.n ? Math.min(th.t[k + 1] - th.t[k], cap) : Math.max(th.wl[k], interval);
 }
 
 // ---- the selection ----------------------------------------------------
@@ -247,11 +283,19 @@ function tree() {
 	own.fill(0);
 	onw.fill(0);
 	var k, r = hasRange();
+	// a wait counts the part of it in the range
 	chosen().forEach(function (th) {
-		var lo = r ? lower(th.t, sel.t0) : 0, hi = r ? lower(th.t, sel.t1) : th.n;
-		var s = th.s, w = th.w, off = th.off;
+		var lo = r ? lower(th.t, sel.t0 - th.maxwl) : 0, hi = r ? lower(th.t, sel.t1) : th.n;
+		var in0 = r ? lower(th.t, sel.t0) : 0, s = th.s, w = th.w, off = th.off, t = th.t, wl = th.wl;
 		for (var q = lo; q < hi; q++) {
 			var v = w ? w[q] : 1;
+			if (r && wl[q] > 0) {
+				var a = Math.max(t[q], sel.t0), z = Math.min(t[q] + wl[q], sel.t1);
+				if (!(z > a)) continue;
+				v *= (z - a) / wl[q];
+			} else if (q < in0) {
+				continue;
+			}
 			own[s[q]] += v;
 			if (!off[q]) onw[s[q]] += v;
 		}
@@ -298,6 +342,50 @@ function fmtTime(v) {
 	return (ns / 1e3).toFixed(1) + " \u00b5s";
 }
 
+// ---- the time axis ----------------------------------------------------
+
+// Ticks from t0 to t1 (tunits) over W pixels, at least MINPX apart, at
+// 1, 2 or 5 times a power of ten, labelled in the unit of the step (time
+// from the first sample)
+var MINPX = 80, AXISH = 18;
+var UNITS = [[1e9, "s"], [1e6, "ms"], [1e3, "\u00b5s"], [1, "ns"]];
+function ticks(t0, t1, W) {
+	var tu = TL.tunit, len = (t1 - t0) * tu, out = [];
+	if (!(len > 0) || !(W > 0)) return out;
+	var want = len / W * MINPX, p = Math.pow(10, Math.floor(Math.log10(want))), step = p;
+	for (var m = 0; m < 3 && step < want; m++) step = p * [2, 5, 10][m];
+	var u = UNITS[UNITS.length - 1];
+	for (var k = 0; k < UNITS.length; k++)
+		if (step >= UNITS[k][0] / 10) { u = UNITS[k]; break; }
+	var dec = step < u[0] ? 1 : 0;
+	for (var v = Math.ceil(t0 * tu / step) * step; v <= t1 * tu + 1e-9 * len; v += step) {
+		var t = v / tu;
+		out.push({ t: t, x: (t - t0) / (t1 - t0) * W,
+			label: (Math.abs(v) < step / 2 ? "0" : (v / u[0]).toFixed(dec)) + " " + u[1] });
+	}
+	return out;
+}
+// draws the ticks of t0..t1 on ctx from y 0 to AXISH, over a background;
+// returns them
+function axisDraw(ctx, W, t0, t1) {
+	var tk = ticks(t0, t1, W), dark = document.documentElement.dataset.theme == "dark";
+	ctx.fillStyle = getComputedStyle(document.documentElement).getPropertyValue("--panel") || "#f4f4f4";
+	ctx.fillRect(0, 0, W, AXISH);
+	ctx.fillStyle = dark ? "#666" : "#aaa";
+	ctx.fillRect(0, AXISH - 1, W, 1);
+	ctx.font = "11px system-ui, sans-serif";
+	ctx.textBaseline = "middle";
+	tk.forEach(function (k) {
+		var x = Math.round(k.x);
+		ctx.fillStyle = dark ? "#666" : "#aaa";
+		ctx.fillRect(x, 0, 1, AXISH);
+		ctx.fillStyle = fgColor;
+		ctx.fillText(k.label, x + 3, AXISH / 2);
+	});
+	return tk;
+}
+var axes = { tracks: [], stack: [], sel: null };
+
 function apply() {
 	V.S.zoom = 0;
 	trackDraw();
@@ -314,6 +402,7 @@ function label() {
 		el.classList.toggle("on", sel.tids.indexOf(+el.dataset.tid) >= 0);
 	});
 	sview = null;
+	smoved = false;
 }
 function select(t0, t1, tids) {
 	sel.t0 = Math.min(t0, t1);
@@ -340,6 +429,11 @@ bar.className = "tl-bar";
 bar.innerHTML = '<span class="tl-title">Threads</span><span id="tl-range"></span>' +
 	'<button id="tl-clear" hidden title="the whole recording (Escape)">Clear Selection</button>';
 tracksEl.appendChild(bar);
+var axisRow = document.createElement("div");
+axisRow.className = "tl-axis";
+axisRow.innerHTML = '<div class="tl-alabel"></div><canvas></canvas>';
+tracksEl.appendChild(axisRow);
+var acv = axisRow.querySelector("canvas");
 var rows = [], pel = null, lastPid = null;
 threads.forEach(function (th) {
 	if (pel === null || th.pid !== lastPid) {
@@ -378,11 +472,15 @@ style.textContent =
 	".tl-label { width: " + LABELW + "px; flex: none; padding: 0 10px; line-height: " + TRACKH + "px; " +
 	"overflow: hidden; text-overflow: ellipsis; white-space: nowrap; cursor: pointer; }" +
 	".tl-graph { flex: 1; min-width: 0; height: " + TRACKH + "px; display: block; cursor: crosshair; }" +
+	".tl-axis { display: flex; position: sticky; top: 0; z-index: 1; height: " + AXISH + "px; }" +
+	".tl-alabel { width: " + LABELW + "px; flex: none; background: var(--panel); }" +
+	".tl-axis canvas { flex: 1; min-width: 0; height: " + AXISH + "px; display: block; }" +
 	"#stackchart { background: var(--bg1); }";
 document.head.appendChild(style);
 
-// activity: per pixel, the weight on CPU and off it
-// (in bins of BINPX pixels, so that a few samples a pixel do not flicker)
+// activity: per pixel, the weight on CPU and off it (in bins of BINPX
+// pixels, so that a few samples a pixel do not flicker); a wait spread
+// over the bins it lasts, in proportion
 var BINPX = 3;
 function binAll(W) {
 	var max = 0, nb = Math.ceil(W / BINPX);
@@ -390,9 +488,16 @@ function binAll(W) {
 		var th = r.th, on = new Float64Array(nb), off = new Float64Array(nb);
 		var sc = W / (span[1] - span[0] + interval) / BINPX;
 		for (var k = 0; k < th.n; k++) {
-			var x = Math.min(nb - 1, Math.floor((th.t[k] - span[0]) * sc)), v = th.w ? th.w[k] : 1;
-			if (th.off[k]) off[x] += v;
-			else on[x] += v;
+			var u = (th.t[k] - span[0]) * sc, x = Math.min(nb - 1, Math.floor(u)), v = th.w ? th.w[k] : 1;
+			if (!th.off[k]) {
+				on[x] += v;
+			} else if (!(th.wl[k] > 0)) {
+				off[x] += v;
+			} else {
+				var e = u + th.wl[k] * sc, per = v / (e - u);
+				for (var b = x; b < nb && b < e; b++)
+					off[b] += per * (Math.min(e, b + 1) - Math.max(u, b));
+			}
 		}
 		for (var x2 = 0; x2 < nb; x2++) if (on[x2] + off[x2] > max) max = on[x2] + off[x2];
 		r.bins = { W: W, on: on, off: off };
@@ -414,6 +519,26 @@ function trackDraw() {
 	var r0 = drag && drag.moved ? Math.min(drag.t0, drag.t1) : sel.t0;
 	var r1 = drag && drag.moved ? Math.max(drag.t0, drag.t1) : sel.t1;
 	var sc = W / (span[1] - span[0] + interval);
+	if (acv.width != Math.round(W * dpr) || acv.height != Math.round(AXISH * dpr)) {
+		acv.width = Math.round(W * dpr);
+		acv.height = Math.round(AXISH * dpr);
+	}
+	var actx = acv.getContext("2d");
+	actx.setTransform(dpr, 0, 0, dpr, 0, 0);
+	axes.tracks = axisDraw(actx, W, span[0], span[1] + interval);
+	axes.sel = null;
+	if (r1 > r0) {
+		// the selection's duration over it
+		var sa = (r0 - span[0]) * sc, sz = (r1 - span[0]) * sc, txt = fmtTime(r1 - r0);
+		var tw = actx.measureText(txt).width + 8, tx = Math.max(0, Math.min(W - tw, (sa + sz - tw) / 2));
+		actx.fillStyle = "rgba(32,96,192,0.2)";
+		actx.fillRect(sa, 0, Math.max(sz - sa, 1), AXISH);
+		actx.fillStyle = "rgba(32,96,192,0.95)";
+		actx.fillRect(tx, 1, tw, AXISH - 2);
+		actx.fillStyle = "#fff";
+		actx.fillText(txt, tx + 4, AXISH / 2);
+		axes.sel = { x: sa, w: sz - sa, label: txt };
+	}
 	rows.forEach(function (r) {
 		var cv = r.cv, ctx = cv.getContext("2d"), H = TRACKH;
 		if (cv.width != Math.round(W * dpr) || cv.height != Math.round(H * dpr)) {
@@ -504,7 +629,7 @@ pane.innerHTML = '<canvas></canvas><div class="spacer"></div>';
 document.querySelector("main").appendChild(pane);
 var scv = pane.querySelector("canvas"), sctx = scv.getContext("2d"), spacer = pane.querySelector(".spacer");
 var fh = E.frameheight, charw = V.charw(), BANDHEAD = fh + 4;
-var sview = null; // [t0, t1] shown
+var sview = null, smoved = false; // [t0, t1] shown; moved by the user
 var drawn = { n: 0, node: new Int32Array(4096), x: new Float64Array(4096), w: new Float64Array(4096),
 	y: new Float64Array(4096), band: new Int32Array(4096), t: new Float64Array(4096), d: new Float64Array(4096) };
 var bands = [];
@@ -518,7 +643,7 @@ function bandDepth(th) {
 	return md;
 }
 function stackLayout() {
-	var y = 0;
+	var y = AXISH; // the time axis above the bands
 	bands = chosen().map(function (th) {
 		if (th.md === undefined) th.md = bandDepth(th);
 		var b = { th: th, y: y, h: BANDHEAD + th.md * fh + 4 };
@@ -530,7 +655,7 @@ function stackLayout() {
 function grow(a) { var b = new a.constructor(a.length * 2); b.set(a); return b; }
 function box(node, x, w, y, band, t, d) {
 	var dr = drawn;
-	if (y + fh < 0 || y > stackH) return;
+	if (y + fh <= AXISH || y > stackH) return;
 	if (dr.n == dr.node.length)
 		["node", "x", "w", "y", "band", "t", "d"].forEach(function (k) { dr[k] = grow(dr[k]); });
 	dr.node[dr.n] = node;
@@ -623,6 +748,7 @@ function stackDraw() {
 		if (y0 <= vh && y0 + b.h >= 0)
 			sctx.fillText((b.th.name || "thread") + " (" + b.th.tid + ")", 4, y0 + BANDHEAD / 2);
 	});
+	axes.stack = axisDraw(sctx, W, v[0], v[1]);
 }
 var lastCss = "", fgColor = "#000";
 var stackScale = 1, stackTop = 0, stackH = 0, open = new Int32Array(1), ox = new Float64Array(1);
@@ -680,6 +806,7 @@ function band(b, bi, y0, v, sc, W) {
 }
 function stackAt(cx, cy) {
 	var r = scv.getBoundingClientRect(), x = cx - r.left, y = cy - r.top, dr = drawn;
+	if (y < AXISH) return -1;
 	for (var k = 0; k < dr.n; k++)
 		if (y >= dr.y[k] && y < dr.y[k] + fh - 1 && x >= dr.x[k] && x < dr.x[k] + Math.max(dr.w[k], 1)) return k;
 	return -1;
@@ -706,7 +833,9 @@ scv.addEventListener("wheel", function (e) {
 	w = Math.max(w, 4 / stackScale * 1e-3 + 1e-3);
 	var t0 = at - (at - v[0]) * f;
 	sview = [t0, t0 + w];
+	smoved = true;
 	stackDraw();
+	keepView();
 }, { passive: false });
 scv.addEventListener("mousedown", function (e) {
 	if (e.button) return;
@@ -717,10 +846,17 @@ document.addEventListener("mousemove", function (e) {
 	if (!sdrag) return;
 	var dt = (e.clientX - sdrag.x) / stackScale;
 	sview = [sdrag.v[0] - dt, sdrag.v[1] - dt];
+	smoved = true;
 	stackDraw();
+	keepView();
 });
 document.addEventListener("mouseup", function () { sdrag = null; });
-scv.addEventListener("dblclick", function () { sview = null; stackDraw(); });
+scv.addEventListener("dblclick", function () {
+	sview = null;
+	smoved = false;
+	stackDraw();
+	keepView();
+});
 pane.addEventListener("scroll", stackDraw);
 window.addEventListener("resize", stackDraw);
 V.charts.push({ draw: function () { stackDraw(); trackDraw(); } });
@@ -739,8 +875,25 @@ function show(m) {
 
 // ---- the URL ----------------------------------------------------------
 
+// the stack chart's view in the URL (stack=T0-T1), written a moment after
+// the wheel or a drag moves it, as the page's other state is
+var hashTimer = 0;
+function keepView() {
+	clearTimeout(hashTimer);
+	hashTimer = setTimeout(function () {
+		var q = location.hash.replace(/^#/, "").split("&").filter(function (kv) {
+			return kv && !/^stack=/.test(kv);
+		}).concat(hash().filter(function (kv) { return /^stack=/.test(kv); }));
+		var h = "#" + q.join("&");
+		if (h != location.hash) {
+			try { history.replaceState(null, "", h); } catch (e) { }
+		}
+	}, 100);
+}
+function num(v) { return String(+v.toFixed(3)); }
 function readHash(q) {
 	var m = /^(\d+(?:\.\d+)?)-(\d+(?:\.\d+)?)$/.exec(q.range || "");
+	var sv = /^(-?\d+(?:\.\d+)?)-(-?\d+(?:\.\d+)?)$/.exec(q.stack || "");
 	sel = { t0: 0, t1: 0, tids: [] };
 	if (m && +m[2] > +m[1]) {
 		sel.t0 = +m[1];
@@ -749,13 +902,15 @@ function readHash(q) {
 	(q.threads || "").split(".").forEach(function (x) {
 		if (/^-?\d+$/.test(x) && threads.some(function (th) { return th.tid == +x; })) sel.tids.push(+x);
 	});
-	sview = null;
 	label();
+	smoved = !!(sv && +sv[2] > +sv[1]);
+	sview = smoved ? [+sv[1], +sv[2]] : null;
 }
 function hash() {
 	var q = [];
 	if (hasRange()) q.push("range=" + Math.round(sel.t0) + "-" + Math.round(sel.t1));
 	if (sel.tids.length) q.push("threads=" + sel.tids.join("."));
+	if (smoved && sview) q.push("stack=" + num(sview[0]) + "-" + num(sview[1]));
 	return q;
 }
 
@@ -768,6 +923,16 @@ var hooks = {
 	clear: clear,
 	selection: function () { return { t0: sel.t0, t1: sel.t1, tids: sel.tids.slice() }; },
 	time: function (x) { return rows.length ? trackTime(rows[0].cv, x) : 0; },
+	axis: function () {
+		var cp = function (l) { return l.map(function (k) { return { t: k.t, x: k.x, label: k.label }; }); };
+		return { tracks: cp(axes.tracks), stack: cp(axes.stack), selection: axes.sel && Object.assign({}, axes.sel) };
+	},
+	activity: function (tid) {
+		var r = rows.filter(function (r) { return r.th.tid == tid; })[0];
+		if (!r || !r.bins) return null;
+		return { bin: (span[1] - span[0] + interval) * BINPX / r.bins.W, px: BINPX, max: binMax,
+			on: Array.from(r.bins.on), off: Array.from(r.bins.off) };
+	},
 	stack: function () {
 		var v = view(), out = [];
 		for (var k = 0; k < drawn.n; k++)
@@ -803,7 +968,6 @@ var steps = [readData, decodeStacks, decodeSamples, function () {
 	drawn.n = 0;
 	bands.forEach(function (b, bi) { band(b, bi, 0, v, 1300 / (v[1] - v[0]), 1300); });
 	drawn.n = 0;
-	sview = null;
 }, function () {
 	if (active()) V.rebuild();
 	else if (V.S.mode == "stack") stackDraw();

@@ -230,10 +230,14 @@ function kept(b, own) {
 // table of (parent, name) in typed arrays: a node is made after its
 // parent, so its index is larger), self[] weighs it.  withDelta() (and
 // withOff()) make it also sum the self deltas (and keep "off-CPU only"
-// where every frame merged into a node was).
-function Builder(rootName) {
+// where every frame merged into a node was).  size: the nodes expected
+// (a transform's: its tree's), so that neither the arrays nor the table
+// grow on the way.
+function Builder(rootName, size) {
+	var cap = size ? size + 1 : 1024, tab = 16;
+	while (tab < 2 * cap) tab *= 2;
 	this.n = 1;
-	this.cap = 1024;
+	this.cap = cap;
 	this.parent = new Int32Array(this.cap);
 	this.parent[0] = -1;
 	this.name = new Uint32Array(this.cap);
@@ -241,7 +245,7 @@ function Builder(rootName) {
 	this.self = new Float64Array(this.cap);
 	this.delta = null;
 	this.off = null;
-	this.table = new Int32Array(4096).fill(-1);
+	this.table = new Int32Array(tab); // node + 1, 0 for none
 }
 Builder.prototype.withDelta = function () { this.delta = new Float64Array(this.cap); };
 Builder.prototype.withOff = function () { this.off = new Uint8Array(this.cap); };
@@ -258,26 +262,35 @@ Builder.prototype.grow = function () {
 function slot(p, nm, mask) {
 	return (Math.imul(p, 0x9e3779b1) ^ Math.imul(nm + 1, 0x85ebca77)) & mask;
 }
+// a child of the root not in the table (never looked up: a subtree of
+// its own, as transform's roots are)
+Builder.prototype.top = function (nm) {
+	if (this.n == this.cap) this.grow();
+	var c = this.n++;
+	this.parent[c] = 0;
+	this.name[c] = nm;
+	return c;
+};
 Builder.prototype.child = function (p, nm) {
 	var tab = this.table, mask = tab.length - 1, h = slot(p, nm, mask), c;
 	for (;;) {
-		c = tab[h];
+		c = tab[h] - 1;
 		if (c < 0) break;
 		if (this.parent[c] == p && this.name[c] == nm) return c;
 		h = (h + 1) & mask;
 	}
 	if (this.n == this.cap) this.grow();
 	c = this.n++;
-	tab[h] = c;
+	tab[h] = c + 1;
 	this.parent[c] = p;
 	this.name[c] = nm;
 	if (this.off) this.off[c] = 1;
 	if (this.n * 2 > tab.length) {
-		var big = new Int32Array(tab.length * 4).fill(-1), m2 = big.length - 1;
+		var big = new Int32Array(tab.length * 4), m2 = big.length - 1;
 		for (var i = 1; i < this.n; i++) {
 			var g = slot(this.parent[i], this.name[i], m2);
-			while (big[g] >= 0) g = (g + 1) & m2;
-			big[g] = i;
+			while (big[g]) g = (g + 1) & m2;
+			big[g] = i + 1;
 		}
 		this.table = big;
 	}
@@ -285,8 +298,9 @@ Builder.prototype.child = function (p, nm) {
 };
 // Lays the nodes out in pre-order, children by name, own time first (or,
 // with selfLast, as the page's own tree: own time after the children);
-// the root is the function unless all says it is "all".
-Builder.prototype.tree = function (all, selfLast) {
+// the root is the function unless all says it is "all"; keepTop keeps the
+// root's children in the order they were made.
+Builder.prototype.tree = function (all, selfLast, keepTop) {
 	var n = this.n, inc = new Float64Array(n), par = this.parent, nm = this.name, i;
 	for (i = 0; i < n; i++) inc[i] = this.self[i];
 	for (i = n - 1; i > 0; i--) inc[par[i]] += inc[i];
@@ -296,9 +310,25 @@ Builder.prototype.tree = function (all, selfLast) {
 	for (i = 0; i < n; i++) first[i + 1] += first[i];
 	at = first.slice(0, n);
 	for (i = 1; i < n; i++) kids[at[par[i]]++] = i;
+	// (children made in the order of a tree laid out by name are in order
+	// already, but where merged frames' children joined them)
 	var rank = nameRank(), byName = function (a, b) { return rank[nm[a]] - rank[nm[b]]; };
-	for (i = 0; i < n; i++)
-		if (first[i + 1] - first[i] > 1) kids.subarray(first[i], first[i + 1]).sort(byName);
+	// (a few children sorted in place: a typed array's sort with a
+	// function costs more than that for each of thousands of calls)
+	for (i = keepTop ? 1 : 0; i < n; i++) {
+		var lo = first[i], hi = first[i + 1], q;
+		for (q = lo + 1; q < hi && rank[nm[kids[q - 1]]] < rank[nm[kids[q]]]; q++);
+		if (q == hi) continue;
+		if (hi - lo > 24) {
+			kids.subarray(lo, hi).sort(byName);
+			continue;
+		}
+		for (; q < hi; q++) {
+			var v = kids[q], rv = rank[nm[v]], z = q;
+			for (; z > lo && rank[nm[kids[z - 1]]] > rv; z--) kids[z] = kids[z - 1];
+			kids[z] = v;
+		}
+	}
 	var t = newTree(n, !!this.delta), todo = new Int32Array(n), sp = 0, depth = new Uint32Array(n);
 	t.off = this.off ? new Uint8Array(n) : null;
 	t.named = !all; // the root is the function, not "all"
@@ -437,60 +467,257 @@ function nameId(s, like) {
 	return id;
 }
 
+// A transform leaves most of a tree as it is: merge, collapse recursion
+// and collapse module change the subtrees of a few frames (their
+// "roots"), whose widths they keep, so those are built again and the rest
+// copied, positions and all; drop takes out whole subtrees and moves
+// what was right of them left; subtree only copies one subtree.  Only
+// focus on a function, and a root at the top, build the whole tree.
 function transform(t, x) {
-	var n = t.n, b = new Builder(t.name[0]), map = new Int32Array(n), i;
+	if (x.op == "d") return dropped(t, x.nm);
+	if (x.op == "s") return subtreeOf(t, x.path);
+	var roots = x.op == "f" ? [0] : txRoots(t, x), size = 0;
+	if (!roots.length) return t;
+	// (where the roots hold most of the tree, once is cheaper than twice)
+	for (var k = 0; k < roots.length; k++) size += t.end[roots[k]] - roots[k];
+	if (roots[0] == 0 || size > t.n / 2) return rebuilt(t, x, [0]);
+	return spliced(t, roots, rebuilt(t, x, roots));
+}
+
+// The outermost frames whose subtrees op x changes: merge, the callers of
+// the function; collapse module, the callers of the module's frames;
+// collapse recursion, a frame of the function with another inside it.
+function txRoots(t, x) {
+	var n = t.n, roots = [], f = x.nm, i, mod = x.op == "l" ? moduleOfName(f) : null;
+	var ismod = x.op == "l" ? inModule(mod) : null;
+	if (x.op == "r") {
+		for (i = 1; i < n; i++) {
+			if (t.name[i] != f) continue;
+			for (var j = i + 1; j < t.end[i] && t.name[j] != f; j++);
+			if (j < t.end[i]) roots.push(i);
+			i = t.end[i] - 1; // (no other outermost frame inside)
+		}
+		return roots;
+	}
+	for (i = 1; i < n; i++) {
+		if (ismod ? !ismod[t.name[i]] : t.name[i] != f) continue;
+		var p = t.parent[i];
+		while (roots.length && roots[roots.length - 1] > p) roots.pop(); // inside p
+		if (!roots.length || t.end[roots[roots.length - 1]] <= p) roots.push(p);
+		if (p == 0) return [0];
+		i = t.end[p] - 1;
+	}
+	return roots;
+}
+
+// 1 for the names of module mod's functions
+function inModule(mod) {
+	var a = new Uint8Array(nnames);
+	for (var i = 0; i < nnames; i++) a[i] = moduleOfName(i) === mod ? 1 : 0;
+	return a;
+}
+
+// The whole tree after op x (roots [0]), or the subtrees of roots after
+// it, each a child of the root of one tree, in order, laid out one after
+// the other.
+function rebuilt(t, x, roots) {
+	var n = t.n, whole = roots[0] == 0, size = 0, k, i;
+	if (x.op == "f") // at most the frames of its outermost frames
+		outermost(t, x.nm).forEach(function (i) { size += t.end[i] - i; });
+	else
+		for (k = 0; k < roots.length; k++) size += t.end[roots[k]] - roots[k];
+	var b = new Builder(t.name[0], size + 1), map = new Int32Array(n);
 	var DROP = -1, SKIP = -2; // SKIP: not in the result, but its descendants may be
-	var f = x.nm, path = x.path, aux = null, mod = null, modId = -1;
+	var f = x.nm, aux = null, ismod = null, modId = -1;
 	if (t.delta) b.withDelta();
 	if (t.off) b.withOff();
 	if (x.op == "r") aux = new Int32Array(n).fill(-1);
 	if (x.op == "l") {
-		mod = moduleOfName(f);
-		modId = nameId(mod, f);
+		ismod = inModule(moduleOfName(f));
+		modId = nameId(moduleOfName(f), f);
 	}
-	map[0] = x.op == "f" || x.op == "s" ? SKIP : 0;
-	for (i = 1; i < n; i++) {
-		var p = t.parent[i], m = map[p], nm = t.name[i], c;
-		if (m == DROP) {
-			map[i] = DROP;
+	for (k = 0; k < roots.length; k++) {
+		var r = roots[k], top = whole ? 0 : b.top(t.name[r]);
+		if (b.off && !whole) b.off[top] = t.off[r];
+		map[r] = x.op == "f" ? SKIP : top;
+		if (aux && !whole && t.name[r] == f) aux[r] = top;
+		for (i = r + 1; i < t.end[r]; i++) {
+			var p = t.parent[i], m = map[p], nm = t.name[i], c;
+			if (m == DROP) {
+				map[i] = DROP;
+				continue;
+			}
+			switch (x.op) {
+			case "m":
+				c = nm == f ? m : b.child(m, nm);
+				break;
+			case "r":
+				c = nm == f && aux[p] >= 0 ? aux[p] : b.child(m, nm);
+				aux[i] = aux[p] >= 0 ? aux[p] : nm == f ? c : -1;
+				break;
+			case "l":
+				if (ismod[nm]) c = m > 0 && m != top && b.name[m] == modId ? m : b.child(m, modId);
+				else c = b.child(m, nm);
+				break;
+			default: // "f"
+				c = m >= 0 ? b.child(m, nm) : nm == f ? b.child(0, nm) : SKIP;
+			}
+			map[i] = c;
+			if (c >= 0) {
+				b.self[c] += t.self[i];
+				if (b.delta) b.delta[c] += t.delta[i];
+				if (b.off && !t.off[i]) b.off[c] = 0;
+			}
+		}
+		if (map[r] >= 0) {
+			b.self[map[r]] += t.self[r];
+			if (b.delta) b.delta[map[r]] += t.delta[r];
+		}
+	}
+	return b.tree(whole ? !t.named : true, true, !whole);
+}
+
+// t with the subtree of each of roots (outermost frames, in order)
+// replaced by the subtrees of the root of s, of the same widths.
+function spliced(t, roots, s) {
+	var n = t.n, m = n - 1 + s.n, k, i, j = 0, pos = 1;
+	for (k = 0; k < roots.length; k++) m -= t.end[roots[k]] - roots[k];
+	var o = newTree(m, t.delta), map = new Int32Array(n);
+	o.named = t.named;
+	for (i = 0, k = 0; i < n;) {
+		if (k < roots.length && i == roots[k]) {
+			var base = j - pos, d0 = t.depth[i] - 1, x0 = t.start[i] - s.start[pos], e = s.end[pos];
+			for (var q = pos; q < e; q++, j++) {
+				o.depth[j] = d0 + s.depth[q];
+				o.name[j] = s.name[q];
+				o.width[j] = s.width[q];
+				o.start[j] = x0 + s.start[q];
+				o.parent[j] = q == pos ? map[t.parent[i]] : base + s.parent[q];
+				if (o.delta) o.delta[j] = s.delta[q];
+				if (o.off) o.off[j] = s.off[q];
+			}
+			pos = e;
+			k++;
+			i = t.end[i];
 			continue;
 		}
-		switch (x.op) {
-		case "m":
-			c = nm == f ? m : b.child(m, nm);
-			break;
-		case "d":
-			c = nm == f ? DROP : b.child(m, nm);
-			break;
-		case "r":
-			c = nm == f && aux[p] >= 0 ? aux[p] : b.child(m, nm);
-			aux[i] = aux[p] >= 0 ? aux[p] : nm == f ? c : -1;
-			break;
-		case "l":
-			if (moduleOfName(nm) === mod) c = m > 0 && b.name[m] == modId ? m : b.child(m, modId);
-			else c = b.child(m, nm);
-			break;
-		case "f":
-			c = m >= 0 ? b.child(m, nm) : nm == f ? b.child(0, nm) : SKIP;
-			break;
-		default: // "s"
-			var d = t.depth[i];
-			if (m >= 0) c = b.child(m, nm);
-			else if (d <= path.length && nm == path[d - 1]) c = d == path.length ? b.child(0, nm) : SKIP;
-			else c = DROP;
-		}
-		map[i] = c;
-		if (c >= 0) {
-			b.self[c] += t.self[i];
-			if (b.delta) b.delta[c] += t.delta[i];
-			if (b.off && !t.off[i]) b.off[c] = 0;
+		// the frames up to the next root, as they are
+		var z = k < roots.length ? roots[k] : n, i0 = i, j0 = j;
+		["depth", "name", "width", "start", "delta", "off"].forEach(function (a) {
+			if (o[a]) o[a].set(t[a].subarray(i0, z), j0);
+		});
+		for (; i < z; i++, j++) {
+			map[i] = j;
+			o.parent[j] = i ? map[t.parent[i]] : -1;
 		}
 	}
-	if (map[0] == 0) {
-		b.self[0] += t.self[0];
-		if (b.delta) b.delta[0] += t.delta[0];
+	return finish(o);
+}
+
+// Drop: the subtrees of f's outermost frames taken out, and each frame
+// moved left by the width taken out on its left (what is left of a frame
+// all of whose time was dropped stays, of width 0, as the frames of the
+// other transforms do).  dw[i]: the width dropped inside frame i; a frame's new
+// start is its parent's plus where it lay in it, less what was dropped
+// in its siblings on its left.
+function dropped(t, f) {
+	var n = t.n, dw = new Float64Array(n), has = new Uint8Array(n), any = false, i, k;
+	for (i = 1; i < n;) {
+		if (t.name[i] == f) {
+			dw[i] = t.width[i];
+			has[i] = 1;
+			any = true;
+			i = t.end[i];
+		} else {
+			i++;
+		}
 	}
-	return b.tree(!t.named, true);
+	if (!any) return t;
+	for (i = n - 1; i > 0; i--)
+		if (has[i]) {
+			dw[t.parent[i]] += dw[i];
+			has[t.parent[i]] = 1;
+		}
+	var ns = new Float64Array(n), nw = new Float64Array(n), m = 0, kids = [], c;
+	var byStart = function (p, q) { return t.start[p] - t.start[q]; };
+	ns[0] = t.start[0];
+	for (i = 0; i < n;) {
+		nw[i] = t.width[i] - dw[i];
+		if (i && t.name[i] == f) {
+			i = t.end[i];
+			continue;
+		}
+		m++;
+		if (has[i]) { // (else its frames keep their places in it)
+			kids.length = 0;
+			for (c = i + 1; c < t.end[i]; c = t.end[c]) kids.push(c);
+			var up = true, down = true;
+			for (k = 1; k < kids.length; k++) {
+				if (t.start[kids[k]] < t.start[kids[k - 1]]) up = false;
+				else if (t.start[kids[k]] > t.start[kids[k - 1]]) down = false;
+			}
+			if (!up && down) kids.reverse();
+			else if (!up) kids.sort(byStart);
+			for (k = 0, c = 0; k < kids.length; k++) {
+				ns[kids[k]] = ns[i] + (t.start[kids[k]] - t.start[i]) - c;
+				c += dw[kids[k]];
+			}
+		} else {
+			for (c = i + 1; c < t.end[i]; c++) ns[c] = ns[i] + (t.start[c] - t.start[i]);
+			for (c = i + 1; c < t.end[i]; c++) nw[c] = t.width[c];
+			m += t.end[i] - i - 1;
+			i = t.end[i];
+			continue;
+		}
+		i++;
+	}
+	var o = newTree(m, t.delta), map = new Int32Array(n), j = 0;
+	o.named = t.named;
+	for (i = 0; i < n;) {
+		if (i && t.name[i] == f) {
+			i = t.end[i];
+			continue;
+		}
+		map[i] = j;
+		o.depth[j] = t.depth[i];
+		o.name[j] = t.name[i];
+		o.width[j] = nw[i];
+		o.start[j] = ns[i];
+		o.parent[j] = i ? map[t.parent[i]] : -1;
+		if (o.delta) o.delta[j] = t.delta[i];
+		if (o.off) o.off[j] = t.off[i];
+		j++;
+		i++;
+	}
+	return finish(o);
+}
+
+// Subtree only: the frame at path (names from the root) and what it
+// calls, under the root; nothing where no frame is there.
+function subtreeOf(t, path) {
+	var v = 0, k, c;
+	for (k = 0; k < path.length && v >= 0; k++) {
+		for (c = v + 1; c < t.end[v] && t.name[c] != path[k]; c = t.end[c]);
+		v = c < t.end[v] ? c : -1;
+	}
+	var size = v > 0 ? t.end[v] - v : 0, o = newTree(size + 1, t.delta), i, j;
+	o.named = t.named;
+	o.name[0] = t.name[0];
+	o.parent[0] = -1;
+	if (v > 0) {
+		var d0 = t.depth[v] - 1, x0 = t.start[v];
+		o.width[0] = t.width[v];
+		for (i = v, j = 1; i < t.end[v]; i++, j++) {
+			o.depth[j] = t.depth[i] - d0;
+			o.name[j] = t.name[i];
+			o.width[j] = t.width[i];
+			o.start[j] = t.start[i] - x0;
+			o.parent[j] = i == v ? 0 : t.parent[i] - v + 1;
+			if (o.delta) o.delta[j] = t.delta[i];
+			if (o.off) o.off[j] = t.off[i];
+		}
+	}
+	return finish(o);
 }
 
 var rankCache = null;
