@@ -191,12 +191,25 @@ function frames(v, t, gap) {
 	}
 	return i == n && q == k;
 }
+// widths, self times and subtree ends summed up from the leaves (what
+// finish() does, in the same pass), then positions
 function place(t, gap) {
 	var n = t.n, depth = t.depth, width = t.width, parent = t.parent;
-	var start = t.start, cursor = new Float64Array(t.n + 1), i, d;
-	for (i = n - 1; i > 0; i--) width[parent[i]] += width[i] + gap[i];
+	var self = t.self, end = t.end, start = t.start, i, d, p, md = 0;
+	for (i = 0; i < n; i++) {
+		self[i] = width[i];
+		end[i] = i + 1;
+	}
+	for (i = n - 1; i > 0; i--) {
+		p = parent[i];
+		width[p] += width[i] + gap[i];
+		self[p] += gap[i];
+		if (end[i] > end[p]) end[p] = end[i];
+	}
+	var cursor = new Float64Array(t.n + 1);
 	for (i = 0; i < n; i++) {
 		d = depth[i];
+		if (d > md) md = d;
 		if (d == 0) {
 			start[i] = gap[i];
 			cursor[0] = gap[i] + width[i];
@@ -206,13 +219,14 @@ function place(t, gap) {
 			cursor[d] = en;
 		}
 	}
+	t.maxdepth = md;
 }
 function decode(s) {
 	var v = varints(s), t = newTree(E.frames, E.differential);
 	var gap = new Float64Array(t.n);
 	if (!v || !frames(v, t, gap)) throw new Error("the frame table is damaged");
 	place(t, gap);
-	return finish(t);
+	return t;
 }
 
 // ---- derived trees ----------------------------------------------------
