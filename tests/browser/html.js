@@ -469,6 +469,36 @@ async function test_hostile() {
 	await close(p2);
 }
 
+// The frame table (data blocks before the viewer's script): frames left
+// out under --minwidth leave their place empty (a frame's own time comes
+// before its children's, as flamegraph.pl orders the lines); a damaged
+// table is said to be, without a script error.
+async function test_table() {
+	const lines = "a;b 50\na;c 1\na;d 49\na;d;e 20\nf 30\n";
+	const file = draw(lines, "--minwidth", "20");
+	const page = await open(file);
+	const at = await page.evaluate(() => ["all", "a", "b", "c", "d", "e", "f"].map((nm) => {
+		const t = ember.chart().tree, i = ember.find(nm);
+		return i < 0 ? null : [t.start[i], t.width[i], t.self[i]];
+	}));
+	check("table: positions and widths from the stacks, a gap where c was", JSON.stringify(at) ==
+		JSON.stringify([[0, 150, 0], [0, 120, 1], [0, 50, 50], null, [51, 69, 49], [100, 20, 20], [120, 30, 30]]), at);
+	await close(page);
+	const html = fs.readFileSync(file, "utf8");
+	check("table: in ember-frames data blocks", /<script type="text\/plain" class="ember-frames">[A-Za-z0-9_-]+<\/script>\n<script>/.test(html));
+	for (const [what, bad] of [["a bad digit", html.replace(/(class="ember-frames">[A-Za-z0-9_-]{3})[A-Za-z0-9_-]/, "$1!")],
+		["cut short", html.replace(/[A-Za-z0-9_-](<\/script>\n<script>)/, "$1")],
+		["one number too many", html.replace(/(<\/script>\n<script>)/, "A$1")]]) {
+		const f = path.join(tmp, `bad${n++}.html`);
+		fs.writeFileSync(f, bad);
+		check(`damaged table (${what}): a different page`, bad != html);
+		const before = errors.length, p = await open(f);
+		check(`damaged table (${what}): said so, no script error`, /cannot show this profile: the frame table is damaged/.test(
+			await text(p, "main")) && errors.length == before, await text(p, "main"));
+		await close(p);
+	}
+}
+
 (async () => {
 	browser = await chromium.launch({
 		executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
@@ -478,7 +508,7 @@ async function test_hostile() {
 	});
 	for (const t of [test_load, test_hover, test_zoom, test_icicle, test_search,
 		test_table, test_sandwich, test_focus_exclude, test_keys, test_url,
-		test_theme, test_dpr, test_options, test_hostile]) {
+		test_theme, test_dpr, test_options, test_hostile, test_table]) {
 		try {
 			await t();
 		} catch (e) { // VERBOSE=1 for the whole message

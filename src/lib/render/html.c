@@ -3,25 +3,38 @@
  * a <canvas> (assets/viewer.js) from a compact frame table.
  *
  * The table holds the same boxes as the SVG, in the same order (root
- * first, pre-order, children right to left), five numbers per frame:
+ * first, pre-order, children right to left).  It starts with a count of
+ * parent names and, for each (0: above the root, k + 1: under frames of
+ * name k), how many names are seen under it; then per frame:
  *
- *   up     how many levels above the previous frame's child this one is
- *          (0: a child of the previous frame, 1: its sibling, ...)
- *   name   index into the name table (times two, plus one for a frame
- *          with only off-CPU time below it, in a wall-clock graph)
- *   width  in units (see below)
- *   gap    how far its end lies before its parent's end (first child) or
- *          its previous sibling's start, in units
+ *   head   up << 2 | (rest != 0) << 1 | (gap != 0), where up is how many
+ *          levels above the previous frame's child this one is (0: a
+ *          child of the previous frame, 1: its sibling, ...); in a
+ *          wall-clock graph up << 3 | off << 2 | ..., off set for a
+ *          frame with only off-CPU time below it
+ *   name   0 and then the index into the name table for a name not seen
+ *          under a frame of its parent's name before, else k + 1 for the
+ *          k-th name seen there (in order of first sight)
+ *   rest   (when set in head) its width less its children's widths and
+ *          gaps, in units (see below): its whole width without children
+ *   gap    (when set in head) how far its end lies before its parent's
+ *          end (first child) or its previous sibling's start, in units
  *   delta  (differential graphs only) the self delta, zigzag-encoded
  *
- * Every number is a little-endian varint of 5-bit digits written with a
- * 64-character alphabet: the first 32 characters end a number, the last
- * 32 continue it.  Positions are rounded to whole units before the
- * differences are taken, so rounding never accumulates; the unit is 1 for
- * integer counts, a power of ten for fractional ones, a power of two for
- * counts beyond 2^53.  Names are distinct (annotation and all), joined by
- * '\n' into one string literal, with a colour each (4 digits, 24 bits),
- * and in a wall-clock graph a second one, off-CPU time's (io palette).
+ * so a frame inside others, called from there before, takes two
+ * characters.  Every number is a little-endian varint of 5-bit digits
+ * written with a 64-character alphabet: the first 32 characters end a
+ * number, the last 32 continue it.  Positions are rounded to whole units
+ * before the differences are taken, so rounding never accumulates; the
+ * unit is 1 for integer counts, a power of ten for fractional ones, a
+ * power of two for counts beyond 2^53.  The table is the text of the
+ * <script type="text/plain" class="ember-frames"> elements (64 KiB each)
+ * between the page's two scripts, joined: the viewer's script comes after
+ * them and reads them (a data block is not scanned as script; a string
+ * literal of the same size was most of a big page's load).  Names are
+ * distinct (annotation and all), joined by '\n' into one string literal,
+ * with a colour each (4 digits, 24 bits), and in a wall-clock graph a
+ * second one, off-CPU time's (io palette).
  *
  * All text from the input goes through js_string(): '<' is escaped so no
  * name can close the <script>, and invalid UTF-8 becomes U+FFFD.
@@ -286,18 +299,109 @@ static uint32_t name_id(struct names *t, const char *name, size_t len,
 	return id;
 }
 
-/* Encodes the boxes into frames (see the top of the file). */
-static void encode(const struct ember_tree *tree, const struct fg_layout *lay,
-		   double unit, int differential, struct names *names,
-		   struct ember_palette *pal, const struct ember_fg_options *o,
-		   const struct ember_nameattr *na, struct ember_buf *frames)
-{
-	uint64_t *cursor = ember_xcalloc(tree->maxdepth + 2, sizeof(*cursor));
-	int64_t prev = -1;
+/* (parent's name, name) pairs: the index of a name among those seen under
+ * frames of the parent's name, in the order first seen.  Keys are
+ * parent + 1 (0: above the root) << 32 | name; empty slots are ~0. */
+struct pairs {
+	uint64_t *key;
+	uint32_t *val;
+	size_t n, mask;
+	uint32_t *count; /* names seen under each parent + 1 */
+	size_t ncount;
+};
 
-	ember_buf_grow(frames, tree->n * 6);
+static void pairs_init(struct pairs *p)
+{
+	p->mask = (1u << 12) - 1;
+	p->n = 0;
+	p->key = ember_xmalloc((p->mask + 1) * sizeof(*p->key));
+	memset(p->key, 0xff, (p->mask + 1) * sizeof(*p->key));
+	p->val = ember_xmalloc((p->mask + 1) * sizeof(*p->val));
+	p->count = NULL;
+	p->ncount = 0;
+}
+
+static void pairs_release(struct pairs *p)
+{
+	free(p->key);
+	free(p->val);
+	free(p->count);
+}
+
+static size_t pairs_slot(const struct pairs *p, uint64_t k)
+{
+	size_t h = (size_t)((k * 0x9e3779b97f4a7c15ull) >> 20) & p->mask;
+
+	while (p->key[h] != k && p->key[h] != ~(uint64_t)0)
+		h = (h + 1) & p->mask;
+	return h;
+}
+
+static void pairs_grow(struct pairs *p)
+{
+	uint64_t *key = p->key;
+	uint32_t *val = p->val;
+	size_t old = p->mask + 1;
+
+	p->mask = old * 2 - 1;
+	p->key = ember_xreallocarray(NULL, old * 2, sizeof(*p->key));
+	memset(p->key, 0xff, old * 2 * sizeof(*p->key));
+	p->val = ember_xreallocarray(NULL, old * 2, sizeof(*p->val));
+	for (size_t i = 0; i < old; i++) {
+		if (key[i] == ~(uint64_t)0)
+			continue;
+		size_t h = pairs_slot(p, key[i]);
+		p->key[h] = key[i];
+		p->val[h] = val[i];
+	}
+	free(key);
+	free(val);
+}
+
+/* 0 for a name not seen under parent before (then added), else its
+ * index + 1 */
+static uint64_t pairs_code(struct pairs *p, uint64_t parent, uint32_t name)
+{
+	uint64_t k = parent << 32 | name;
+	size_t h = pairs_slot(p, k);
+
+	if (p->key[h] == k)
+		return (uint64_t)p->val[h] + 1;
+	size_t alloc = p->ncount;
+	EMBER_GROW(p->count, parent + 1, alloc);
+	if (alloc > p->ncount) {
+		memset(p->count + p->ncount, 0,
+		       (alloc - p->ncount) * sizeof(*p->count));
+		p->ncount = alloc;
+	}
+	p->key[h] = k;
+	p->val[h] = p->count[parent]++;
+	if (++p->n * 2 > p->mask)
+		pairs_grow(p);
+	return 0;
+}
+
+/* A frame's box in whole units, fitted into its parent's: gap is what
+ * lies between its end and its parent's end or its previous sibling's
+ * start; rest what lies between its start and its leftmost child's start
+ * (all of it without children). */
+struct box {
+	uint64_t s, e, gap, rest;
+	uint32_t parent; /* in output order */
+};
+
+/* The boxes in output order (root first, pre-order, children right to
+ * left), each fitted into its parent's. */
+static struct box *fit(const struct ember_tree *tree,
+		       const struct fg_layout *lay, double unit)
+{
+	struct box *bx = ember_xcalloc(tree->n ? tree->n : 1, sizeof(*bx));
+	uint64_t *cursor = ember_xcalloc(tree->maxdepth + 2, sizeof(*cursor));
+	uint32_t *open = ember_xcalloc(tree->maxdepth + 2, sizeof(*open));
+	size_t k = 0;
+
 	/* post-order reversed: root first, parents before children */
-	for (size_t i = tree->n; i-- > 0;) {
+	for (size_t i = tree->n; i-- > 0; k++) {
 		const struct ember_tree_node *nd = &tree->nodes[i];
 		int root = nd->depth == 0 && nd->len == 0;
 		uint64_t s = at(nd->start, unit);
@@ -307,31 +411,85 @@ static void encode(const struct ember_tree *tree, const struct fg_layout *lay,
 			e = s;
 		uint64_t gap = s;
 		if (d > 0) {
+			struct box *pb = &bx[open[d - 1]];
 			uint64_t c = cursor[d - 1];
 			if (e > c)
 				e = c, s = s < e ? s : e;
+			if (s < pb->s)
+				s = pb->s, e = e > s ? e : s;
 			gap = c - e;
 			cursor[d - 1] = s;
+			pb->rest = s - pb->s;
+			bx[k].parent = open[d - 1];
 		}
 		cursor[d] = e;
-		varint(frames, (uint64_t)(prev + 1 - (int64_t)d));
-		uint64_t id = name_id(names, nd->name, nd->len, pal, o, na);
-		varint(frames, names->io ? id << 1 | !nd->on_cpu : id);
-		varint(frames, e - s);
-		varint(frames, gap);
+		open[d] = (uint32_t)k;
+		bx[k].s = s;
+		bx[k].e = e;
+		bx[k].gap = gap;
+		bx[k].rest = e - s;
+	}
+	free(open);
+	free(cursor);
+	return bx;
+}
+
+/* Encodes the boxes into frames (see the top of the file). */
+static void encode(const struct ember_tree *tree, const struct fg_layout *lay,
+		   double unit, int differential, struct names *names,
+		   struct ember_palette *pal, const struct ember_fg_options *o,
+		   const struct ember_nameattr *na, struct ember_buf *frames)
+{
+	struct box *bx = fit(tree, lay, unit);
+	uint32_t *ids = ember_xcalloc(tree->n ? tree->n : 1, sizeof(*ids));
+	struct pairs pairs;
+	int64_t prev = -1;
+	size_t k = 0;
+
+	pairs_init(&pairs);
+	ember_buf_grow(frames, tree->n * 3 + 1);
+	for (size_t i = tree->n; i-- > 0; k++) {
+		const struct ember_tree_node *nd = &tree->nodes[i];
+		const struct box *b = &bx[k];
+		uint32_t d = nd->depth;
+		uint64_t h = (uint64_t)(prev + 1 - (int64_t)d);
+		if (names->io)
+			h = h << 1 | !nd->on_cpu;
+		h = (h << 1 | !!b->rest) << 1 | !!b->gap;
+		varint(frames, h);
+		uint32_t id = name_id(names, nd->name, nd->len, pal, o, na);
+		ids[k] = id;
+		uint64_t code = pairs_code(
+		    &pairs, k ? (uint64_t)ids[b->parent] + 1 : 0, id);
+		varint(frames, code);
+		if (!code)
+			varint(frames, id);
+		if (b->rest)
+			varint(frames, b->rest);
+		if (b->gap)
+			varint(frames, b->gap);
 		if (differential) {
 			/* a delta can outgrow the total (c1 is not in it):
 			 * clamped to what a JavaScript number holds exactly */
 			double dv =
 			    nd->has_delta ? nearbyint(nd->delta / unit) : 0;
 			dv = dv > 0x1p53 ? 0x1p53 : dv < -0x1p53 ? -0x1p53 : dv;
-			int64_t q = (int64_t)dv;
-			varint(frames, q < 0 ? ((uint64_t)(-(q + 1)) << 1) | 1
-					     : (uint64_t)q << 1);
+			zigzag(frames, (int64_t)dv);
 		}
 		prev = d;
 	}
-	free(cursor);
+	/* the counts first: how many names each parent's name has under it */
+	struct ember_buf counts = EMBER_BUF_INIT;
+	size_t np = ember_intern_count(&names->ids) + 1;
+	varint(&counts, np);
+	for (size_t p = 0; p < np; p++)
+		varint(&counts, p < pairs.ncount ? pairs.count[p] : 0);
+	ember_buf_add(&counts, frames->buf, frames->len);
+	ember_buf_release(frames);
+	*frames = counts;
+	pairs_release(&pairs);
+	free(ids);
+	free(bx);
 }
 
 /*
@@ -552,10 +710,11 @@ int ember_fg_write_html(struct ember_flamegraph *fg, struct ember_tree *tree,
 	ember_buf_add(b, names.text.buf, names.text.len);
 	ember_buf_adds(b, "\";\nEMBER.colors = \"");
 	ember_buf_add(b, names.colors.buf, names.colors.len);
-	ember_buf_adds(b, "\";\nEMBER.data = \"");
-	out_flush(&out, 0);
-	ember_buf_add(b, frames.buf, frames.len);
 	ember_buf_adds(b, "\";\n</script>\n");
+	out_flush(&out, 0);
+	/* the frame table as data blocks too: read by the viewer's script,
+	 * which comes after it, and never scanned as a string literal */
+	data_blocks(&out, "ember-frames", &frames);
 	ember_buf_adds(b, "<script>\n");
 	if (thead.len)
 		ember_buf_adds(b, ember_asset_timeline_js);

@@ -1,5 +1,6 @@
 // ember's flame-graph viewer: draws the frame table that html.c writes
-// into EMBER on a <canvas>.
+// (the data blocks script.ember-frames before this script; names and
+// colours in EMBER) on a <canvas>.
 //
 // A tree is a set of typed arrays indexed by frame, in pre-order (a
 // frame's subtree is the index range [i, end[i])): depth, name (an index
@@ -33,6 +34,16 @@ var charw = E.fontsize * E.fontwidth;
 var $ = function (id) { return document.getElementById(id); };
 
 // ---- the page ---------------------------------------------------------
+
+// the frame table's data blocks, before this script (see html.c)
+var frameData = "";
+(function () {
+	var parts = [];
+	document.querySelectorAll("script.ember-frames").forEach(function (el) {
+		parts.push(el.textContent);
+	});
+	frameData = parts.join("");
+})();
 
 document.body.innerHTML =
 '<header><h1 id="title"></h1><div id="subtitle"></div>' +
@@ -108,61 +119,114 @@ function finish(t) {
 	return t;
 }
 
-// The table of html.c: five varints a frame (see there).
-function decode() {
-	var s = E.data, len = s.length, n = E.frames, p = 0, bad = false;
-	var lut = new Int8Array(128).fill(-1), i;
+// The frame table of html.c (see there): its varints, then the frames in
+// pre-order, widths summed up from the rests below them, then positions
+// from each parent's end, children right to left.  Each pass is a
+// function of its own, compiled on its own.
+function varints(s) {
+	var len = s.length, k = 0, i, lut = new Int8Array(128).fill(-1);
 	for (i = 0; i < 64; i++) lut[DIGITS.charCodeAt(i)] = i;
-	function num() {
-		var v = 0, m = 1;
-		for (;;) {
-			var c = p < len ? s.charCodeAt(p++) : 128;
-			var d = c < 128 ? lut[c] : -1;
-			if (d < 0) { bad = true; return 0; }
-			if (d < 32) return v + d * m;
-			v += (d - 32) * m;
+	var v = new Float64Array(len + 4), acc = 0, m = 1, bad = len == 0;
+	for (i = 0; i < len; i++) {
+		var c = s.charCodeAt(i), dg = c < 128 ? lut[c] : -1;
+		if (dg < 32) {
+			if (dg < 0) bad = true;
+			v[k++] = acc + dg * m;
+			acc = 0;
+			m = 1;
+		} else {
+			acc += (dg - 32) * m;
 			m *= 32;
 		}
 	}
-	var t = newTree(n, E.differential);
-	var open = new Int32Array(n + 1), cursor = new Float64Array(n + 1);
-	var prev = -1;
-	for (i = 0; i < n && !bad; i++) {
-		var d = prev + 1 - num(), nm = num(), w = num(), gap = num(), off = 0;
-		if (t.off) {
-			off = nm % 2;
-			nm = (nm - off) / 2;
+	return bad || m != 1 ? null : v.subarray(0, k);
+}
+// depth, parent, name; the rests in width, the gaps in gap.  The names
+// seen under each parent name go in one pool, each parent's share sized
+// by the counts at the table's start.
+function frames(v, t, gap) {
+	var n = t.n, k = v.length, np = v[0], q = 1, prev = -1, i, d, nm, sum = 0;
+	var depth = t.depth, name = t.name, width = t.width, parent = t.parent;
+	var off = t.off, delta = t.delta, open = new Int32Array(n + 1);
+	if (!(np <= nnames + 1 && np < k)) return false;
+	var base = new Uint32Array(np + 1);
+	for (i = 0; i < np; i++) {
+		sum += v[q++];
+		if (!(sum <= n)) return false;
+		base[i + 1] = sum;
+	}
+	var fill = base.slice(0, np), pool = new Uint32Array(sum);
+	for (i = 0; i < n && q < k; i++) {
+		var h = v[q++];
+		if (!(h < 0x40000000)) return false;
+		var hg = h & 1, hr = h & 2;
+		h >>= 2;
+		if (off) {
+			off[i] = h & 1;
+			h >>= 1;
 		}
-		if (d < 0 || (d == 0) != (i == 0) || nm >= nnames) {
-			bad = true;
-			break;
-		}
-		var st, en;
-		if (d == 0) {
-			st = gap;
-			en = gap + w;
-			t.parent[i] = -1;
+		d = prev + 1 - h;
+		if (d < 0 || (d == 0) != (i == 0)) return false;
+		var pk = d ? name[open[d - 1]] + 1 : 0, code = v[q++];
+		if (pk >= np) return false;
+		if (code == 0) {
+			nm = v[q++];
+			if (!(nm < nnames) || fill[pk] == base[pk + 1]) return false;
+			pool[fill[pk]++] = nm;
 		} else {
-			en = cursor[d - 1] - gap;
-			st = en - w;
-			cursor[d - 1] = st;
-			t.parent[i] = open[d - 1];
+			if (!(code <= fill[pk] - base[pk])) return false;
+			nm = pool[base[pk] + code - 1];
 		}
-		cursor[d] = en;
+		parent[i] = d ? open[d - 1] : -1;
 		open[d] = i;
-		t.depth[i] = d;
-		t.name[i] = nm;
-		t.start[i] = st;
-		t.width[i] = w;
-		if (t.off) t.off[i] = off;
-		if (t.delta) {
-			var z = num();
-			t.delta[i] = z % 2 ? -(z + 1) / 2 : z / 2;
+		depth[i] = d;
+		name[i] = nm;
+		width[i] = hr ? v[q++] : 0;
+		gap[i] = hg ? v[q++] : 0;
+		if (delta) {
+			var z = v[q++];
+			delta[i] = z % 2 ? -(z + 1) / 2 : z / 2;
 		}
 		prev = d;
 	}
-	if (bad || p != len) throw new Error("the frame table is damaged");
-	return finish(t);
+	return i == n && q == k;
+}
+// widths, self times and subtree ends summed up from the leaves (what
+// finish() does, in the same pass), then positions
+function place(t, gap) {
+	var n = t.n, depth = t.depth, width = t.width, parent = t.parent;
+	var self = t.self, end = t.end, start = t.start, i, d, p, md = 0;
+	for (i = 0; i < n; i++) {
+		self[i] = width[i];
+		end[i] = i + 1;
+	}
+	for (i = n - 1; i > 0; i--) {
+		p = parent[i];
+		width[p] += width[i] + gap[i];
+		self[p] += gap[i];
+		if (end[i] > end[p]) end[p] = end[i];
+	}
+	var cursor = new Float64Array(t.n + 1);
+	for (i = 0; i < n; i++) {
+		d = depth[i];
+		if (d > md) md = d;
+		if (d == 0) {
+			start[i] = gap[i];
+			cursor[0] = gap[i] + width[i];
+		} else {
+			var en = cursor[d - 1] - gap[i];
+			start[i] = cursor[d - 1] = en - width[i];
+			cursor[d] = en;
+		}
+	}
+	t.maxdepth = md;
+}
+function decode(s) {
+	var v = varints(s), t = newTree(E.frames, E.differential);
+	var gap = new Float64Array(t.n);
+	if (!v || !frames(v, t, gap)) throw new Error("the frame table is damaged");
+	place(t, gap);
+	return t;
 }
 
 // ---- derived trees ----------------------------------------------------
@@ -1697,7 +1761,7 @@ nnames = names.length;
 decodeColors();
 E.attrs.forEach(function (a) { attrs.set(a[0], { title: a[1], href: a[2] }); });
 try {
-	base = decode();
+	base = decode(frameData);
 	if (E.timeline && window.emberTimeline)
 		TL = window.emberTimeline({ E: E, names: names, colors: colors, S: S, charts: charts,
 			rootName: base.name[0], newTree: function (n) { return newTree(n, null); },
