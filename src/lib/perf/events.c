@@ -76,6 +76,12 @@ void rec_events_release(struct rec_events *r)
 	memset(r, 0, sizeof(*r));
 }
 
+void rec_events_read_done(struct rec_events *r)
+{
+	chains_free(r->chains);
+	r->chains = NULL;
+}
+
 /* ---- decoding --------------------------------------------------------- */
 
 struct rec_sample {
@@ -1002,7 +1008,7 @@ static uint32_t kernel_frame(struct rec_events *r, uint64_t addr)
  * table keeps one copy of each distinct callchain, up to CHAINS_WORDS
  * words; later ones are decoded each time.
  */
-#define CHAINS_WORDS (4u << 20)
+#define CHAINS_WORDS (1u << 20)
 
 struct rec_chain {
 	uint64_t hash;
