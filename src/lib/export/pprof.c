@@ -99,7 +99,8 @@ static int gz_put(struct gz *g, struct ember_buf *raw, int finish)
 				g->err = g->w(g->ctx, out, n);
 		} while (!g->err && g->z.avail_out == 0);
 		done = (size_t)(g->z.next_in - (unsigned char *)raw->buf);
-	} while (!g->err && (done < raw->len || (finish && zr != Z_STREAM_END)));
+	} while (!g->err &&
+		 (done < raw->len || (finish && zr != Z_STREAM_END)));
 out:
 	ember_buf_reset(raw);
 	return g->err;

@@ -80,6 +80,19 @@ void rec_events_read_done(struct rec_events *r)
 {
 	chains_free(r->chains);
 	r->chains = NULL;
+	rec_prof_trim(r);
+	/* the stack table's room for more given back */
+	struct ember_stacks *st = &r->stacks;
+	if (st->aids > st->nids + 1) {
+		st->ids = ember_xreallocarray(st->ids, st->nids + 1,
+					      sizeof(*st->ids));
+		st->aids = st->nids + 1;
+	}
+	if (st->alloc > st->n && st->n) {
+		st->ents =
+		    ember_xreallocarray(st->ents, st->n, sizeof(*st->ents));
+		st->alloc = st->n;
+	}
 }
 
 /* ---- decoding --------------------------------------------------------- */
