@@ -7,7 +7,8 @@
 # frames named by addr2line: given up after SW_CAP seconds, then "> Nx")
 # and with --no-inline; the writers' CPU time (user + system,
 # least of 5, the formats' runs interleaved) as a ratio to folded
-# output's; and the peak memory of writing pprof, speedscope and Firefox
+# output's; and the peak memory of writing folded output, pprof,
+# speedscope, Firefox and Chrome trace events
 # from a recording of about 1.2M samples, what 10 minutes at 999 Hz on 2
 # CPUs make, recorded here at a high rate (-F 40000) for 40 seconds.
 # The frame-pointer ratio is given twice: on the short recording (6 s,
@@ -148,7 +149,7 @@ fi
 big=$W/sw-big.perf.data
 if perf record -q -a -g -F 40000 -o "$big" -- sh -c "timeout 40 '$W/deep' 1000; true" > /dev/null 2> "$W/rec.err"; then
 	"$EMBER" collapse perf "$big" 2>&1 > /dev/null | sed -n 's/^ember: read /  memory: /p'
-	for x in folded pb.gz speedscope.json firefox.json; do
+	for x in folded pb.gz speedscope.json firefox.json trace.json; do
 		/usr/bin/time -f '%M' -o "$W/time" "$EMBER" collapse perf -q "$big" \
 			-o "$W/sw-big.$x" > /dev/null 2>&1 || { echo "  -o .$x: failed"; continue; }
 		printf '  %-46s %7.1f MB peak (target 200 MB)\n' "-o .$x" \

@@ -262,15 +262,9 @@ uint32_t ember_prof_thread(struct ember_prof *p, int pid, int tid)
 
 /* ---- samples ---------------------------------------------------------- */
 
-static void grow_samples(struct ember_prof *p, size_t n)
+/* The columns with room for na samples. */
+static void resize_samples(struct ember_prof *p, size_t na)
 {
-	size_t old = p->alloc;
-
-	if (n <= old)
-		return;
-	size_t na = old ? old / 2 * 3 : 1024;
-	while (na < n)
-		na = na / 2 * 3;
 	p->time = ember_xreallocarray(p->time, na, sizeof(*p->time));
 	p->stack = ember_xreallocarray(p->stack, na, sizeof(*p->stack));
 	p->thread = ember_xreallocarray(p->thread, na, sizeof(*p->thread));
@@ -288,6 +282,25 @@ static void grow_samples(struct ember_prof *p, size_t n)
 						       sizeof(*col->u32));
 	}
 	p->alloc = na;
+}
+
+static void grow_samples(struct ember_prof *p, size_t n)
+{
+	size_t old = p->alloc;
+
+	if (n <= old)
+		return;
+	size_t na = old ? old / 2 * 3 : 1024;
+	while (na < n)
+		na = na / 2 * 3;
+	resize_samples(p, na);
+}
+
+void ember_prof_trim(struct ember_prof *p)
+{
+	/* at least 1024: grow_samples's growth by half from there on */
+	if (p->n >= 1024 && p->alloc > p->n)
+		resize_samples(p, p->n);
 }
 
 /* Column col holds 64-bit integers from now on. */

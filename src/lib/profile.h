@@ -201,6 +201,10 @@ uint32_t ember_prof_thread(struct ember_prof *p, int pid, int tid);
 size_t ember_prof_sample(struct ember_prof *p, uint64_t time, uint32_t thread,
 			 int cpu, uint32_t stack, const double *values);
 
+/* The columns cut to the samples they hold (the room grown for more
+ * given back), once no sample comes. */
+void ember_prof_trim(struct ember_prof *p);
+
 /* The producer's stack ids of the samples become stack nodes: map[id]
  * (n of them); samples whose id is outside map or maps to
  * EMBER_PROF_NONE are dropped. */

@@ -506,6 +506,7 @@ int cl_perfdata_read(const struct ember_collapse_options *o,
 			 c.pd.err[0] ? c.pd.err : ember_strerror(rc));
 		goto out;
 	}
+	rec_events_read_done(r);
 	double file_time = (double)time(NULL);
 	if (fd >= 0 && !c.pd.pipe && !fstat(fd, &st) && S_ISREG(st.st_mode))
 		file_time = (double)st.st_mtim.tv_sec +

@@ -45,40 +45,72 @@ enum {
 	P_PERIOD = 12,
 };
 
-/* raw, gzip-compressed */
-static int gzip_out(const struct ember_buf *raw, ember_write_fn w, void *ctx)
-{
+/* The profile's bytes, gzip-compressed as they are made: the encoded
+ * profile is never held whole (a recording of a million samples makes
+ * a hundred megabytes of it).  zlib's output does not depend on how its
+ * input comes in pieces, so the file is the same as in one piece. */
+struct gz {
 	z_stream z;
-	unsigned char out[1 << 16];
-	int err = 0, zr;
+	ember_write_fn w;
+	void *ctx;
+	int err, live;
+};
 
-	memset(&z, 0, sizeof(z));
+static int gz_init(struct gz *g, ember_write_fn w, void *ctx)
+{
+	memset(g, 0, sizeof(*g));
+	g->w = w;
+	g->ctx = ctx;
 	/* level 1, as Go's runtime/pprof writes its profiles: a fifth of
 	 * the time of level 6 for a file a few percent bigger */
-	if (deflateInit2(&z, 1, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+	if (deflateInit2(&g->z, 1, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY) !=
+	    Z_OK)
 		return EMBER_ENOMEM;
-	z.next_in = (unsigned char *)raw->buf;
+	g->live = 1;
+	return 0;
+}
+
+/* raw's bytes into the stream (and raw emptied); finish: the last ones */
+static int gz_put(struct gz *g, struct ember_buf *raw, int finish)
+{
+	unsigned char out[1 << 16];
+	size_t done = 0;
+	int zr = Z_OK;
+
+	if (g->err)
+		goto out;
 	do {
 		/* avail_in is 32 bits: feed at most 1 GiB at a time */
-		size_t done = (size_t)((char *)z.next_in - raw->buf);
 		size_t left = raw->len - done;
-		z.avail_in = left > (1u << 30) ? 1u << 30 : (unsigned)left;
-		int flush = left > (1u << 30) ? Z_NO_FLUSH : Z_FINISH;
+		int last = left <= (1u << 30);
+		g->z.next_in = (unsigned char *)raw->buf + done;
+		g->z.avail_in = last ? (unsigned)left : 1u << 30;
+		int flush = last && finish ? Z_FINISH : Z_NO_FLUSH;
 		do {
-			z.next_out = out;
-			z.avail_out = sizeof(out);
-			zr = deflate(&z, flush);
+			g->z.next_out = out;
+			g->z.avail_out = sizeof(out);
+			zr = deflate(&g->z, flush);
 			if (zr == Z_STREAM_ERROR) {
-				err = EMBER_ENOMEM;
+				g->err = EMBER_ENOMEM;
 				break;
 			}
-			size_t n = sizeof(out) - z.avail_out;
-			if (n && !err)
-				err = w(ctx, out, n);
-		} while (!err && z.avail_out == 0);
-	} while (!err && zr != Z_STREAM_END);
-	deflateEnd(&z);
-	return err;
+			size_t n = sizeof(out) - g->z.avail_out;
+			if (n && !g->err)
+				g->err = g->w(g->ctx, out, n);
+		} while (!g->err && g->z.avail_out == 0);
+		done = (size_t)(g->z.next_in - (unsigned char *)raw->buf);
+	} while (!g->err &&
+		 (done < raw->len || (finish && zr != Z_STREAM_END)));
+out:
+	ember_buf_reset(raw);
+	return g->err;
+}
+
+static void gz_end(struct gz *g)
+{
+	if (g->live)
+		deflateEnd(&g->z);
+	g->live = 0;
 }
 
 /* One Sample being summed: (stack, thread) and its values; with times,
@@ -120,7 +152,17 @@ struct writer {
 	uint32_t *map_id; /* profile mapping -> pprof mapping id */
 	uint32_t rest;	  /* the mapping of frames without one */
 	struct ember_buf out, m, tmp;
+	struct gz gz; /* where out goes, a piece at a time */
 };
+
+/* out into the stream once it holds a piece's worth */
+#define PIECE (1u << 20)
+
+static void spill(struct writer *w)
+{
+	if (w->out.len >= PIECE)
+		gz_put(&w->gz, &w->out, 0);
+}
 
 static uint32_t str_bytes(struct writer *w, const char *s, size_t n)
 {
@@ -515,6 +557,7 @@ static void write_sample(struct writer *w, size_t a, const char *locs,
 		if (w->timed)
 			put_label_num(w, keys[3], (int64_t)g->time);
 		pb_put_bytes(&w->out, P_SAMPLE, w->m.buf, w->m.len);
+		spill(w);
 	}
 }
 
@@ -586,6 +629,7 @@ static void write_locations(struct writer *w)
 			pb_put_bytes(&w->m, 4, w->tmp.buf, w->tmp.len);
 		}
 		pb_put_bytes(&w->out, P_LOCATION, w->m.buf, w->m.len);
+		spill(w);
 	}
 	for (size_t i = 0; i < w->nfns; i++) {
 		const struct ember_prof_func *fn = &p->funcs[w->fn_list[i]];
@@ -598,6 +642,7 @@ static void write_locations(struct writer *w)
 		if (fn->start_line)
 			pb_put_uint(&w->m, 5, fn->start_line);
 		pb_put_bytes(&w->out, P_FUNCTION, w->m.buf, w->m.len);
+		spill(w);
 	}
 }
 
@@ -650,6 +695,9 @@ static int write_prof(const struct ember_prof *p, ember_write_fn wf, void *ctx)
 	w.lc_drop = ember_xcalloc(p->nstacks + 1, 1);
 	w.made = ember_xcalloc(p->nstacks + 1, 1);
 	ember_buf_init(&w.out, 1 << 16);
+	err = gz_init(&w.gz, wf, ctx);
+	if (err)
+		goto out;
 	ember_buf_init(&w.m, 256);
 	ember_buf_init(&w.tmp, 256);
 	for (size_t t = 0; t < p->ntypes; t++) {
@@ -684,12 +732,14 @@ static int write_prof(const struct ember_prof *p, ember_write_fn wf, void *ctx)
 		size_t len;
 		const char *s = ember_intern_str(&w.strs, (uint32_t)i, &len);
 		pb_put_bytes(&w.out, P_STRING, s, len);
+		spill(&w);
 	}
 	if (w.rounded)
 		ember_log(EMBER_LOG_WARN,
 			  "pprof holds integers: weights were rounded");
-	err = gzip_out(&w.out, wf, ctx);
+	err = gz_put(&w.gz, &w.out, 1);
 out:
+	gz_end(&w.gz);
 	ember_intern_release(&w.strs);
 	free(w.pstr);
 	free(w.aggs);

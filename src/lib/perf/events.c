@@ -76,6 +76,25 @@ void rec_events_release(struct rec_events *r)
 	memset(r, 0, sizeof(*r));
 }
 
+void rec_events_read_done(struct rec_events *r)
+{
+	chains_free(r->chains);
+	r->chains = NULL;
+	rec_prof_trim(r);
+	/* the stack table's room for more given back */
+	struct ember_stacks *st = &r->stacks;
+	if (st->aids > st->nids + 1) {
+		st->ids = ember_xreallocarray(st->ids, st->nids + 1,
+					      sizeof(*st->ids));
+		st->aids = st->nids + 1;
+	}
+	if (st->alloc > st->n && st->n) {
+		st->ents =
+		    ember_xreallocarray(st->ents, st->n, sizeof(*st->ents));
+		st->alloc = st->n;
+	}
+}
+
 /* ---- decoding --------------------------------------------------------- */
 
 struct rec_sample {
@@ -1002,7 +1021,7 @@ static uint32_t kernel_frame(struct rec_events *r, uint64_t addr)
  * table keeps one copy of each distinct callchain, up to CHAINS_WORDS
  * words; later ones are decoded each time.
  */
-#define CHAINS_WORDS (4u << 20)
+#define CHAINS_WORDS (1u << 20)
 
 struct rec_chain {
 	uint64_t hash;

@@ -51,6 +51,9 @@ struct rec_events {
 
 void rec_events_init(struct rec_events *ev, struct ember_record_stats *stats);
 void rec_events_release(struct rec_events *ev);
+/* No record comes any more: what only decoding them needs (the callchain
+ * table, up to tens of megabytes) is freed before the frames are named. */
+void rec_events_read_done(struct rec_events *ev);
 /* Handles one perf record, in time order. */
 void rec_events_handle(struct rec_events *ev, const void *rec, size_t size);
 /* The record's time from its sample_id (0 when it has none). */

@@ -73,6 +73,12 @@ struct ember_prof *rec_prof_detach(struct rec_events *r)
 	return p;
 }
 
+void rec_prof_trim(struct rec_events *r)
+{
+	if (r->prof)
+		ember_prof_trim(&r->prof->p);
+}
+
 static uint32_t comm_str(struct rec_events *r, uint32_t comm)
 {
 	size_t len;

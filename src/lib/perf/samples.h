@@ -50,5 +50,7 @@ void rec_prof_build_ids(struct rec_events *ev, struct rec_symctx *sc,
 			const size_t *off);
 /* The profile, handed out (the caller frees it); NULL when none. */
 struct ember_prof *rec_prof_detach(struct rec_events *ev);
+/* No sample comes any more: the columns cut to their samples. */
+void rec_prof_trim(struct rec_events *ev);
 
 #endif

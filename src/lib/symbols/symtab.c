@@ -364,6 +364,13 @@ void rec_symtab_finish(struct rec_symtab *st)
 
 	if (!st->n)
 		return;
+	/* the room reserved for more given back (kallsyms reserves by the
+	 * file's size: twice what it holds) */
+	if (st->alloc > st->n + st->n / 8) {
+		st->syms =
+		    ember_xreallocarray(st->syms, st->n, sizeof(*st->syms));
+		st->alloc = st->n;
+	}
 	/* kallsyms and most symbol tables come sorted already */
 	for (i = 1; i < st->n && st->syms[i - 1].start <= st->syms[i].start;
 	     i++)
