@@ -423,7 +423,8 @@ static void fold_stack(struct pdc *c, struct rec_symctx *sc, size_t i)
 		const uint32_t *ids =
 		    frame_names(c, sc, f[j], java, &nn, &skipping);
 		EMBER_GROW(c->out, m + nn + nr, c->aout);
-		memcpy(c->out + m, ids, nn * sizeof(*ids));
+		for (size_t x = 0; x < nn; x++) /* mostly one: no memcpy */
+			c->out[m + x] = ids[x];
 		m += nn;
 	}
 	uint32_t *out = c->out;
