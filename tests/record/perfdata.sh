@@ -345,4 +345,34 @@ check "a recording to cut: over 3 MB ($size bytes)" test "$size" -gt 3000000
 cut_while_read 100 "$T/cut.data" "$EMBER" collapse perf -o "$T/cut.folded" "$T/cut.data"
 cut_checks perf.data "$T/cut.data" "$size" cut.folded
 
+# stripped modules: frames of no known symbol at many addresses, named by
+# their module ([unnamed], [libunnamed.so]) or, with --addrs, by module and
+# address, each as perf script's text names it (symbol versions aside,
+# see refold)
+if $CC -O2 -fno-omit-frame-pointer -fno-optimize-sibling-calls -fvisibility=hidden \
+	-shared -fPIC -o "$R/libunnamed.so" tests/record/unnamedlib.c &&
+	$CC -O2 -fno-omit-frame-pointer -fno-optimize-sibling-calls -o "$R/unnamed" \
+	tests/record/unnamed.c -L"$R" -lunnamed -Wl,-rpath,"$R" &&
+	strip "$R/unnamed" "$R/libunnamed.so"; then
+	rec "stripped modules" -g -F 1999 -o "$T/unnamed.data" -- "$R/unnamed" 0.3
+	perf script -i "$T/unnamed.data" > "$T/unnamed.txt" 2> /dev/null
+	for opt in "" --addrs --all; do
+		"$EMBER" collapse perf $opt "$T/unnamed.txt" > "$T/unnamed.text" 2> /dev/null
+		"$EMBER" collapse perf $opt "$T/unnamed.data" > "$T/unnamed.out" 2> /dev/null
+		refold "$T/unnamed.text" > "$T/unnamed.want"
+		refold "$T/unnamed.out" > "$T/unnamed.got"
+		check "stripped modules ${opt:-(no option)}: as perf script's text (but for symbol versions)" \
+			cmp -s "$T/unnamed.want" "$T/unnamed.got"
+	done
+	"$EMBER" collapse perf "$T/unnamed.data" > "$T/unnamed.out" 2> /dev/null
+	check "stripped modules: the program's and the library's frames apart" \
+		grep -q '\[unnamed\];\[libunnamed.so\] ' "$T/unnamed.out"
+	"$EMBER" collapse perf --addrs "$T/unnamed.data" > "$T/unnamed.out" 2> /dev/null
+	n=$(tr ';' '\n' < "$T/unnamed.out" | sed 's/ [0-9]*$//' |
+		grep '^\[libunnamed.so <' | sort -u | wc -l)
+	check "stripped modules --addrs: the library's frames at 2 addresses or more ($n)" test "$n" -ge 2
+else
+	bad "stripped modules: cannot compile tests/record/unnamed.c"
+fi
+
 finish

@@ -65,6 +65,15 @@ struct pdc {
 		uint32_t off, len;
 		int state; /* 0 not named, 1 named, 2 named and skip-after */
 	} * fc;
+	/* the names of a frame by what they are made of (its symbol,
+	 * module and java-ness) where the address adds nothing (no --addrs,
+	 * --inline or --srcline): a module's frames at many addresses of
+	 * one function or of none known, named once */
+	int by_name;
+	struct ember_intern nkeys;
+	struct fcache *nk; /* by key id */
+	size_t ank;
+	struct ember_buf key, name, dso;
 	/* per root frame: its names (len 0: not named yet) */
 	uint32_t *root_off, *root_len;
 	uint8_t *root_java;
@@ -301,16 +310,38 @@ static const uint32_t *frame_names(struct pdc *c, struct rec_symctx *sc,
 
 	if (!e->state) {
 		const struct rec_frame *f = &c->r->frames.v[i];
-		struct ember_buf dso = EMBER_BUF_INIT;
+		struct ember_buf *dso = &c->dso, *name = &c->name;
 		char addr[24];
 		int fjava;
-		const char *sym = rec_frame_symbol(sc, f, &dso, &fjava);
-		struct ember_buf name = EMBER_BUF_INIT;
-		ember_buf_adds(&name, sym ? sym : "[unknown]");
-		rec_clean_name(name.buf, name.len);
-		rec_clean_name(dso.buf, dso.len);
-		struct ember_perf_frame pf = {name.buf, name.len, dso.buf,
-					      dso.len,	addr,	  0};
+		const char *sym = rec_frame_symbol(sc, f, dso, &fjava);
+		struct fcache *ke = NULL;
+		if (c->by_name) {
+			struct ember_buf *key = &c->key;
+			ember_buf_reset(key);
+			ember_buf_adds(key, sym ? sym : "[unknown]");
+			ember_buf_addch(key, '\0');
+			ember_buf_add(key, dso->buf, dso->len);
+			ember_buf_addch(key, java || fjava ? 'j' : '-');
+			uint32_t id =
+			    ember_intern(&c->nkeys, key->buf, key->len);
+			if (id >= c->ank) {
+				size_t old = c->ank;
+				EMBER_GROW(c->nk, (size_t)id + 1, c->ank);
+				memset(c->nk + old, 0,
+				       (c->ank - old) * sizeof(*c->nk));
+			}
+			ke = &c->nk[id];
+			if (ke->state) {
+				*e = *ke;
+				goto named;
+			}
+		}
+		ember_buf_reset(name);
+		ember_buf_adds(name, sym ? sym : "[unknown]");
+		rec_clean_name(name->buf, name->len);
+		rec_clean_name(dso->buf, dso->len);
+		struct ember_perf_frame pf = {name->buf, name->len, dso->buf,
+					      dso->len,	 addr,	    0};
 		pf.addr_len = hex_addr(addr, f->addr);
 		const uint32_t *ids;
 		size_t k;
@@ -321,9 +352,10 @@ static const uint32_t *frame_names(struct pdc *c, struct rec_symctx *sc,
 		e->len = (uint32_t)k;
 		e->state = sk ? 2 : 1;
 		c->ncache += k;
-		ember_buf_release(&name);
-		ember_buf_release(&dso);
+		if (ke)
+			*ke = *e;
 	}
+named:
 	*n = e->len;
 	*skip = e->state == 2;
 	return c->cache + e->off;
@@ -391,7 +423,8 @@ static void fold_stack(struct pdc *c, struct rec_symctx *sc, size_t i)
 		const uint32_t *ids =
 		    frame_names(c, sc, f[j], java, &nn, &skipping);
 		EMBER_GROW(c->out, m + nn + nr, c->aout);
-		memcpy(c->out + m, ids, nn * sizeof(*ids));
+		for (size_t x = 0; x < nn; x++) /* mostly one: no memcpy */
+			c->out[m + x] = ids[x];
 		m += nn;
 	}
 	uint32_t *out = c->out;
@@ -516,6 +549,8 @@ int cl_perfdata_read(const struct ember_collapse_options *o,
 	c.root_off = ember_xcalloc(r->frames.n, sizeof(*c.root_off));
 	c.root_len = ember_xcalloc(r->frames.n, sizeof(*c.root_len));
 	c.root_java = ember_xcalloc(r->frames.n, 1);
+	c.by_name = !o->addrs && !o->inline_frames && !o->srcline;
+	ember_intern_init(&c.nkeys);
 	rec_symctx_init(&sc, r, 0, NULL);
 	sc_live = 1;
 	sc.no_kallsyms = c.no_kallsyms_why;
@@ -561,8 +596,14 @@ int cl_perfdata_read(const struct ember_collapse_options *o,
 	k->n.pd_corrupt += (uint64_t)r->corrupt;
 	k->n.perfdata = 1;
 out:
-	if (sc_live)
+	if (sc_live) {
 		rec_symctx_release(&sc);
+		ember_intern_release(&c.nkeys);
+	}
+	free(c.nk);
+	ember_buf_release(&c.key);
+	ember_buf_release(&c.name);
+	ember_buf_release(&c.dso);
 	if (kp->started) {
 		__atomic_store_n(&kp->stop, 1, __ATOMIC_RELAXED);
 		pthread_join(kp->thread, NULL);
