@@ -60,6 +60,28 @@ ratio() {
 	fi
 }
 
+# ours FILE: sets ours to the least CPU time of 5 runs of `ember collapse
+# perf FILE` (folded output)
+ours() {
+	ours=999999
+	for i in 1 2 3 4 5; do
+		/usr/bin/time -f '%U %S' -o "$W/time" "$EMBER" collapse perf -q "$1" > /dev/null 2>&1
+		t=$(cpu "$W/time")
+		[ "$(echo "$t < $ours" | bc)" = 1 ] && ours=$t
+	done
+}
+
+# against LABEL FILE RUNS OURS TARGET [OPTIONS]: times `perf script
+# OPTIONS | ember collapse perf` on FILE (theirs) and prints it and the
+# ratio to OURS
+against() {
+	label=$1 file=$2 n=$3 o=$4 target=$5; shift 5
+	theirs "$file" "$n" "$@"
+	printf '  %-46s %7.3f s CPU%s\n' "perf script${1:+ $*} | ember collapse perf" "$t" \
+		"$([ "$capped" = 1 ] && echo " (given up)")"
+	ratio "$label, against perf script${1:+ $*}" "$t" "$o" "$target"
+}
+
 fp=$W/sw-fp.perf.data
 if ! perf record -q -a -g -F 999 -o "$fp" -- sh -c "$(work 6)" > /dev/null 2> "$W/rec.err"; then
 	echo "  skipped: perf record -a failed: $(head -1 "$W/rec.err")"
@@ -88,35 +110,18 @@ for x in "$@"; do
 		"$(echo "$(cat "$W/sw-best.$x") / $folded" | bc -l)"
 done
 # perf script as typed (with its inlined frames), and without them
-theirs "$fp" 5
-printf '  %-46s %7.3f s CPU%s\n' "perf script | ember collapse perf" "$t" \
-	"$([ "$capped" = 1 ] && echo " (given up)")"
-ratio "frame pointers, against perf script" "$t" "$folded" 20x
-theirs "$fp" 5 --no-inline
-printf '  %-46s %7.3f s CPU%s\n' "perf script --no-inline | ember collapse perf" "$t" \
-	"$([ "$capped" = 1 ] && echo " (given up)")"
-ratio "frame pointers, against perf script --no-inline" "$t" "$folded" 20x
+against "frame pointers" "$fp" 5 "$folded" 20x
+against "frame pointers" "$fp" 5 "$folded" 20x --no-inline
 
 # the same workload for longer: fixed costs weigh less
 long=$W/sw-long.perf.data
 if perf record -q -a -g -F 999 -o "$long" -- sh -c "$(work "${SW_LONG:-60}")" > /dev/null 2> "$W/rec.err"; then
 	"$EMBER" collapse perf "$long" 2>&1 > /dev/null | sed -n "s/^ember: read /  frame pointers, system-wide, ${SW_LONG:-60} s: /p"
 	printf '  %s MB perf.data\n' "$(echo "$(stat -c %s "$long") / 1000000" | bc)"
-	ours=999999
-	for i in 1 2 3 4 5; do
-		/usr/bin/time -f '%U %S' -o "$W/time" "$EMBER" collapse perf -q "$long" > /dev/null 2>&1
-		t=$(cpu "$W/time")
-		[ "$(echo "$t < $ours" | bc)" = 1 ] && ours=$t
-	done
+	ours "$long"
 	printf '  %-46s %7.3f s CPU\n' "ember collapse perf perf.data (folded)" "$ours"
-	theirs "$long" 3
-	printf '  %-46s %7.3f s CPU%s\n' "perf script | ember collapse perf" "$t" \
-		"$([ "$capped" = 1 ] && echo " (given up)")"
-	ratio "frame pointers, ${SW_LONG:-60} s, against perf script" "$t" "$ours" 20x
-	theirs "$long" 3 --no-inline
-	printf '  %-46s %7.3f s CPU%s\n' "perf script --no-inline | ember collapse perf" "$t" \
-		"$([ "$capped" = 1 ] && echo " (given up)")"
-	ratio "frame pointers, ${SW_LONG:-60} s, against perf script --no-inline" "$t" "$ours" 20x
+	against "frame pointers, ${SW_LONG:-60} s" "$long" 3 "$ours" 20x
+	against "frame pointers, ${SW_LONG:-60} s" "$long" 3 "$ours" 20x --no-inline
 	rm -f "$long"
 else
 	echo "  long recording: perf record failed: $(head -1 "$W/rec.err")"
@@ -126,22 +131,11 @@ dw=$W/sw-dwarf.perf.data
 if perf record -q -a --call-graph dwarf -F 199 -o "$dw" -- sh -c "$(work 3)" > /dev/null 2> "$W/rec.err"; then
 	"$EMBER" collapse perf "$dw" 2>&1 > /dev/null | sed -n 's/^ember: read /  DWARF, system-wide: /p'
 	printf '  %s MB perf.data\n' "$(echo "$(stat -c %s "$dw") / 1000000" | bc)"
-	ours=999999
-	for i in 1 2 3 4 5; do
-		/usr/bin/time -f '%U %S' -o "$W/time" "$EMBER" collapse perf -q "$dw" > /dev/null 2>&1
-		t=$(cpu "$W/time")
-		[ "$(echo "$t < $ours" | bc)" = 1 ] && ours=$t
-	done
+	ours "$dw"
 	printf '  %-46s %7.3f s CPU\n' "ember collapse perf perf.data" "$ours"
 	# once each: perf script with its inlined frames takes hours
-	theirs "$dw" 1
-	printf '  %-46s %7.3f s CPU%s\n' "perf script | ember collapse perf" "$t" \
-		"$([ "$capped" = 1 ] && echo " (given up)")"
-	ratio "DWARF, against perf script" "$t" "$ours" 100x
-	theirs "$dw" 1 --no-inline
-	printf '  %-46s %7.3f s CPU%s\n' "perf script --no-inline | ember collapse perf" "$t" \
-		"$([ "$capped" = 1 ] && echo " (given up)")"
-	ratio "DWARF, against perf script --no-inline" "$t" "$ours" 100x
+	against DWARF "$dw" 1 "$ours" 100x
+	against DWARF "$dw" 1 "$ours" 100x --no-inline
 else
 	echo "  DWARF: perf record failed: $(head -1 "$W/rec.err")"
 fi
