@@ -7,7 +7,8 @@
 // not (ember.timeline.activity and the canvas's pixels), that a range in
 // the middle of the nap shows the nap (a wait counts the part of it in
 // the range), and that the stack chart draws the wait as long as it
-// lasted.  Skips without perf_event_open.  Ends with
+// lasted, also when the nap is the recording's last sample (the tracks
+// reach the end of the last wait).  Skips without perf_event_open.  Ends with
 // "waits: N passed, M failed".
 "use strict";
 const path = require("path");
@@ -26,8 +27,8 @@ try {
 	console.log(`waits: skipped: cannot compile or record here: ${String(e.stderr || e.message).split("\n")[0]}`);
 	finish();
 }
-function record(opt, file) {
-	const out = execFileSync(ember, ["record", "-q", opt, "-o", file, "--", prog, "0.15"],
+function record(opt, file, end) {
+	const out = execFileSync(ember, ["record", "-q", opt, "-o", file, "--", prog, "0.15", ...(end ? ["end"] : [])],
 		{ stdio: ["ignore", "pipe", "pipe"] }).toString();
 	const phases = {};
 	for (const l of out.trim().split("\n")) {
@@ -71,10 +72,13 @@ async function column(page, tid, t, act) {
 	}, { tid, x: (t / act.bin + 0.5) * act.px });
 }
 
-async function test_profile(opt) {
-	const file = path.join(tmp, `naps${opt}.html`);
-	const ph = record(opt, file);
-	check(`${opt}: the program reports its phases`, ph.busy && ph.nap && ph.busy_again, ph);
+// end: the program ends with the nap, so that its wait is the last
+// sample and the tracks must reach past it
+async function test_profile(opt, end) {
+	const file = path.join(tmp, `naps${opt}${end ? "-end" : ""}.html`);
+	const ph = record(opt, file, end);
+	if (end) opt += ", ending with the nap";
+	check(`${opt}: the program reports its phases`, ph.busy && ph.nap && (end || ph.busy_again), ph);
 	const page = await open(file);
 	const start = await page.evaluate(() => EMBER.timeline.start);
 	const pt = (us) => us - start;
@@ -93,7 +97,7 @@ async function test_profile(opt) {
 		Math.min(...nap.map((x) => x.off)) > 0.5 * Math.max(...nap.map((x) => x.off)),
 		[Math.min(...nap.map((x) => x.off)), Math.max(...nap.map((x) => x.off))]);
 	check(`${opt}: the CPU graph does not`, sum(nap, "on") <= 0.02 * sum(nap, "off"), [sum(nap, "on"), sum(nap, "off")]);
-	if (opt == "--wall") {
+	if (opt.startsWith("--wall")) {
 		const busy = bins(act, pt(ph.busy[0]) + m, pt(ph.busy[1]) - m);
 		check(`${opt}: the CPU graph covers the busy phase`, busy.length > 5 && sum(busy, "on") > 0 &&
 			busy.filter((x) => x.on > 0).length >= 0.5 * busy.length, busy.slice(0, 10));
@@ -107,7 +111,7 @@ async function test_profile(opt) {
 	const near = (p, c) => p.split(",").every((v, k) => Math.abs(v - c[k]) <= 8);
 	const WAIT = [143, 168, 200], CPU = [217, 112, 42];
 	check(`${opt}: the nap's column is drawn in the waiting colour`, px.length > 5 && px.every((p) => near(p, WAIT)), px.slice(0, 4));
-	if (opt == "--wall") {
+	if (opt.startsWith("--wall")) {
 		let cpu = 0;
 		for (let t = pt(ph.busy[0]) + m; t < pt(ph.busy[1]) - m; t += act.bin)
 			if ((await column(page, tid, t, act)).some((p) => near(p, CPU))) cpu++;
@@ -140,11 +144,11 @@ async function test_profile(opt) {
 			"--disable-background-networking", "--disable-component-update",
 			"--disable-sync"],
 	});
-	for (const opt of ["--wall", "--off-cpu"]) {
+	for (const [opt, end] of [["--wall"], ["--off-cpu"], ["--off-cpu", true]]) {
 		try {
-			await test_profile(opt);
+			await test_profile(opt, end);
 		} catch (e) {
-			check(`${opt} ran`, false, process.env.VERBOSE ? e.message : e.message.split("\n")[0]);
+			check(`${opt}${end ? " (end)" : ""} ran`, false, process.env.VERBOSE ? e.message : e.message.split("\n")[0]);
 		}
 	}
 	check("no JavaScript errors", errors.length == 0, errors.slice(0, 5));

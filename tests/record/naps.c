@@ -5,12 +5,15 @@
  * on the main thread.  Prints each phase's start and end
  * (CLOCK_MONOTONIC, microseconds) as
  *   NAME START END
+ * With "end" after SECONDS, the program ends with the nap (no
+ * busy_again): its wait is the recording's last sample.
  * Built -O2 -g with frame pointers.
- *   naps [SECONDS]
+ *   naps [SECONDS [end]]
  */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #define NOINLINE __attribute__((noinline))
@@ -73,6 +76,8 @@ int main(int argc, char **argv)
 		s = 0.15;
 	timed("busy", busy, s);
 	timed("nap", nap, 2 * s);
+	if (argc > 2 && !strcmp(argv[2], "end"))
+		return 0;
 	timed("busy_again", busy_again, s);
 	return 0;
 }

@@ -22,7 +22,9 @@
  *                        view once the wheel or a drag has moved it
  *   window.ember.timeline
  *     threads            [{tid, pid, name, process, samples}]
- *     span               [first, last] sample times (tunits)
+ *     span               [first, last] sample times (tunits); last is
+ *                        the end of the last wait less one interval
+ *                        when a wait outlasts the last sample
  *     tunit              nanoseconds a time unit
  *     select(t0, t1, tids), clear(), selection()
  *     time(x)            the time under client x in the tracks
@@ -201,8 +203,6 @@ function decodeSamples() {
 		th.off = off;
 	});
 	if (rd.bad || !rd.end()) throw new Error("the samples are damaged");
-	span = [0, T];
-	waits();
 	// a sample lasts until the next, at most two intervals (the median)
 	var d = [];
 	threads.forEach(function (th) {
@@ -210,17 +210,23 @@ function decodeSamples() {
 	});
 	d.sort(function (a, b) { return a - b; });
 	interval = d.length ? d[d.length >> 1] : 1;
+	// what is drawn ends at span[1] + interval: past the end of every
+	// wait, which may be the last sample (a program that ends waiting,
+	// or an off-CPU profile whose last wait is the longest)
+	var end = waits();
+	span = [0, Math.max(T, end - interval)];
 }
 
 // An off-CPU sample (--off-cpu, --wall) is a wait that begins at its time
 // and lasts its weight, when the weight is a time: th.wl its length in
 // tunits (0 for a CPU sample), th.maxwl the longest, so that a range
-// finds the waits that began before it.
+// finds the waits that began before it.  Returns where the last wait
+// ends (0 without waits).
 var NSPER = { ns: 1, nsec: 1, nanoseconds: 1, us: 1e3, usec: 1e3, microseconds: 1e3,
 	ms: 1e6, msec: 1e6, milliseconds: 1e6, s: 1e9, sec: 1e9, seconds: 1e9 };
 function waits() {
 	var per = NSPER[String(E.countname || "").toLowerCase()];
-	var f = per && TL.weighted ? E.unit * per / TL.tunit : 0;
+	var f = per && TL.weighted ? E.unit * per / TL.tunit : 0, end = 0;
 	inOrder.forEach(function (th) {
 		var wl = new Float64Array(th.n), mx = 0;
 		if (f > 0)
@@ -228,10 +234,12 @@ function waits() {
 				if (th.off[k] && th.w[k] > 0) {
 					wl[k] = th.w[k] * f;
 					if (wl[k] > mx) mx = wl[k];
+					if (th.t[k] + wl[k] > end) end = th.t[k] + wl[k];
 				}
 		th.wl = wl;
 		th.maxwl = mx;
 	});
+	return end;
 }
 
 // the threads as the page lists them (by pid and tid), and as the
