@@ -99,6 +99,8 @@ struct tstate {
 	int top;      /* the document is an object (1) or array (2) */
 	int ev_depth; /* the depth of events, 0: not in the list */
 	int in_list;  /* inside the events' array */
+	int listed;   /* an object's "traceEvents" was seen */
+	int nodes;    /* an object's "nodes": a .cpuprofile, not a trace */
 	int in_event; /* the value at ev_depth is an object */
 	struct field f[NFIELD];
 	struct ember_buf ev_text;
@@ -893,7 +895,10 @@ static int on_value(void *ctx, const struct cl_jval *v)
 		}
 		return 0;
 	}
+	if (s->top == 1 && v->depth == 1 && cl_jkey(v, "nodes"))
+		s->nodes = 1;
 	if (s->top == 1 && v->depth == 1 && cl_jkey(v, "traceEvents")) {
+		s->listed = 1;
 		if (v->type == CJ_ARR) {
 			s->ev_depth = 2;
 			s->in_list = 1;
@@ -956,10 +961,16 @@ static int read_trace(void *st, struct collapse_input *in)
 	cl_json_free(s->j);
 	s->j = cl_json_new(on_value, s);
 	s->top = s->ev_depth = s->in_list = s->in_event = 0;
+	s->listed = s->nodes = 0;
 	int rc = cl_json_read(s->j, in, s->k);
-	if (!rc && s->compat && s->top != 1) {
+	/* an object is a trace by its "traceEvents" (a bare array is one
+	 * too, but not for chrome-tracing); anything else, a .cpuprofile
+	 * above all, would come out as nothing */
+	if (!rc && !s->listed && (s->compat || s->top == 1)) {
 		cl_fail(s->k, "the input is not a trace: %s",
-			"no object with \"traceEvents\"");
+			s->nodes ? "no \"traceEvents\", but \"nodes\": a CPU "
+				   "profile ('ember collapse cpuprofile' reads it)"
+				 : "no object with \"traceEvents\"");
 		rc = EMBER_EFORMAT;
 	}
 	return rc;
