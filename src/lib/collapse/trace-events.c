@@ -968,9 +968,10 @@ static int read_trace(void *st, struct collapse_input *in)
 	 * above all, would come out as nothing */
 	if (!rc && !s->listed && (s->compat || s->top == 1)) {
 		cl_fail(s->k, "the input is not a trace: %s",
-			s->nodes ? "no \"traceEvents\", but \"nodes\": a CPU "
-				   "profile ('ember collapse cpuprofile' reads it)"
-				 : "no object with \"traceEvents\"");
+			s->nodes
+			    ? "no \"traceEvents\", but \"nodes\": a CPU "
+			      "profile ('ember collapse cpuprofile' reads it)"
+			    : "no object with \"traceEvents\"");
 		rc = EMBER_EFORMAT;
 	}
 	return rc;
