@@ -90,12 +90,6 @@ static void sort_u32(uint32_t *v, uint32_t *tmp, size_t n)
 	}
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* The stack nodes of group k's samples and their parents, sorted. */
 static void collect(struct ch *x, const struct ember_exp_groups *g, size_t k)
 {
@@ -186,16 +180,20 @@ static void write_nodes(struct ch *x, uint32_t thread, int children)
 		koff = ember_xcalloc(x->nnodes + 2, sizeof(*koff));
 		kids = ember_xcalloc(x->nnodes + 1, sizeof(*kids));
 		uint32_t *pos = ember_xcalloc(x->nnodes + 1, sizeof(*pos));
+		/* per stack node: its index among the nodes + 1, set for
+		 * the nodes only (a node's parent is one, or the root) */
+		uint32_t *index =
+		    ember_xreallocarray(NULL, p->nstacks + 1, sizeof(*index));
+		for (size_t i = 0; i < x->nnodes; i++)
+			index[x->nodes[i]] = (uint32_t)i + 1;
 		/* index 0: the root; node i at i + 1 */
 		for (size_t i = 0; i < x->nnodes; i++) {
 			uint32_t par =
 			    node_id(x, p->stacks[x->nodes[i]].parent, thread);
-			uint32_t *at =
-			    bsearch(&(uint32_t){par - 2}, x->nodes, x->nnodes,
-				    sizeof(uint32_t), cmp_u32);
-			pos[i] = par == 1 ? 0 : (uint32_t)(at - x->nodes) + 1;
+			pos[i] = par == 1 ? 0 : index[par - 2];
 			nkids[pos[i]]++;
 		}
+		free(index);
 		for (size_t i = 0; i <= x->nnodes; i++)
 			koff[i + 1] = koff[i] + nkids[i];
 		memset(nkids, 0, (x->nnodes + 1) * sizeof(*nkids));
