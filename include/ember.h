@@ -381,7 +381,9 @@ struct ember_collapse_options {
 	 * profile has timeDeltas; time: required), or samples */
 	int time;
 	/* perf.data: keep the sample-level profile (times, threads,
-	 * addresses, lines) for ember_collapse_profile's writers */
+	 * addresses, lines) for ember_collapse_profile's writers;
+	 * EMBER_PROFILE_NO_LINES: without the source lines (perf script
+	 * text has no place for them), the DWARF left unread */
 	int profile;
 	int cpuprofile_samples;
 	/* Called from the calling thread now and then while an input is
@@ -461,6 +463,9 @@ const char *ember_collapse_guess(const char *p, size_t len);
 int ember_collapse_is_folded(const char *p, size_t len);
 
 /* ---- the sample-level profile ------------------------------------------- */
+
+/* ember_collapse_options.profile: the profile without source lines */
+#define EMBER_PROFILE_NO_LINES 2
 
 /* Samples with their times, threads, CPUs and weights, over stacks of
  * frames with addresses, mappings, functions, source lines and inlined

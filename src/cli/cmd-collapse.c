@@ -992,6 +992,8 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 	 * times, threads, addresses, lines */
 	o.profile =
 	    as == CLI_PPROF || as == CLI_HTML || 1u << as & CLI_TIMED_FORMATS;
+	if (as == CLI_PERFSCRIPT) /* which has no source lines */
+		o.profile = EMBER_PROFILE_NO_LINES;
 	if (ember_collapse_new(&col, &o)) {
 		free(skip);
 		return cli_usage(cmd, "unknown format '%s'", o.format);

@@ -88,14 +88,39 @@ void ember_buf_addf(struct ember_buf *b, const char *fmt, ...)
 
 void ember_buf_addu(struct ember_buf *b, uint64_t u)
 {
+	/* two digits a division, written in place: the JSON writers print
+	 * millions of small numbers */
+	static const char pairs[] = "00010203040506070809"
+				    "10111213141516171819"
+				    "20212223242526272829"
+				    "30313233343536373839"
+				    "40414243444546474849"
+				    "50515253545556575859"
+				    "60616263646566676869"
+				    "70717273747576777879"
+				    "80818283848586878889"
+				    "90919293949596979899";
 	char tmp[24];
 	char *p = tmp + sizeof(tmp);
 
-	do {
-		*--p = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
-	ember_buf_add(b, p, (size_t)(tmp + sizeof(tmp) - p));
+	while (u >= 100) {
+		unsigned r = (unsigned)(u % 100);
+		u /= 100;
+		p -= 2;
+		memcpy(p, pairs + 2 * r, 2);
+	}
+	if (u >= 10) {
+		p -= 2;
+		memcpy(p, pairs + 2 * u, 2);
+	} else {
+		*--p = (char)('0' + u);
+	}
+	size_t n = (size_t)(tmp + sizeof(tmp) - p);
+	if (b->len + n >= b->alloc)
+		ember_buf_grow(b, n);
+	memcpy(b->buf + b->len, p, n);
+	b->len += n;
+	b->buf[b->len] = '\0';
 }
 
 /*

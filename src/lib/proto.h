@@ -75,14 +75,19 @@ static inline int pb_next(struct pb *b, uint32_t *field, int *wire, uint64_t *v,
 /* Writing: keys, varints and length-delimited fields into a buffer. */
 static inline void pb_put_varint(struct ember_buf *b, uint64_t v)
 {
-	unsigned char t[10];
+	/* written in place: the encoder writes millions of them */
+	if (b->len + 11 >= b->alloc)
+		ember_buf_grow(b, 11);
+	unsigned char *t = (unsigned char *)b->buf + b->len;
 	size_t n = 0;
 
-	do {
-		t[n++] = (unsigned char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+	while (v > 0x7f) {
+		t[n++] = (unsigned char)(v | 0x80);
 		v >>= 7;
-	} while (v);
-	ember_buf_add(b, t, n);
+	}
+	t[n++] = (unsigned char)v;
+	b->len += n;
+	b->buf[b->len] = '\0';
 }
 
 static inline void pb_put_uint(struct ember_buf *b, uint32_t field, uint64_t v)

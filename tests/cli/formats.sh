@@ -83,6 +83,18 @@ else
 	echo "formats: record skipped: cannot compile or record here"
 fi
 
+# perf script text out, byte for byte: the header's fields padded as
+# perf pads them (the CPU to 3 digits, the micros to 6, the period to 10
+# columns), a module's ')' made '_', each frame's line alike every time
+printf 'my prog 12/34 [007] 12.500000: 1234567 cpu-clock:\n\t    1234 operator new(unsigned long)+0x4 (/opt/my lib (x)/libz.so)\n\t  abcdef main+0x10 (/opt/p)\n\nmy prog 12/35 [123] 100.000001: 7 cpu-clock:\n\t    1234 operator new(unsigned long)+0x4 (/opt/my lib (x)/libz.so)\n\t  abcdef main+0x10 (/opt/p)\n\n' > "$T/h.txt"
+printf 'my prog 12/34 [007] 12.500000:    1234567 cpu:\n\t            1234 operator new+0x0 (x_/libz.so)\n\t          abcdef main+0x0 (/opt/p)\n\nmy prog 12/35 [123] 100.000001:          7 cpu:\n\t            1234 operator new+0x0 (x_/libz.so)\n\t          abcdef main+0x0 (/opt/p)\n\n' > "$T/h.want"
+status 0 "perf script -o .perf.txt" "$EMBER" collapse perf "$T/h.txt" -o "$T/h.perf.txt"
+check "  as perf script prints it" cmp -s "$T/h.perf.txt" "$T/h.want"
+printf 'a b;c(d) 3\na b;c(d) 2\n' > "$T/h.folded"
+printf 'a b 0/0 0.000000:          5 cpu-clock:\n\t               0 c(d)+0x0 ([unknown])\n\n' > "$T/h.want"
+status 0 "folded -o .perf.txt" "$EMBER" collapse folded "$T/h.folded" -o "$T/h.perf.txt"
+check "  the root as the comm, one sample a stack" cmp -s "$T/h.perf.txt" "$T/h.want"
+
 # perf.data: its perf script text read back to the same stacks as perf's
 # own perf script
 if command -v perf > /dev/null 2>&1 && test -x "$R/phases" &&

@@ -129,6 +129,21 @@ static void test_fixed(void)
 	ember_buf_addu(&b, 0);
 	ember_buf_addu(&b, UINT64_MAX);
 	CHECK_STR(b.buf, "018446744073709551615");
+	/* every length, each side of a power of ten, against printf */
+	int same = 1;
+	for (uint64_t p = 1, k = 0; k < 20; k++, p *= 10)
+		for (uint64_t d = 0; d < 3; d++) {
+			uint64_t v = p - 1 + d;
+			char dec[32];
+			snprintf(dec, sizeof(dec), "%llu",
+				 (unsigned long long)v);
+			ember_buf_reset(&b);
+			ember_buf_addch(&b, 'x');
+			ember_buf_addu(&b, v);
+			same &=
+			    !strcmp(b.buf + 1, dec) && b.len == strlen(dec) + 1;
+		}
+	CHECK(same);
 	ember_buf_release(&b);
 }
 

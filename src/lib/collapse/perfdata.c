@@ -575,7 +575,8 @@ int cl_perfdata_read(const struct ember_collapse_options *o,
 	fold(&c, &sc, 1);
 	if (r->prof) {
 		c.sc = &sc;
-		rec_prof_build(r, &sc, &k->names, profile_names, &c, 1,
+		rec_prof_build(r, &sc, &k->names, profile_names, &c,
+			       c.o->profile != EMBER_PROFILE_NO_LINES,
 			       file_time - (double)c.last_time / 1e9);
 		struct ember_prof *p = rec_prof_detach(r);
 		if (k->prof || k->no_prof) { /* several inputs: none */

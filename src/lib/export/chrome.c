@@ -40,8 +40,9 @@ struct ch {
 	ember_write_fn w;
 	void *ctx;
 	int err;
-	uint32_t *stamp; /* per stack node: the group + 1 that uses it */
-	uint32_t *nodes; /* the group's nodes */
+	uint32_t *stamp;  /* per stack node: the group + 1 that uses it */
+	uint32_t *nodes;  /* the group's nodes */
+	uint32_t *sorted; /* room for as many, for sorting them */
 	size_t nnodes;
 	uint32_t *fr;
 	size_t afr;
@@ -50,6 +51,11 @@ struct ch {
 	uint64_t base; /* the time written for time zero (ns) */
 	struct ember_exp_ids ids;
 	uint32_t idle;
+	/* each frame's "callFrame":{...} made once, where it is met first
+	 * (a frame is in every thread's tree that runs it) */
+	struct ember_buf cf;
+	size_t *cf_off; /* per frame, into cf; SIZE_MAX: not made yet */
+	uint32_t *cf_len;
 };
 
 /* The node of stack s in group g's tree: its id, the nearest kept. */
@@ -63,10 +69,25 @@ static uint32_t node_id(const struct ch *x, uint32_t s, uint32_t thread)
 	return s + 2;
 }
 
-static int cmp_u32(const void *a, const void *b)
+/* Sorts v[0..n) (tmp: room for n), a byte at a time from the lowest,
+ * up to the highest byte any of them has: a fraction of qsort's
+ * comparisons for the tens of thousands of a thread's nodes. */
+static void sort_u32(uint32_t *v, uint32_t *tmp, size_t n)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return x < y ? -1 : x > y;
+	uint32_t max = 0;
+
+	for (size_t i = 0; i < n; i++)
+		max |= v[i];
+	for (int shift = 0; shift < 32 && max >> shift; shift += 8) {
+		size_t count[257] = {0};
+		for (size_t i = 0; i < n; i++)
+			count[(v[i] >> shift & 255) + 1]++;
+		for (int d = 0; d < 256; d++)
+			count[d + 1] += count[d];
+		for (size_t i = 0; i < n; i++)
+			tmp[count[v[i] >> shift & 255]++] = v[i];
+		memcpy(v, tmp, n * sizeof(*v));
+	}
 }
 
 /* The stack nodes of group k's samples and their parents, sorted. */
@@ -83,30 +104,55 @@ static void collect(struct ch *x, const struct ember_exp_groups *g, size_t k)
 			if (node_id(x, s, g->thread[k]) != 1)
 				x->nodes[x->nnodes++] = s;
 		}
-	qsort(x->nodes, x->nnodes, sizeof(*x->nodes), cmp_u32);
+	sort_u32(x->nodes, x->sorted, x->nnodes);
 }
 
-static void call_frame(struct ch *x, uint32_t frame)
+static void make_call_frame(struct ember_buf *b, const struct ember_prof *p,
+			    uint32_t frame)
 {
-	const struct ember_prof *p = x->p;
 	const struct ember_prof_func *f = &p->funcs[p->frames[frame].func];
 	size_t len;
 	const char *file = ember_prof_s(p, f->file, &len);
 
-	ember_buf_adds(&x->b, "\"callFrame\":{\"functionName\":");
-	ember_json_strid(&x->b, p, f->name);
-	ember_buf_addf(&x->b, ",\"scriptId\":\"%u\",\"url\":", f->file);
+	ember_buf_adds(b, "\"callFrame\":{\"functionName\":");
+	ember_json_strid(b, p, f->name);
+	ember_buf_adds(b, ",\"scriptId\":\"");
+	ember_buf_addu(b, f->file);
+	ember_buf_adds(b, "\",\"url\":");
 	if (len && file[0] == '/') {
 		struct ember_buf u = EMBER_BUF_INIT;
 		ember_buf_adds(&u, "file://");
 		ember_buf_add(&u, file, len);
-		ember_json_str(&x->b, u.buf, u.len);
+		ember_json_str(b, u.buf, u.len);
 		ember_buf_release(&u);
 	} else {
-		ember_json_str(&x->b, file, len);
+		ember_json_str(b, file, len);
 	}
-	ember_buf_addf(&x->b, ",\"lineNumber\":%ld,\"columnNumber\":-1}",
-		       (long)f->start_line - 1);
+	ember_buf_adds(b, ",\"lineNumber\":");
+	if (f->start_line)
+		ember_buf_addu(b, f->start_line - 1);
+	else
+		ember_buf_adds(b, "-1");
+	ember_buf_adds(b, ",\"columnNumber\":-1}");
+}
+
+static void call_frame(struct ch *x, uint32_t frame)
+{
+	if (x->cf_off[frame] == SIZE_MAX) {
+		size_t at = x->cf.len;
+		make_call_frame(&x->cf, x->p, frame);
+		x->cf_off[frame] = at;
+		x->cf_len[frame] = (uint32_t)(x->cf.len - at);
+	}
+	ember_buf_add(&x->b, x->cf.buf + x->cf_off[frame], x->cf_len[frame]);
+}
+
+/* "," then u, or u alone when first */
+static void add_item(struct ember_buf *b, int first, uint32_t u)
+{
+	if (!first)
+		ember_buf_addch(b, ',');
+	ember_buf_addu(b, u);
 }
 
 static void special_node(struct ch *x, uint32_t id, const char *name,
@@ -134,16 +180,20 @@ static void write_nodes(struct ch *x, uint32_t thread, int children)
 		koff = ember_xcalloc(x->nnodes + 2, sizeof(*koff));
 		kids = ember_xcalloc(x->nnodes + 1, sizeof(*kids));
 		uint32_t *pos = ember_xcalloc(x->nnodes + 1, sizeof(*pos));
+		/* per stack node: its index among the nodes + 1, set for
+		 * the nodes only (a node's parent is one, or the root) */
+		uint32_t *index =
+		    ember_xreallocarray(NULL, p->nstacks + 1, sizeof(*index));
+		for (size_t i = 0; i < x->nnodes; i++)
+			index[x->nodes[i]] = (uint32_t)i + 1;
 		/* index 0: the root; node i at i + 1 */
 		for (size_t i = 0; i < x->nnodes; i++) {
 			uint32_t par =
 			    node_id(x, p->stacks[x->nodes[i]].parent, thread);
-			uint32_t *at =
-			    bsearch(&(uint32_t){par - 2}, x->nodes, x->nnodes,
-				    sizeof(uint32_t), cmp_u32);
-			pos[i] = par == 1 ? 0 : (uint32_t)(at - x->nodes) + 1;
+			pos[i] = par == 1 ? 0 : index[par - 2];
 			nkids[pos[i]]++;
 		}
+		free(index);
 		for (size_t i = 0; i <= x->nnodes; i++)
 			koff[i + 1] = koff[i] + nkids[i];
 		memset(nkids, 0, (x->nnodes + 1) * sizeof(*nkids));
@@ -156,10 +206,9 @@ static void write_nodes(struct ch *x, uint32_t thread, int children)
 			       "\"lineNumber\":-1,\"columnNumber\":-1},"
 			       "\"children\":[");
 		for (uint32_t k = 0; k < nkids[0]; k++)
-			ember_buf_addf(&x->b, "%s%u", k ? "," : "",
-				       kids[koff[0] + k]);
-		ember_buf_addf(&x->b, "%s%u]},\n", nkids[0] ? "," : "",
-			       x->idle);
+			add_item(&x->b, !k, kids[koff[0] + k]);
+		add_item(&x->b, !nkids[0], x->idle);
+		ember_buf_adds(&x->b, "]},\n");
 		special_node(x, x->idle, "(idle)", 0);
 	} else {
 		ember_buf_adds(&x->b,
@@ -170,16 +219,20 @@ static void write_nodes(struct ch *x, uint32_t thread, int children)
 	}
 	for (size_t i = 0; i < x->nnodes; i++) {
 		uint32_t s = x->nodes[i];
-		ember_buf_addf(&x->b, ",\n{\"id\":%u,", s + 2);
-		if (!children)
-			ember_buf_addf(&x->b, "\"parent\":%u,",
+		ember_buf_adds(&x->b, ",\n{\"id\":");
+		ember_buf_addu(&x->b, s + 2);
+		ember_buf_addch(&x->b, ',');
+		if (!children) {
+			ember_buf_adds(&x->b, "\"parent\":");
+			ember_buf_addu(&x->b,
 				       node_id(x, p->stacks[s].parent, thread));
+			ember_buf_addch(&x->b, ',');
+		}
 		call_frame(x, p->stacks[s].frame);
 		if (children && nkids[i + 1]) {
 			ember_buf_adds(&x->b, ",\"children\":[");
 			for (uint32_t k = 0; k < nkids[i + 1]; k++)
-				ember_buf_addf(&x->b, "%s%u", k ? "," : "",
-					       kids[koff[i + 1] + k]);
+				add_item(&x->b, !k, kids[koff[i + 1] + k]);
 			ember_buf_addch(&x->b, ']');
 		}
 		ember_buf_addch(&x->b, '}');
@@ -403,13 +456,22 @@ static void write_cpuprofile(struct ch *x, const struct ember_exp_groups *g0)
 static int write_prof(const struct ember_prof *p, const char *title,
 		      int cpuprofile, ember_write_fn w, void *ctx)
 {
-	struct ch x = {.p = p, .b = EMBER_BUF_INIT, .w = w, .ctx = ctx};
+	struct ch x = {.p = p,
+		       .b = EMBER_BUF_INIT,
+		       .cf = EMBER_BUF_INIT,
+		       .w = w,
+		       .ctx = ctx};
 	struct ember_exp_groups g;
 
 	if (!p->ntypes)
 		return EMBER_EINVAL;
 	x.stamp = ember_xcalloc(p->nstacks + 1, sizeof(*x.stamp));
+	x.cf_off = ember_xreallocarray(NULL, p->nframes + 1, sizeof(*x.cf_off));
+	x.cf_len = ember_xreallocarray(NULL, p->nframes + 1, sizeof(*x.cf_len));
+	for (size_t i = 0; i < p->nframes; i++)
+		x.cf_off[i] = SIZE_MAX;
 	x.nodes = ember_xreallocarray(NULL, p->nstacks + 1, sizeof(*x.nodes));
+	x.sorted = ember_xreallocarray(NULL, p->nstacks + 1, sizeof(*x.sorted));
 	x.tt = ember_exp_time_type(p, &x.ns);
 	x.idle = (uint32_t)p->nstacks + 2;
 	x.base = p->flags & EMBER_PROF_HAS_TIME && p->time_zero >= 1000000
@@ -427,7 +489,11 @@ static int write_prof(const struct ember_prof *p, const char *title,
 	ember_exp_ids_release(&x.ids);
 	ember_buf_release(&x.b);
 	free(x.stamp);
+	ember_buf_release(&x.cf);
+	free(x.cf_off);
+	free(x.cf_len);
 	free(x.nodes);
+	free(x.sorted);
 	free(x.fr);
 	return x.err;
 }

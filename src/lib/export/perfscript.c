@@ -24,12 +24,18 @@
  * fields in the importers' patterns. */
 static void add_field(struct ember_buf *b, const char *s, size_t n, int dso)
 {
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-		if (c == '\n' || c == '\t' ||
-		    (dso && (c == ' ' || c == '(' || c == ')')))
-			c = '_';
-		ember_buf_addch(b, c);
+	size_t i = 0;
+
+	for (;;) {
+		size_t k = i;
+		while (k < n && s[k] != '\n' && s[k] != '\t' &&
+		       (!dso || (s[k] != ' ' && s[k] != '(' && s[k] != ')')))
+			k++;
+		ember_buf_add(b, s + i, k - i);
+		if (k == n)
+			return;
+		ember_buf_addch(b, '_');
+		i = k + 1;
 	}
 }
 
@@ -60,17 +66,86 @@ static void add_hex16(struct ember_buf *b, uint64_t a)
 	ember_buf_add(b, s, sizeof(s));
 }
 
+/* u in decimal, at least width digits wide, padded on the left with pad
+ * (printf's "%0*llu" or "%*llu"). */
+static void add_dec(struct ember_buf *b, uint64_t u, int width, char pad)
+{
+	char s[24];
+	int i = sizeof(s);
+
+	do {
+		s[--i] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	while ((int)sizeof(s) - i < width)
+		s[--i] = pad;
+	ember_buf_add(b, s + i, sizeof(s) - (size_t)i);
+}
+
+static void add_int(struct ember_buf *b, int v)
+{
+	if (v < 0) {
+		ember_buf_addch(b, '-');
+		add_dec(b, -(uint64_t)v, 0, ' ');
+	} else {
+		add_dec(b, (uint64_t)v, 0, ' ');
+	}
+}
+
+/* A frame's line, "\t<address> <symbol>+0x0 (<dso>)\n". */
+static void add_frame(struct ember_buf *b, const struct ember_prof *p,
+		      const struct ember_prof_frame *f)
+{
+	size_t len;
+	const char *name = ember_prof_s(p, p->funcs[f->func].name, &len);
+
+	add_hex16(b, f->address);
+	add_field(b, name, len, 0);
+	ember_buf_add(b, "+0x0 (", 6);
+	if (f->mapping != EMBER_PROF_NONE) {
+		const char *path =
+		    ember_prof_s(p, p->maps[f->mapping].path, &len);
+		add_field(b, path, len, 1);
+	} else {
+		ember_buf_add(b, "[unknown]", 9);
+	}
+	ember_buf_add(b, ")\n", 2);
+}
+
+/* The frames' lines, each made once, where a frame is met first: most
+ * samples' frames have been met before. */
+struct lines {
+	struct ember_buf text;
+	size_t *off; /* per frame, into text; SIZE_MAX: not made yet */
+	uint32_t *len;
+};
+
+static void add_frame_line(struct ember_buf *b, struct lines *l,
+			   const struct ember_prof *p, uint32_t fi)
+{
+	if (l->off[fi] == SIZE_MAX) {
+		size_t at = l->text.len;
+		add_frame(&l->text, p, &p->frames[fi]);
+		l->off[fi] = at;
+		l->len[fi] = (uint32_t)(l->text.len - at);
+	}
+	ember_buf_add(b, l->text.buf + l->off[fi], l->len[fi]);
+}
+
 static int write_prof(const struct ember_prof *p, const char *title,
 		      ember_write_fn w, void *ctx)
 {
-	struct ember_buf b = EMBER_BUF_INIT;
+	struct ember_buf b = EMBER_BUF_INIT, ev = EMBER_BUF_INIT;
+	struct lines l = {EMBER_BUF_INIT, NULL, NULL};
 	size_t max = 64, wt;
 	uint32_t *fr = ember_xreallocarray(NULL, max, sizeof(*fr));
 	uint64_t ns = 0;
 	int err = 0, timed = p->flags & EMBER_PROF_HAS_TIME;
 
-	if (!p->ntypes)
+	if (!p->ntypes) {
+		free(fr);
 		return EMBER_EINVAL;
+	}
 	size_t tt = ember_exp_time_type(p, &ns);
 	struct ember_exp_ids ids;
 	wt = tt != SIZE_MAX ? tt : p->ntypes - 1;
@@ -81,6 +156,14 @@ static int write_prof(const struct ember_prof *p, const char *title,
 		event = "cpu-clock";
 		elen = strlen(event);
 	}
+	/* " event:\n", the same for every sample */
+	ember_buf_addch(&ev, ' ');
+	add_field(&ev, event, elen, 1);
+	ember_buf_add(&ev, ":\n", 2);
+	l.off = ember_xreallocarray(NULL, p->nframes + 1, sizeof(*l.off));
+	l.len = ember_xreallocarray(NULL, p->nframes + 1, sizeof(*l.len));
+	for (size_t i = 0; i < p->nframes; i++)
+		l.off[i] = SIZE_MAX;
 	for (size_t i = 0; i < p->n && !err; i++) {
 		uint32_t th = p->thread[i];
 		const char *comm = title;
@@ -107,43 +190,40 @@ static int write_prof(const struct ember_prof *p, const char *title,
 				skip = 1;
 			}
 		}
+		/* "comm pid/tid [cpu] seconds.micros: period event:" */
 		add_comm(&b, comm, clen);
-		ember_buf_addf(&b, " %d/%d", pid, tid);
-		if (p->flags & EMBER_PROF_HAS_CPU && p->cpu[i] != UINT16_MAX)
-			ember_buf_addf(&b, " [%03u]", p->cpu[i]);
+		ember_buf_addch(&b, ' ');
+		add_int(&b, pid);
+		ember_buf_addch(&b, '/');
+		add_int(&b, tid);
+		if (p->flags & EMBER_PROF_HAS_CPU && p->cpu[i] != UINT16_MAX) {
+			ember_buf_add(&b, " [", 2);
+			add_dec(&b, p->cpu[i], 3, '0');
+			ember_buf_addch(&b, ']');
+		}
 		uint64_t t = timed ? p->time[i] : 0;
-		ember_buf_addf(
-		    &b, " %llu.%06llu: ", (unsigned long long)(t / 1000000000),
-		    (unsigned long long)(t % 1000000000 / 1000));
+		ember_buf_addch(&b, ' ');
+		add_dec(&b, t / 1000000000, 0, ' ');
+		ember_buf_addch(&b, '.');
+		add_dec(&b, t % 1000000000 / 1000, 6, '0');
+		ember_buf_add(&b, ": ", 2);
 		uint64_t v;
 		if (ember_prof_value_u64(p, wt, i, &v))
 			v = (uint64_t)(ember_prof_value(p, wt, i) + 0.5);
-		ember_buf_addf(&b, "%10llu ", (unsigned long long)v);
-		add_field(&b, event, elen, 1);
-		ember_buf_adds(&b, ":\n");
-		while (n-- > skip) {
-			const struct ember_prof_frame *f = &p->frames[fr[n]];
-			size_t len;
-			const char *name =
-			    ember_prof_s(p, p->funcs[f->func].name, &len);
-			add_hex16(&b, f->address);
-			add_field(&b, name, len, 0);
-			ember_buf_adds(&b, "+0x0 (");
-			if (f->mapping != EMBER_PROF_NONE) {
-				const char *path = ember_prof_s(
-				    p, p->maps[f->mapping].path, &len);
-				add_field(&b, path, len, 1);
-			} else {
-				ember_buf_adds(&b, "[unknown]");
-			}
-			ember_buf_adds(&b, ")\n");
-		}
+		add_dec(&b, v, 10, ' ');
+		ember_buf_add(&b, ev.buf, ev.len);
+		while (n-- > skip)
+			add_frame_line(&b, &l, p, fr[n]);
 		ember_buf_addch(&b, '\n');
 		ember_exp_flush(&b, w, ctx, &err);
 	}
 	if (!err)
 		err = w(ctx, b.buf, b.len);
 	ember_buf_release(&b);
+	ember_buf_release(&ev);
+	ember_buf_release(&l.text);
+	free(l.off);
+	free(l.len);
 	ember_exp_ids_release(&ids);
 	free(fr);
 	return err;

@@ -492,8 +492,39 @@ static int cu_range_cmp(const void *a, const void *b)
 	return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
+static int cmp_off(const void *a, const void *b)
+{
+	Dwarf_Off x = *(const Dwarf_Off *)a, y = *(const Dwarf_Off *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The units .debug_aranges lists, sorted (*n of them; NULL: none). */
+static Dwarf_Off *aranges_units(Dwarf *dw, size_t *n)
+{
+	Dwarf_Aranges *ar;
+	size_t na, k = 0;
+
+	*n = 0;
+	if (dwarf_getaranges(dw, &ar, &na) || !na)
+		return NULL;
+	Dwarf_Off *v = ember_xreallocarray(NULL, na, sizeof(*v));
+	for (size_t i = 0; i < na; i++) {
+		Dwarf_Off off;
+		if (!dwarf_getarangeinfo(dwarf_onearange(ar, i), NULL, NULL,
+					 &off))
+			v[k++] = off;
+	}
+	qsort(v, k, sizeof(*v), cmp_off);
+	*n = k;
+	return v;
+}
+
 /* The unit holding addr (in the DWARF's addresses) by the ranges of
- * every unit, read once. */
+ * every unit .debug_aranges leaves out (all of them without it: clang
+ * writes none), read once.  A unit it lists is not read again: its
+ * ranges there are the unit's own (the compiler writes both from the
+ * same list), and libdw's lookup has found nothing in them. */
 static Dwarf_Die *unit_by_ranges(struct module *m, Dwarf *dw, uint64_t addr,
 				 Dwarf_Die *out)
 {
@@ -501,13 +532,18 @@ static Dwarf_Die *unit_by_ranges(struct module *m, Dwarf *dw, uint64_t addr,
 		Dwarf_CU *cu = NULL, *next;
 		Dwarf_Die cudie;
 		uint8_t type;
-		size_t alloc = 0;
+		size_t alloc = 0, nlisted;
+		Dwarf_Off *listed = aranges_units(dw, &nlisted);
 		m->cur_read = 1;
 		while (dwarf_get_units(dw, cu, &next, NULL, &type, &cudie,
 				       NULL) == 0) {
 			cu = next;
 			if (type != DW_UT_compile && type != DW_UT_partial &&
 			    type != DW_UT_skeleton)
+				continue;
+			Dwarf_Off off = dwarf_dieoffset(&cudie);
+			if (nlisted && bsearch(&off, listed, nlisted,
+					       sizeof(*listed), cmp_off))
 				continue;
 			Dwarf_Addr base, lo, hi;
 			ptrdiff_t o = 0;
@@ -516,10 +552,11 @@ static Dwarf_Die *unit_by_ranges(struct module *m, Dwarf *dw, uint64_t addr,
 				if (lo >= hi)
 					continue;
 				EMBER_GROW(m->cur, m->ncur + 1, alloc);
-				m->cur[m->ncur++] = (struct cu_range){
-				    lo, hi, dwarf_dieoffset(&cudie)};
+				m->cur[m->ncur++] =
+				    (struct cu_range){lo, hi, off};
 			}
 		}
+		free(listed);
 		if (m->ncur)
 			qsort(m->cur, m->ncur, sizeof(*m->cur), cu_range_cmp);
 	}
@@ -983,10 +1020,13 @@ void ember_inliner_lines(struct ember_inliner *in, uint32_t id,
 		    dwarf_offdie(dw, asks[i].cu, &cu))
 			unit_lines(in, m, &cu, bias, asks + i, j - i, out);
 	}
-	for (size_t i = 0; i < n; i++) {
-		Dwarf_Die found,
-		    *cu = dwfl_module_addrdie(m->mod, addr[i], &bias);
-		if (!cu)
+	/* each address's unit as libdwfl found it above, not asked again */
+	for (size_t k = 0; k < n; k++) {
+		size_t i = asks[k].i;
+		Dwarf_Die found, *cu = NULL;
+		if (asks[k].cu != (Dwarf_Off)-1)
+			cu = dwarf_offdie(dw, asks[k].cu, &found);
+		else
 			cu = unit_by_ranges(m, dw, addr[i] - bias, &found);
 		fns[i] = cu ? lfn_at(in, m, cu, addr[i] - bias) : NULL;
 	}
