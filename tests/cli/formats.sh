@@ -95,6 +95,12 @@ printf 'a b 0/0 0.000000:          5 cpu-clock:\n\t               0 c(d)+0x0 ([u
 status 0 "folded -o .perf.txt" "$EMBER" collapse folded "$T/h.folded" -o "$T/h.perf.txt"
 check "  the root as the comm, one sample a stack" cmp -s "$T/h.perf.txt" "$T/h.want"
 
+# a thread known by no name (a Chrome trace without thread_name): its
+# comm ":TID", as perf names a thread it has seen no comm for
+printf '{"traceEvents":[{"ph":"P","name":"Profile","id":"0x1","pid":5,"tid":7,"ts":1000,"args":{"data":{"startTime":1000}}},{"ph":"P","name":"ProfileChunk","id":"0x1","pid":5,"tid":7,"ts":1000,"args":{"data":{"cpuProfile":{"nodes":[{"id":1,"callFrame":{"functionName":"(root)","url":""}},{"id":2,"parent":1,"callFrame":{"functionName":"f","url":"a.js","lineNumber":1}}],"samples":[2]},"timeDeltas":[10]}}}]}' > "$T/nn.json"
+status 0 "a nameless thread -o .perf.txt" "$EMBER" collapse chrome "$T/nn.json" -o "$T/nn.perf.txt"
+check "  its comm :TID" grep -q '^:7 5/7 0\.001010: ' "$T/nn.perf.txt"
+
 # perf.data: its perf script text read back to the same stacks as perf's
 # own perf script
 if command -v perf > /dev/null 2>&1 && test -x "$R/phases" &&

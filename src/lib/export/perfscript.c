@@ -39,16 +39,6 @@ static void add_field(struct ember_buf *b, const char *s, size_t n, int dso)
 	}
 }
 
-static void add_comm(struct ember_buf *b, const char *s, size_t n)
-{
-	if (!n) {
-		ember_buf_adds(b, ":-1");
-		return;
-	}
-	for (size_t i = 0; i < n; i++)
-		ember_buf_addch(b, s[i] == '\n' || s[i] == '\t' ? ' ' : s[i]);
-}
-
 /* "\t%16llx " without printf's cost (it is most of the output). */
 static void add_hex16(struct ember_buf *b, uint64_t a)
 {
@@ -90,6 +80,19 @@ static void add_int(struct ember_buf *b, int v)
 	} else {
 		add_dec(b, (uint64_t)v, 0, ' ');
 	}
+}
+
+/* A comm: a nameless thread's is ":TID", as perf names a thread it has
+ * seen no comm for. */
+static void add_comm(struct ember_buf *b, const char *s, size_t n, int tid)
+{
+	if (!n) {
+		ember_buf_addch(b, ':');
+		add_int(b, tid);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		ember_buf_addch(b, s[i] == '\n' || s[i] == '\t' ? ' ' : s[i]);
 }
 
 /* A frame's line, "\t<address> <symbol>+0x0 (<dso>)\n". */
@@ -191,7 +194,7 @@ static int write_prof(const struct ember_prof *p, const char *title,
 			}
 		}
 		/* "comm pid/tid [cpu] seconds.micros: period event:" */
-		add_comm(&b, comm, clen);
+		add_comm(&b, comm, clen, tid);
 		ember_buf_addch(&b, ' ');
 		add_int(&b, pid);
 		ember_buf_addch(&b, '/');
