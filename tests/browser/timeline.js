@@ -449,10 +449,9 @@ async function test_stackzoom({ main }) {
 		Math.abs(z.t1 - e1) <= px(whole), [z.t0, z.t1, e0, e1, px(whole)]);
 	check("...the band gone", !(await page.isVisible("#sc-band")) && z.band === null);
 	const phases1 = [...new Set(z.boxes.filter((b) => /^phase_/.test(b.name)).map((b) => b.name))];
-	const cover = z.boxes.filter((b) => b.name == "phase_two").reduce((s, b) => s + b.w, 0);
-	check("...drawn inside it: phase_two only, over most of the width", z.boxes.length > 0 && phases1.join() == "phase_two" &&
-		z.boxes.every((b) => b.x >= -1 && b.x + b.w <= W + 1 && b.t + b.d >= z.t0 - px(z) && b.t <= z.t1 + px(z)) &&
-		cover >= 0.8 * W, [phases1, cover]);
+	// (the phases are CPU time: a loaded machine leaves gaps in them)
+	check("...drawn inside it: of the phases, phase_two only", z.boxes.length > 0 && phases1.join() == "phase_two" &&
+		z.boxes.every((b) => b.x >= -1 && b.x + b.w <= W + 1 && b.t + b.d >= z.t0 - px(z) && b.t <= z.t1 + px(z)), phases1);
 	check("...the Reset Zoom button shown", z.zoomed && await page.isVisible("#stack-reset"));
 	await page.waitForTimeout(300);
 	const hash = await page.evaluate(() => location.hash);
