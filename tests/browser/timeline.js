@@ -11,9 +11,10 @@
 // (the phases in order, hover text, cleared over empty space, wheel zoom
 // and drag), the time axes (ticks at their times above the tracks and in
 // the stack chart, following its zoom; the selection's duration), the
-// stack chart's zoom and pan kept in the URL and restored, and that
-// folded input shows no tracks.  Skips without perf_event_open.  Ends
-// with "timeline: N passed, M failed".
+// stack chart's zoom and pan kept in the URL and restored, its zoom by a
+// drag (Shift held, or on its time axis) to the span dragged, Escape and
+// Reset Zoom, and that folded input shows no tracks.  Skips without
+// perf_event_open.  Ends with "timeline: N passed, M failed".
 "use strict";
 const fs = require("fs");
 const path = require("path");
@@ -406,6 +407,138 @@ async function test_stackurl({ main }) {
 	}
 }
 
+// zoom by drag: a drag with Shift held, or one on the time axis, zooms
+// to the span it covers (a band drawn while it moves); a plain drag still
+// pans; Escape, #stack-reset and a double click go back to the whole
+async function test_stackzoom({ main }) {
+	const page = await open(page_file, "#mode=stack");
+	await paint(page);
+	const r = await page.evaluate(() => { const b = document.querySelector("#stackchart canvas").getBoundingClientRect(); return { x: b.left, y: b.top, w: b.width, h: b.height }; });
+	const whole = await page.evaluate(() => ember.timeline.stack());
+	const W = r.w, px = (s) => (s.t1 - s.t0) / W;
+	// the middle of phase_two, by the program's clock
+	const [pa, pz] = phases.phase_two.map(pageTime), xo = (t) => Math.round((t - whole.t0) / px(whole));
+	const xa = xo(pa + 0.3 * (pz - pa)), xz = xo(pa + 0.7 * (pz - pa)), y = r.y + 60;
+	check("phase_two wide enough to drag over", xz - xa > 40, [xa, xz]);
+	check("not zoomed at first", !whole.zoomed && !(await page.isVisible("#stack-reset")));
+	const title = await page.getAttribute("#stack", "title");
+	check("the Stack Chart button's title names the controls", /Shift-drag/.test(title) && /time axis/.test(title) &&
+		/Escape/.test(title) && /wheel/.test(title), title);
+	// Shift-drag: a band while it moves, the view unchanged until release
+	await page.keyboard.down("Shift");
+	await page.mouse.move(r.x + xa, y);
+	await page.mouse.down();
+	await page.mouse.move(r.x + (xa + xz) / 2, y, { steps: 3 });
+	const mid = await page.evaluate(() => ember.timeline.stack());
+	const band = await page.evaluate(() => {
+		const e = document.getElementById("sc-band"), b = e && e.getBoundingClientRect();
+		return e && { x: b.left, w: b.width, h: b.height, text: e.textContent, shown: getComputedStyle(e).display != "none" };
+	});
+	check("Shift-drag: a band while it moves", band && band.shown && Math.abs(band.x - (r.x + xa)) <= 1 &&
+		Math.abs(band.w - (xz - xa) / 2) <= 1 && band.h == r.h && /s$/.test(band.text), [band, xa, xz]);
+	check("...its span in the hook", mid.band && Math.abs(mid.band.t0 - (whole.t0 + xa * px(whole))) <= px(whole) &&
+		Math.abs(mid.band.t1 - (whole.t0 + (xa + xz) / 2 * px(whole))) <= px(whole), mid.band);
+	check("...the view unchanged while it moves", mid.t0 == whole.t0 && mid.t1 == whole.t1, [mid.t0, mid.t1]);
+	await page.mouse.move(r.x + xz, y, { steps: 2 });
+	await page.mouse.up();
+	await page.keyboard.up("Shift");
+	await paint(page);
+	const z = await page.evaluate(() => ember.timeline.stack());
+	const e0 = whole.t0 + xa * px(whole), e1 = whole.t0 + xz * px(whole);
+	check("Shift-drag zooms to the dragged span (within a pixel)", Math.abs(z.t0 - e0) <= px(whole) &&
+		Math.abs(z.t1 - e1) <= px(whole), [z.t0, z.t1, e0, e1, px(whole)]);
+	check("...the band gone", !(await page.isVisible("#sc-band")) && z.band === null);
+	const phases1 = [...new Set(z.boxes.filter((b) => /^phase_/.test(b.name)).map((b) => b.name))];
+	// (the phases are CPU time: a loaded machine leaves gaps in them)
+	check("...drawn inside it: of the phases, phase_two only", z.boxes.length > 0 && phases1.join() == "phase_two" &&
+		z.boxes.every((b) => b.x >= -1 && b.x + b.w <= W + 1 && b.t + b.d >= z.t0 - px(z) && b.t <= z.t1 + px(z)), phases1);
+	check("...the Reset Zoom button shown", z.zoomed && await page.isVisible("#stack-reset"));
+	await page.waitForTimeout(300);
+	const hash = await page.evaluate(() => location.hash);
+	const m = /(?:^#|&)stack=(-?[\d.]+)-(-?[\d.]+)(&|$)/.exec(hash);
+	check("...the URL's stack= is the zoom's", m && Math.abs(+m[1] - z.t0) < 0.01 && Math.abs(+m[2] - z.t1) < 0.01, [hash, z.t0, z.t1]);
+	const p3 = await open(page_file, hash);
+	await paint(p3);
+	const s3 = await p3.evaluate(() => ember.timeline.stack());
+	check("...and comes back on reload", Math.abs(s3.t0 - z.t0) < 0.01 && Math.abs(s3.t1 - z.t1) < 0.01, [s3.t0, s3.t1]);
+	await close(p3);
+	// a plain drag still pans, by the pixels moved
+	await page.mouse.move(r.x + 600, y);
+	await page.mouse.down();
+	await page.mouse.move(r.x + 500, y, { steps: 3 });
+	await page.mouse.up();
+	const pn = await page.evaluate(() => ember.timeline.stack());
+	check("a plain drag still pans: the same length", Math.abs((pn.t1 - pn.t0) - (z.t1 - z.t0)) < 1e-6 * (z.t1 - z.t0) &&
+		Math.abs(pn.t0 - z.t0 - 100 * px(z)) <= px(z), [pn.t0, pn.t1, z.t0, z.t1]);
+	// a drag on the time axis strip zooms too, without Shift
+	await page.mouse.move(r.x + 200, r.y + 8);
+	await page.mouse.down();
+	await page.mouse.move(r.x + 400, r.y + 8, { steps: 3 });
+	await page.mouse.move(r.x + 600, r.y + 8);
+	await page.mouse.up();
+	const ax = await page.evaluate(() => ember.timeline.stack());
+	check("a drag on the time axis zooms to its span", Math.abs(ax.t0 - (pn.t0 + 200 * px(pn))) <= px(pn) &&
+		Math.abs(ax.t1 - (pn.t0 + 600 * px(pn))) <= px(pn), [ax.t0, ax.t1, pn.t0]);
+	// Escape during a band gives it up; then it resets the zoom, staying
+	// in the stack chart
+	await page.keyboard.down("Shift");
+	await page.mouse.move(r.x + 300, y);
+	await page.mouse.down();
+	await page.mouse.move(r.x + 500, y, { steps: 3 });
+	await page.keyboard.up("Shift");
+	await page.keyboard.press("Escape");
+	await page.mouse.up();
+	const es = await page.evaluate(() => ember.timeline.stack());
+	check("Escape during a band: no zoom, no band", es.t0 == ax.t0 && es.t1 == ax.t1 && es.band === null &&
+		!(await page.isVisible("#sc-band")), [es.t0, ax.t0]);
+	await page.keyboard.press("Escape");
+	await page.waitForTimeout(300);
+	const ub = await page.evaluate(() => [ember.timeline.stack(), ember.state.mode, location.hash]);
+	check("Escape: the whole recording again, still in the stack chart", ub[0].t0 == whole.t0 && ub[0].t1 == whole.t1 &&
+		!ub[0].zoomed && ub[1] == "stack", [ub[0].t0, ub[0].t1, ub[1]]);
+	check("...no stack= in the URL, no Reset Zoom", !/stack=/.test(ub[2]) && !(await page.isVisible("#stack-reset")), ub[2]);
+	// the Reset Zoom button
+	await page.keyboard.down("Shift");
+	await page.mouse.move(r.x + 300, y);
+	await page.mouse.down();
+	await page.mouse.move(r.x + 500, y, { steps: 3 });
+	await page.mouse.up();
+	await page.keyboard.up("Shift");
+	check("zoomed again", (await page.evaluate(() => ember.timeline.stack())).zoomed);
+	if (await page.isVisible("#stack-reset")) await page.click("#stack-reset");
+	const rb = await page.evaluate(() => ember.timeline.stack());
+	check("Reset Zoom: the whole recording", rb.t0 == whole.t0 && rb.t1 == whole.t1 && !(await page.isVisible("#stack-reset")),
+		[rb.t0, rb.t1]);
+	// a Shift-click (no move) changes nothing
+	await page.keyboard.down("Shift");
+	await page.mouse.click(r.x + 300, y);
+	await page.keyboard.up("Shift");
+	const sc = await page.evaluate(() => ember.timeline.stack());
+	check("a Shift-click does not zoom", sc.t0 == whole.t0 && sc.t1 == whole.t1);
+	await close(page);
+	// with a range selected: the zoom inside it, Escape back to the range
+	const [a, zz] = phases.phase_two.map(pageTime);
+	const p4 = await open(page_file, `#mode=stack&range=${Math.round(a)}-${Math.round(zz)}&threads=${main.tid}`);
+	await paint(p4);
+	const rs = await p4.evaluate(() => ember.timeline.stack());
+	await p4.keyboard.down("Shift");
+	await p4.mouse.move(r.x + 100, y);
+	await p4.mouse.down();
+	await p4.mouse.move(r.x + 300, y, { steps: 3 });
+	await p4.mouse.up();
+	await p4.keyboard.up("Shift");
+	const rz = await p4.evaluate(() => ember.timeline.stack());
+	check("in a range: Shift-drag zooms inside it", Math.abs(rz.t0 - (rs.t0 + 100 * px(rs))) <= px(rs) &&
+		Math.abs(rz.t1 - (rs.t0 + 300 * px(rs))) <= px(rs), [rz.t0, rz.t1, rs.t0, rs.t1]);
+	await p4.keyboard.press("Escape");
+	const re = await p4.evaluate(() => [ember.timeline.stack(), ember.timeline.selection()]);
+	check("...Escape: back to the range, which stays selected", re[0].t0 == rs.t0 && re[0].t1 == rs.t1 &&
+		re[1].t0 == Math.round(a) && re[1].t1 == Math.round(zz), [re[0].t0, rs.t0, re[1]]);
+	await p4.keyboard.press("Escape");
+	check("...a second Escape clears the range", (await p4.evaluate(() => ember.timeline.selection())).t1 == 0);
+	await close(p4);
+}
+
 async function test_untimed() {
 	const page = await open(folded_page);
 	check("folded input: no tracks", await page.evaluate(() => !document.getElementById("tracks")));
@@ -446,7 +579,7 @@ async function test_perfdata() {
 			"--disable-sync"],
 	});
 	let tracks = null;
-	for (const t of [test_tracks, test_range, test_stack, test_axis, test_stackurl, test_untimed, test_perfdata]) {
+	for (const t of [test_tracks, test_range, test_stack, test_axis, test_stackurl, test_stackzoom, test_untimed, test_perfdata]) {
 		try {
 			const r = await t(tracks);
 			if (t == test_tracks) tracks = r;
