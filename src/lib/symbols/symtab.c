@@ -87,18 +87,31 @@ void rec_symtab_add(struct rec_symtab *st, uint64_t start, uint64_t size,
 void rec_symtab_add_elf(struct rec_symtab *st, uint64_t start, uint64_t size,
 			const char *name, int bind, int compat)
 {
-	const char *at = strchr(name, '@');
-	size_t full = at ? (size_t)(at - name) + strlen(at) : 0;
-	size_t len = at && at > name ? (size_t)(at - name) : at ? full : 0;
-
-	if (!at)
-		full = len = strlen(name);
-	if (len < full && at[1] != '@')
-		compat = 1; /* "name@VERSION": not the default version */
 	size_t n = st->n;
-	rec_symtab_add(st, start, size, name, len, bind, len < full);
-	if (st->n > n)
+
+	/* the name is not read now: most symbols are never named, and
+	 * their names (mangled C++, long) would be walked for nothing */
+	rec_symtab_add(st, start, size, name, 0, bind, 0);
+	if (st->n > n) {
 		st->syms[n].compat = (uint8_t) !!compat;
+		st->syms[n].ver = 1;
+	}
+}
+
+/* An ELF name's version, looked at when the symbol is first named or
+ * compared with its aliases: "name@@V" is "name", "name@V" is "name" and
+ * an alias for old binaries only (compat). */
+static void strip_version(struct rec_symtab *st, struct rec_sym *s)
+{
+	const char *name = s->name;
+	const char *at = strchr(name, '@');
+
+	s->ver = 0;
+	if (!at || at == name)
+		return;
+	if (at[1] != '@')
+		s->compat = 1;
+	s->name = ember_arena_strndup(&st->arena, name, (size_t)(at - name));
 }
 
 char *rec_demangle(const char *name)
@@ -120,6 +133,8 @@ static const char *display_name(struct rec_symtab *st, struct rec_sym *s)
 {
 	if (s->nalias)
 		resolve_aliases(st, s);
+	if (s->ver)
+		strip_version(st, s);
 	if (s->plt) {
 		if (!s->demangle_done) {
 			char *dem = rec_demangle(s->name);
@@ -400,6 +415,9 @@ void rec_symtab_finish(struct rec_symtab *st)
 			st->syms[j++] = st->syms[k - 1];
 		} else {
 			struct rec_sym keep;
+			for (size_t m = i; m < k; m++)
+				if (st->syms[m].ver)
+					strip_version(st, &st->syms[m]);
 			choose_alias(st, i, k, &keep);
 			st->syms[j++] = keep;
 		}

@@ -28,6 +28,7 @@ struct rec_sym {
 	uint8_t sized;	 /* its size came with it */
 	uint8_t compat;	 /* a symbol version kept for old binaries only */
 	uint8_t plt;	 /* a PLT slot: named "NAME@plt", NAME demangled */
+	uint8_t ver;	 /* an ELF name whose "@VERSION" is not looked at yet */
 	uint16_t nalias; /* aliases to choose from by name (rec_symtab_name) */
 };
 
