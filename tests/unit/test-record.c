@@ -161,6 +161,159 @@ static void test_symtab_unsorted(void)
 	rec_symtab_release(&st);
 }
 
+/* One table finished both ways: what rec_symtab_finish_lazy's lookups
+ * give must be what rec_symtab_finish's give, name included. */
+static int same_lookup(struct rec_symtab *a, struct rec_symtab *b,
+		       uint64_t addr)
+{
+	const struct rec_sym *x = rec_symtab_find(a, addr);
+	const struct rec_sym *y = rec_symtab_find(b, addr);
+
+	if (!x || !y)
+		return !x && !y;
+	return x->start == y->start && x->end == y->end &&
+	       !strcmp(rec_symtab_name(a, x), rec_symtab_name(b, y));
+}
+
+static void symtab_twice(struct rec_symtab *a, struct rec_symtab *b, int n,
+			 uint64_t seed, int demangle)
+{
+	static const char *const names[] = {
+	    "f",	"_f",		"__f",	     "f@@V_2",	       "f@V_1",
+	    "longer_f", "_ZN1A1fEv",	"_ZN1B1gEi", "g@@GLIBC_2.2.5", "@odd",
+	    "h@V",	"_ZN1A1fEv@@V",
+	};
+	uint64_t x = seed;
+
+	rec_symtab_init(a, REC_SYMTAB_ELF);
+	rec_symtab_init(b, REC_SYMTAB_ELF);
+	a->demangle = b->demangle = demangle;
+	for (int i = 0; i < n; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		/* clusters far apart, gaps, shared starts (aliases) */
+		uint64_t start = (x >> 8) % 4096 * 0x20;
+		if (x % 7 == 0)
+			start += 0x7f0000000000ull;
+		else if (x % 5 == 0)
+			start += 0x400000;
+		uint64_t size = x % 3 == 0 ? 0 : (x >> 20) % 0x60;
+		const char *name = names[(x >> 32) % ARRAY_SIZE(names)];
+		int bind = (int)((x >> 40) % 3); /* local, global, weak */
+		int compat = (x >> 44) % 11 == 0;
+		rec_symtab_add_elf(a, start, size, name, bind, compat);
+		rec_symtab_add_elf(b, start, size, name, bind, compat);
+	}
+	rec_symtab_finish(a);
+	rec_symtab_finish_lazy(b);
+}
+
+static void test_symtab_lazy(void)
+{
+	struct rec_symtab a, b;
+	int ok = 1, lazy = 1;
+
+	for (int round = 0; round < 6; round++) {
+		int n = round < 2 ? 100 : round < 4 ? 5000 : 20000;
+		symtab_twice(&a, &b, n, 88172645463325252ull + (uint64_t)round,
+			     round & 1);
+		lazy &= n < 1024 || b.bk != NULL;
+		uint64_t x = 0x2545f4914f6cdd1dull ^ (uint64_t)round;
+		/* around every start and end, then anywhere */
+		for (size_t i = 0; i < a.n; i++) {
+			uint64_t s = a.syms[i].start, e = a.syms[i].end;
+			ok &= same_lookup(&a, &b, s) &&
+			      same_lookup(&a, &b, s - 1) &&
+			      same_lookup(&a, &b, s + 1) &&
+			      same_lookup(&a, &b, e) &&
+			      same_lookup(&a, &b, e - 1);
+		}
+		for (int i = 0; i < 20000; i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			uint64_t addr = x % 3 == 0   ? x
+					: x % 3 == 1 ? 0x7f0000000000ull +
+							   (x >> 24) % 0x30000
+						     : (x >> 24) % 0x500000;
+			ok &= same_lookup(&a, &b, addr);
+		}
+		ok &= same_lookup(&a, &b, 0) && same_lookup(&a, &b, UINT64_MAX);
+		rec_symtab_release(&a);
+		rec_symtab_release(&b);
+	}
+	CHECK(lazy);
+	CHECK(ok);
+	/* all one start: one bucket */
+	rec_symtab_init(&b, REC_SYMTAB_ELF);
+	for (int i = 0; i < 2000; i++)
+		rec_symtab_add_elf(&b, 0x1000, i == 1500 ? 0x10 : 0,
+				   i == 1500 ? "sized" : "unsized", STB_GLOBAL,
+				   0);
+	rec_symtab_finish_lazy(&b);
+	const struct rec_sym *s = rec_symtab_find(&b, 0x1008);
+	CHECK(s && !strcmp(rec_symtab_name(&b, s), "sized"));
+	CHECK(rec_symtab_find(&b, 0x1010) == NULL);
+	CHECK(rec_symtab_find(&b, 0xfff) == NULL);
+	rec_symtab_release(&b);
+	/* versions looked at when named: the default one's name, without
+	 * it; an old binaries' alias loses */
+	rec_symtab_init(&b, REC_SYMTAB_ELF);
+	rec_symtab_add_elf(&b, 0x2000, 0x10, "cfree@GLIBC_2.2.5", STB_GLOBAL,
+			   0);
+	rec_symtab_add_elf(&b, 0x2000, 0x10, "free@@GLIBC_2.2.5", STB_GLOBAL,
+			   0);
+	rec_symtab_add_elf(&b, 0x3000, 0x10, "memcpy@@GLIBC_2.14", STB_GLOBAL,
+			   0);
+	rec_symtab_finish(&b);
+	s = rec_symtab_find(&b, 0x2004);
+	CHECK(s && !strcmp(rec_symtab_name(&b, s), "free"));
+	s = rec_symtab_find(&b, 0x3004);
+	CHECK(s && !strcmp(rec_symtab_name(&b, s), "memcpy"));
+	rec_symtab_release(&b);
+}
+
+/* A real library's tables, .dynsym and .symtab, finished both ways. */
+static void test_symtab_lazy_elf(void)
+{
+	const char *paths[] = {"/usr/lib/x86_64-linux-gnu/libc.so.6",
+			       "/usr/lib/x86_64-linux-gnu/libstdc++.so.6",
+			       "/proc/self/exe"};
+	int ok = 1, tried = 0;
+
+	for (size_t p = 0; p < ARRAY_SIZE(paths); p++)
+		for (int dynsym = 0; dynsym < 2; dynsym++) {
+			struct rec_elf e;
+			struct rec_symtab a, b;
+			if (rec_elf_open(&e, paths[p]))
+				continue;
+			rec_symtab_init(&a, REC_SYMTAB_ELF);
+			rec_symtab_init(&b, REC_SYMTAB_ELF);
+			a.demangle = b.demangle = 1;
+			rec_elf_symbols(&e, &a, dynsym);
+			rec_elf_symbols(&e, &b, dynsym);
+			rec_elf_plt_symbols(&e, &a);
+			rec_elf_plt_symbols(&e, &b);
+			tried += a.n >= 1024;
+			rec_symtab_finish(&a);
+			rec_symtab_finish_lazy(&b);
+			for (size_t i = 0; i < a.n; i++) {
+				uint64_t s = a.syms[i].start;
+				uint64_t e2 = a.syms[i].end;
+				ok &= same_lookup(&a, &b, s) &&
+				      same_lookup(&a, &b, s + 1) &&
+				      same_lookup(&a, &b, s - 1) &&
+				      same_lookup(&a, &b, e2);
+			}
+			rec_symtab_release(&a);
+			rec_symtab_release(&b);
+			rec_elf_close(&e);
+		}
+	CHECK(tried > 0);
+	CHECK(ok);
+}
+
 static void test_demangle(void)
 {
 	char *d = rec_demangle("_ZNSt6vectorIiSaIiEE9push_backEOi");
@@ -1992,6 +2145,8 @@ int main(void)
 {
 	test_symtab_aliases();
 	test_symtab_unsorted();
+	test_symtab_lazy();
+	test_symtab_lazy_elf();
 	test_demangle();
 	test_fold();
 	test_perfmap_parse();

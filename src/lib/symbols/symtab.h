@@ -50,6 +50,14 @@ struct rec_symtab {
 	size_t nalias, alias_alloc;
 	void *text; /* kallsyms: the file read, its names in place */
 	size_t text_size;
+	/* finished lazily (rec_symtab_finish_lazy): syms grouped in nbk
+	 * buckets of addresses, bucket b holding the starts in
+	 * [bk_base + (b << bk_shift), bk_base + (b + 1 << bk_shift)) in order
+	 * of addition until it is first searched, then sorted and resolved */
+	struct rec_symbucket *bk;
+	size_t nbk;
+	uint64_t bk_base;
+	int bk_shift;
 };
 
 void rec_symtab_init(struct rec_symtab *st, int kind);
@@ -68,8 +76,12 @@ void rec_symtab_add_elf(struct rec_symtab *st, uint64_t start, uint64_t size,
 			const char *name, int bind, int compat);
 /* Sorts and resolves aliases; call once after the last add. */
 void rec_symtab_finish(struct rec_symtab *st);
-const struct rec_sym *rec_symtab_find(const struct rec_symtab *st,
-				      uint64_t addr);
+/* The same for an ELF table of which few symbols are looked up: the
+ * sorting and resolving is done by ranges of addresses, each when first
+ * searched.  rec_symtab_find gives what it would after rec_symtab_finish,
+ * but st->syms is not to be walked. */
+void rec_symtab_finish_lazy(struct rec_symtab *st);
+const struct rec_sym *rec_symtab_find(struct rec_symtab *st, uint64_t addr);
 /* The symbol's name as perf prints it: demangled (once) when the table
  * holds mangled names; a PLT slot's "NAME@plt" (made when first asked
  * for: most slots are never sampled). */
