@@ -88,15 +88,24 @@ void rec_symtab_add(struct rec_symtab *st, uint64_t start, uint64_t size,
 void rec_symtab_add_elf(struct rec_symtab *st, uint64_t start, uint64_t size,
 			const char *name, int bind, int compat)
 {
-	size_t n = st->n;
-
-	/* the name is not read now: most symbols are never named, and
-	 * their names (mangled C++, long) would be walked for nothing */
-	rec_symtab_add(st, start, size, name, 0, bind, 0);
-	if (st->n > n) {
-		st->syms[n].compat = (uint8_t) !!compat;
-		st->syms[n].ver = 1;
-	}
+	if (st->n >= UINT32_MAX)
+		return;
+	EMBER_GROW(st->syms, st->n + 1, st->alloc);
+	uint64_t end = size && start + size > start ? start + size : start;
+	/* what rec_symtab_add makes, but the name is not read now: most
+	 * symbols are never named, and their names (mangled C++, long)
+	 * would be walked for nothing */
+	st->syms[st->n] = (struct rec_sym){
+	    .start = start,
+	    .end = end,
+	    .sized = end > start,
+	    .name = name,
+	    .seq = (uint32_t)st->n,
+	    .bind = (uint8_t)bind,
+	    .compat = (uint8_t) !!compat,
+	    .ver = 1,
+	};
+	st->n++;
 }
 
 /* An ELF name's version, looked at when the symbol is first named or
@@ -484,6 +493,10 @@ void rec_symtab_finish_lazy(struct rec_symtab *st)
 		rec_symtab_finish(st);
 		return;
 	}
+	if (st->alloc > n + n / 8) {
+		st->syms = ember_xreallocarray(st->syms, n, sizeof(*st->syms));
+		st->alloc = n;
+	}
 	for (size_t i = 0; i < n; i++) {
 		uint64_t a = st->syms[i].start;
 		lo = a < lo ? a : lo;
@@ -502,21 +515,31 @@ void rec_symtab_finish_lazy(struct rec_symtab *st)
 		k->n++;
 		k->min = a < k->min ? a : k->min;
 	}
+	/* in place, a symbol at a time to the next free place of its
+	 * bucket (fill), and the one there taken next: the order within a
+	 * bucket is lost, and restored by sorting by seq too */
+	uint32_t *fill = ember_xreallocarray(NULL, nb, sizeof(*fill));
 	uint32_t at = 0;
 	for (size_t b = 0; b < nb; b++) {
-		bk[b].at = at;
+		bk[b].at = fill[b] = at;
 		at += bk[b].n;
-		bk[b].n = 0;
 	}
-	struct rec_sym *v = ember_xreallocarray(NULL, n, sizeof(*v));
-	for (size_t i = 0; i < n; i++) {
-		struct rec_symbucket *k =
-		    &bk[(st->syms[i].start - lo) >> shift];
-		v[k->at + k->n++] = st->syms[i];
+	struct rec_sym *v = st->syms;
+	for (size_t b = 0; b < nb; b++) {
+		uint32_t end = bk[b].at + bk[b].n;
+		while (fill[b] < end) {
+			struct rec_sym *s = &v[fill[b]];
+			size_t to = (size_t)((s->start - lo) >> shift);
+			if (to == b) {
+				fill[b]++;
+				continue;
+			}
+			struct rec_sym t = *s;
+			*s = v[fill[to]];
+			v[fill[to]++] = t;
+		}
 	}
-	free(st->syms);
-	st->syms = v;
-	st->alloc = n;
+	free(fill);
 	st->bk = bk;
 	st->nbk = nb;
 	st->bk_base = lo;
