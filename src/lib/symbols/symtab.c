@@ -85,29 +85,6 @@ void rec_symtab_add(struct rec_symtab *st, uint64_t start, uint64_t size,
 	st->n++;
 }
 
-void rec_symtab_add_elf(struct rec_symtab *st, uint64_t start, uint64_t size,
-			const char *name, int bind, int compat)
-{
-	if (st->n >= UINT32_MAX)
-		return;
-	EMBER_GROW(st->syms, st->n + 1, st->alloc);
-	uint64_t end = size && start + size > start ? start + size : start;
-	/* what rec_symtab_add makes, but the name is not read now: most
-	 * symbols are never named, and their names (mangled C++, long)
-	 * would be walked for nothing */
-	st->syms[st->n] = (struct rec_sym){
-	    .start = start,
-	    .end = end,
-	    .sized = end > start,
-	    .name = name,
-	    .seq = (uint32_t)st->n,
-	    .bind = (uint8_t)bind,
-	    .compat = (uint8_t) !!compat,
-	    .ver = 1,
-	};
-	st->n++;
-}
-
 /* An ELF name's version, looked at when the symbol is first named or
  * compared with its aliases: "name@@V" is "name", "name@V" is "name" and
  * an alias for old binaries only (compat). */

@@ -72,8 +72,29 @@ void rec_symtab_add(struct rec_symtab *st, uint64_t start, uint64_t size,
  * .symtab name) is "free"; "cfree@GLIBC_2.2.5", or a .dynsym symbol whose
  * version is hidden (compat), is an alias for old binaries only, which
  * any other alias at its address is preferred to. */
-void rec_symtab_add_elf(struct rec_symtab *st, uint64_t start, uint64_t size,
-			const char *name, int bind, int compat);
+static inline void rec_symtab_add_elf(struct rec_symtab *st, uint64_t start,
+				      uint64_t size, const char *name, int bind,
+				      int compat)
+{
+	if (st->n >= UINT32_MAX)
+		return;
+	EMBER_GROW(st->syms, st->n + 1, st->alloc);
+	uint64_t end = size && start + size > start ? start + size : start;
+	/* what rec_symtab_add makes, but the name is not read now: most
+	 * symbols are never named, and their names (mangled C++, long)
+	 * would be walked for nothing (see rec_symtab_name) */
+	st->syms[st->n] = (struct rec_sym){
+	    .start = start,
+	    .end = end,
+	    .sized = end > start,
+	    .name = name,
+	    .seq = (uint32_t)st->n,
+	    .bind = (uint8_t)bind,
+	    .compat = (uint8_t) !!compat,
+	    .ver = 1,
+	};
+	st->n++;
+}
 /* Sorts and resolves aliases; call once after the last add. */
 void rec_symtab_finish(struct rec_symtab *st);
 /* The same for an ELF table of which few symbols are looked up: the
