@@ -33,6 +33,14 @@
 #undef ARRAY_SIZE
 #include <libiberty/demangle.h>
 
+/* a bucket of a lazily finished table (rec_symtab_finish_lazy) */
+struct rec_symbucket {
+	uint64_t min; /* the smallest start in it */
+	uint32_t at;  /* where its symbols start in st->syms */
+	uint32_t n;   /* how many: fewer once resolved */
+	int done;
+};
+
 void rec_symtab_init(struct rec_symtab *st, int kind)
 {
 	memset(st, 0, sizeof(*st));
@@ -42,7 +50,12 @@ void rec_symtab_init(struct rec_symtab *st, int kind)
 
 void rec_symtab_release(struct rec_symtab *st)
 {
-	for (size_t i = 0; i < st->n; i++)
+	/* a lazy table's names are demangled in its finished buckets
+	 * only */
+	for (size_t b = 0; b < st->nbk; b++)
+		for (size_t i = 0; st->bk[b].done && i < st->bk[b].n; i++)
+			free(st->syms[st->bk[b].at + i].demangled);
+	for (size_t i = 0; !st->bk && i < st->n; i++)
 		free(st->syms[i].demangled);
 	for (size_t i = 0; i < st->nalias; i++)
 		free(st->alias[i].demangled);
@@ -374,7 +387,9 @@ static size_t keep_one_per_start(struct rec_symtab *st, struct rec_sym *g,
 		while (k < n && g[k].start == g[i].start)
 			k++;
 		if (k == i + 1) {
-			g[j++] = g[i];
+			if (j != i) /* most starts are one symbol's */
+				g[j] = g[i];
+			j++;
 		} else if (st->kind == REC_SYMTAB_KALLSYMS) {
 			/* perf sizes kallsyms' symbols before it resolves
 			 * aliases, so only the last alias has a size */
@@ -453,13 +468,6 @@ void rec_symtab_finish(struct rec_symtab *st)
  * the array rec_symtab_finish makes.
  */
 #define LAZY_MIN 1024
-
-struct rec_symbucket {
-	uint64_t min; /* the smallest start in it */
-	uint32_t at;  /* where its symbols start in st->syms */
-	uint32_t n;   /* how many: fewer once resolved */
-	int done;
-};
 
 void rec_symtab_finish_lazy(struct rec_symtab *st)
 {
