@@ -961,7 +961,8 @@ static uint64_t jit_stamp(struct rec_proc *p, uint64_t addr, uint64_t t)
  * not depend on mappings; JIT frames, whose key has a time, are not
  * cached.
  */
-#define FCACHE_SIZE 4096
+#define FCACHE_BITS 14
+#define FCACHE_SIZE (1u << FCACHE_BITS)
 
 struct rec_fcache {
 	uint64_t addr;
@@ -974,7 +975,7 @@ static struct rec_fcache *fcache_slot(struct rec_events *r, uint32_t proc,
 	if (!r->fcache)
 		r->fcache = ember_xcalloc(FCACHE_SIZE, sizeof(*r->fcache));
 	uint64_t h = (addr ^ ((uint64_t)proc << 40)) * 0x9e3779b97f4a7c15ull;
-	return &r->fcache[h >> 52];
+	return &r->fcache[h >> (64 - FCACHE_BITS)];
 }
 
 static uint32_t user_frame_slow(struct rec_events *r, struct rec_proc *p,
