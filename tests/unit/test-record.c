@@ -1545,6 +1545,94 @@ static void test_chains(void)
 	rec_events_release(&ev);
 }
 
+/* A sample of tid whose callchain words are ips as given, markers and
+ * all. */
+static void raw_chain_sample(struct rec_events *ev, int pid, int tid,
+			     const uint64_t *ips, size_t n, uint64_t time)
+{
+	uint64_t rec[32];
+	size_t k = 1;
+
+	rec[k++] = ips[n - 1];
+	rec[k++] = (uint64_t)(uint32_t)pid | (uint64_t)(uint32_t)tid << 32;
+	rec[k++] = time;
+	rec[k++] = 1;
+	rec[k++] = n;
+	for (size_t i = 0; i < n; i++)
+		rec[k++] = ips[i];
+	struct perf_event_header h = {
+	    PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL, (uint16_t)(k * 8)};
+	memcpy(rec, &h, sizeof(h));
+	rec_events_handle(ev, rec, k * 8);
+}
+
+/* Stack i's frames after its root: kind and address, outermost first,
+ * as "u:401000 k:ffffffff81000010". */
+static void stack_text(struct rec_events *ev, size_t i, char *out, size_t sz)
+{
+	size_t n, len = 0;
+	const uint32_t *f = ember_stacks_frames(&ev->stacks, i, &n);
+
+	out[0] = '\0';
+	for (size_t j = 1; j < n && len < sz; j++) {
+		const struct rec_frame *fr = &ev->frames.v[f[j]];
+		len += (size_t)snprintf(out + len, sz - len, "%s%c:%llx",
+					j > 1 ? " " : "",
+					fr->kind == REC_FRAME_KERNEL ? 'k'
+					: fr->kind == REC_FRAME_DSO  ? 'u'
+								     : '?',
+					(unsigned long long)fr->addr);
+	}
+}
+
+/*
+ * A frame-pointer callchain's context markers: kernel frames after the
+ * user ones, in the stack's order; a guest's frames (PERF_CONTEXT_GUEST)
+ * are neither; an unknown marker drops the callchain whole, as perf does,
+ * counted at each repeat.
+ */
+static void test_callchain_contexts(void)
+{
+	struct ember_record_stats stats;
+	struct rec_events ev;
+	const int P = 5151;
+	const uint64_t K = (uint64_t)PERF_CONTEXT_KERNEL;
+	const uint64_t U = (uint64_t)PERF_CONTEXT_USER;
+	const uint64_t G = (uint64_t)PERF_CONTEXT_GUEST;
+	char text[256];
+
+	memset(&stats, 0, sizeof(stats));
+	rec_events_init(&ev, &stats);
+	ev.replay = ev.system_wide = ev.idle = 1;
+	ev.sample_type = CHAIN_TYPE;
+	comm_rec(&ev, P, P, "prog", 1);
+	mmap2_rec(&ev, P, 0x400000, 11, "/x/a.so", 2);
+	const uint64_t both[] = {
+	    K,	     0xffffffff81000010, 0xffffffff81000020,
+	    U,	     0x401010,		 0x402020,
+	    0x403030};
+	raw_chain_sample(&ev, P, P, both, ARRAY_SIZE(both), 3);
+	CHECK(ev.stacks.n == 1);
+	stack_text(&ev, 0, text, sizeof(text));
+	CHECK_STR(text, "u:3030 u:2020 u:1010 k:ffffffff81000020 "
+			"k:ffffffff81000010");
+	/* a guest's frames, then the host's user ones */
+	const uint64_t guest[] = {G, 0x12345678, U, 0x401010};
+	raw_chain_sample(&ev, P, P, guest, ARRAY_SIZE(guest), 4);
+	CHECK(ev.stacks.n == 2 && stats.bad_callchains == 0);
+	stack_text(&ev, 1, text, sizeof(text));
+	CHECK_STR(text, "u:1010");
+	/* a marker perf does not know: nothing but the root, twice */
+	const uint64_t bad[] = {U, 0x401010, (uint64_t)-256, 0x402020};
+	raw_chain_sample(&ev, P, P, bad, ARRAY_SIZE(bad), 5);
+	raw_chain_sample(&ev, P, P, bad, ARRAY_SIZE(bad), 6);
+	CHECK(stats.bad_callchains == 2 && ev.stacks.n == 3);
+	stack_text(&ev, 2, text, sizeof(text));
+	CHECK_STR(text, "");
+	CHECK(ev.stacks.ents[2].count == 2);
+	rec_events_release(&ev);
+}
+
 static void test_offcpu(void)
 {
 	struct rec_offcpu *o;
@@ -2168,6 +2256,7 @@ int main(void)
 	test_offcpu_cs();
 	test_reader();
 	test_chains();
+	test_callchain_contexts();
 	test_jitdump_names();
 	test_jitdump_control_names();
 	DONE();
