@@ -459,10 +459,11 @@ void rec_symtab_finish(struct rec_symtab *st)
  * Lazily finished tables.  A module's table is searched for a few
  * hundred addresses at most, and sorting and resolving tens of thousands
  * of symbols for them costs more than all of their lookups: the symbols
- * are put in buckets of 2^bk_shift addresses, about 16 a bucket, in one
- * stable pass, and a bucket is sorted and resolved as rec_symtab_finish
- * would (the same symbols in the same order: aliases share a start, so a
- * bucket) when a lookup first reaches it.  A symbol without a size
+ * are put in buckets of 2^bk_shift addresses, about 16 a bucket, in
+ * place, and a bucket is sorted (by start, then order of addition) and
+ * resolved as rec_symtab_finish would (the same symbols in the same
+ * order: aliases share a start, so a bucket) when a lookup first reaches
+ * it.  A symbol without a size
  * reaches the next one: the smallest start of the next bucket holding
  * any, which resolving keeps.  Laid end to end the finished buckets are
  * the array rec_symtab_finish makes.
