@@ -418,7 +418,24 @@ size_t rec_elf_plt_symbols(struct rec_elf *e, struct rec_symtab *st)
 		rels[m].sym = (uint32_t)GELF_R_SYM(r.r_info);
 		m++;
 	}
-	qsort(rels, m, sizeof(*rels), cmp_rel);
+	/* nearly always in GOT order already */
+	size_t sorted = 1;
+	while (sorted < m && rels[sorted - 1].got <= rels[sorted].got)
+		sorted++;
+	if (sorted < m)
+		qsort(rels, m, sizeof(*rels), cmp_rel);
+	/* the names read straight from their table when it ends in a NUL,
+	 * as in rec_elf_symbols */
+	Elf_Scn *strscn = elf_getscn(elf, dyn.sh_link);
+	GElf_Shdr strsh;
+	Elf_Data *sd = strscn && gelf_getshdr(strscn, &strsh) &&
+			       strsh.sh_type == SHT_STRTAB &&
+			       !(strsh.sh_flags & SHF_COMPRESSED)
+			   ? elf_getdata(strscn, NULL)
+			   : NULL;
+	if (sd && (!sd->d_buf || !sd->d_size || sd->d_off ||
+		   ((const char *)sd->d_buf)[sd->d_size - 1]))
+		sd = NULL;
 
 	uint64_t addr;
 	if (has_sec) {
@@ -441,12 +458,15 @@ size_t rec_elf_plt_symbols(struct rec_elf *e, struct rec_symtab *st)
 		GElf_Sym s;
 		const char *name = NULL;
 		if (gelf_getsym(dd, (int)rels[i].sym, &s))
-			name = elf_strptr(elf, dyn.sh_link, s.st_name);
+			name = !sd ? elf_strptr(elf, dyn.sh_link, s.st_name)
+			       : s.st_name < sd->d_size
+				   ? (const char *)sd->d_buf + s.st_name
+				   : NULL;
 		if (name && *name) {
-			/* "NAME@plt", NAME demangled, when it is asked for */
+			/* "NAME@plt", NAME demangled, when it is asked for
+			 * (not copied: its length is not needed) */
 			size_t k = st->n;
-			rec_symtab_add(st, addr, entry, name, strlen(name),
-				       STB_GLOBAL, 0);
+			rec_symtab_add(st, addr, entry, name, 0, STB_GLOBAL, 0);
 			if (st->n > k)
 				st->syms[k].plt = 1;
 		} else {
