@@ -161,6 +161,159 @@ static void test_symtab_unsorted(void)
 	rec_symtab_release(&st);
 }
 
+/* One table finished both ways: what rec_symtab_finish_lazy's lookups
+ * give must be what rec_symtab_finish's give, name included. */
+static int same_lookup(struct rec_symtab *a, struct rec_symtab *b,
+		       uint64_t addr)
+{
+	const struct rec_sym *x = rec_symtab_find(a, addr);
+	const struct rec_sym *y = rec_symtab_find(b, addr);
+
+	if (!x || !y)
+		return !x && !y;
+	return x->start == y->start && x->end == y->end &&
+	       !strcmp(rec_symtab_name(a, x), rec_symtab_name(b, y));
+}
+
+static void symtab_twice(struct rec_symtab *a, struct rec_symtab *b, int n,
+			 uint64_t seed, int demangle)
+{
+	static const char *const names[] = {
+	    "f",	"_f",		"__f",	     "f@@V_2",	       "f@V_1",
+	    "longer_f", "_ZN1A1fEv",	"_ZN1B1gEi", "g@@GLIBC_2.2.5", "@odd",
+	    "h@V",	"_ZN1A1fEv@@V",
+	};
+	uint64_t x = seed;
+
+	rec_symtab_init(a, REC_SYMTAB_ELF);
+	rec_symtab_init(b, REC_SYMTAB_ELF);
+	a->demangle = b->demangle = demangle;
+	for (int i = 0; i < n; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		/* clusters far apart, gaps, shared starts (aliases) */
+		uint64_t start = (x >> 8) % 4096 * 0x20;
+		if (x % 7 == 0)
+			start += 0x7f0000000000ull;
+		else if (x % 5 == 0)
+			start += 0x400000;
+		uint64_t size = x % 3 == 0 ? 0 : (x >> 20) % 0x60;
+		const char *name = names[(x >> 32) % ARRAY_SIZE(names)];
+		int bind = (int)((x >> 40) % 3); /* local, global, weak */
+		int compat = (x >> 44) % 11 == 0;
+		rec_symtab_add_elf(a, start, size, name, bind, compat);
+		rec_symtab_add_elf(b, start, size, name, bind, compat);
+	}
+	rec_symtab_finish(a);
+	rec_symtab_finish_lazy(b);
+}
+
+static void test_symtab_lazy(void)
+{
+	struct rec_symtab a, b;
+	int ok = 1, lazy = 1;
+
+	for (int round = 0; round < 6; round++) {
+		int n = round < 2 ? 100 : round < 4 ? 5000 : 20000;
+		symtab_twice(&a, &b, n, 88172645463325252ull + (uint64_t)round,
+			     round & 1);
+		lazy &= n < 1024 || b.bk != NULL;
+		uint64_t x = 0x2545f4914f6cdd1dull ^ (uint64_t)round;
+		/* around every start and end, then anywhere */
+		for (size_t i = 0; i < a.n; i++) {
+			uint64_t s = a.syms[i].start, e = a.syms[i].end;
+			ok &= same_lookup(&a, &b, s) &&
+			      same_lookup(&a, &b, s - 1) &&
+			      same_lookup(&a, &b, s + 1) &&
+			      same_lookup(&a, &b, e) &&
+			      same_lookup(&a, &b, e - 1);
+		}
+		for (int i = 0; i < 20000; i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			uint64_t addr = x % 3 == 0   ? x
+					: x % 3 == 1 ? 0x7f0000000000ull +
+							   (x >> 24) % 0x30000
+						     : (x >> 24) % 0x500000;
+			ok &= same_lookup(&a, &b, addr);
+		}
+		ok &= same_lookup(&a, &b, 0) && same_lookup(&a, &b, UINT64_MAX);
+		rec_symtab_release(&a);
+		rec_symtab_release(&b);
+	}
+	CHECK(lazy);
+	CHECK(ok);
+	/* all one start: one bucket */
+	rec_symtab_init(&b, REC_SYMTAB_ELF);
+	for (int i = 0; i < 2000; i++)
+		rec_symtab_add_elf(&b, 0x1000, i == 1500 ? 0x10 : 0,
+				   i == 1500 ? "sized" : "unsized", STB_GLOBAL,
+				   0);
+	rec_symtab_finish_lazy(&b);
+	const struct rec_sym *s = rec_symtab_find(&b, 0x1008);
+	CHECK(s && !strcmp(rec_symtab_name(&b, s), "sized"));
+	CHECK(rec_symtab_find(&b, 0x1010) == NULL);
+	CHECK(rec_symtab_find(&b, 0xfff) == NULL);
+	rec_symtab_release(&b);
+	/* versions looked at when named: the default one's name, without
+	 * it; an old binaries' alias loses */
+	rec_symtab_init(&b, REC_SYMTAB_ELF);
+	rec_symtab_add_elf(&b, 0x2000, 0x10, "cfree@GLIBC_2.2.5", STB_GLOBAL,
+			   0);
+	rec_symtab_add_elf(&b, 0x2000, 0x10, "free@@GLIBC_2.2.5", STB_GLOBAL,
+			   0);
+	rec_symtab_add_elf(&b, 0x3000, 0x10, "memcpy@@GLIBC_2.14", STB_GLOBAL,
+			   0);
+	rec_symtab_finish(&b);
+	s = rec_symtab_find(&b, 0x2004);
+	CHECK(s && !strcmp(rec_symtab_name(&b, s), "free"));
+	s = rec_symtab_find(&b, 0x3004);
+	CHECK(s && !strcmp(rec_symtab_name(&b, s), "memcpy"));
+	rec_symtab_release(&b);
+}
+
+/* A real library's tables, .dynsym and .symtab, finished both ways. */
+static void test_symtab_lazy_elf(void)
+{
+	const char *paths[] = {"/usr/lib/x86_64-linux-gnu/libc.so.6",
+			       "/usr/lib/x86_64-linux-gnu/libstdc++.so.6",
+			       "/proc/self/exe"};
+	int ok = 1, tried = 0;
+
+	for (size_t p = 0; p < ARRAY_SIZE(paths); p++)
+		for (int dynsym = 0; dynsym < 2; dynsym++) {
+			struct rec_elf e;
+			struct rec_symtab a, b;
+			if (rec_elf_open(&e, paths[p]))
+				continue;
+			rec_symtab_init(&a, REC_SYMTAB_ELF);
+			rec_symtab_init(&b, REC_SYMTAB_ELF);
+			a.demangle = b.demangle = 1;
+			rec_elf_symbols(&e, &a, dynsym);
+			rec_elf_symbols(&e, &b, dynsym);
+			rec_elf_plt_symbols(&e, &a);
+			rec_elf_plt_symbols(&e, &b);
+			tried += a.n >= 1024;
+			rec_symtab_finish(&a);
+			rec_symtab_finish_lazy(&b);
+			for (size_t i = 0; i < a.n; i++) {
+				uint64_t s = a.syms[i].start;
+				uint64_t e2 = a.syms[i].end;
+				ok &= same_lookup(&a, &b, s) &&
+				      same_lookup(&a, &b, s + 1) &&
+				      same_lookup(&a, &b, s - 1) &&
+				      same_lookup(&a, &b, e2);
+			}
+			rec_symtab_release(&a);
+			rec_symtab_release(&b);
+			rec_elf_close(&e);
+		}
+	CHECK(tried > 0);
+	CHECK(ok);
+}
+
 static void test_demangle(void)
 {
 	char *d = rec_demangle("_ZNSt6vectorIiSaIiEE9push_backEOi");
@@ -1392,6 +1545,94 @@ static void test_chains(void)
 	rec_events_release(&ev);
 }
 
+/* A sample of tid whose callchain words are ips as given, markers and
+ * all. */
+static void raw_chain_sample(struct rec_events *ev, int pid, int tid,
+			     const uint64_t *ips, size_t n, uint64_t time)
+{
+	uint64_t rec[32];
+	size_t k = 1;
+
+	rec[k++] = ips[n - 1];
+	rec[k++] = (uint64_t)(uint32_t)pid | (uint64_t)(uint32_t)tid << 32;
+	rec[k++] = time;
+	rec[k++] = 1;
+	rec[k++] = n;
+	for (size_t i = 0; i < n; i++)
+		rec[k++] = ips[i];
+	struct perf_event_header h = {
+	    PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL, (uint16_t)(k * 8)};
+	memcpy(rec, &h, sizeof(h));
+	rec_events_handle(ev, rec, k * 8);
+}
+
+/* Stack i's frames after its root: kind and address, outermost first,
+ * as "u:401000 k:ffffffff81000010". */
+static void stack_text(struct rec_events *ev, size_t i, char *out, size_t sz)
+{
+	size_t n, len = 0;
+	const uint32_t *f = ember_stacks_frames(&ev->stacks, i, &n);
+
+	out[0] = '\0';
+	for (size_t j = 1; j < n && len < sz; j++) {
+		const struct rec_frame *fr = &ev->frames.v[f[j]];
+		len += (size_t)snprintf(out + len, sz - len, "%s%c:%llx",
+					j > 1 ? " " : "",
+					fr->kind == REC_FRAME_KERNEL ? 'k'
+					: fr->kind == REC_FRAME_DSO  ? 'u'
+								     : '?',
+					(unsigned long long)fr->addr);
+	}
+}
+
+/*
+ * A frame-pointer callchain's context markers: kernel frames after the
+ * user ones, in the stack's order; a guest's frames (PERF_CONTEXT_GUEST)
+ * are neither; an unknown marker drops the callchain whole, as perf does,
+ * counted at each repeat.
+ */
+static void test_callchain_contexts(void)
+{
+	struct ember_record_stats stats;
+	struct rec_events ev;
+	const int P = 5151;
+	const uint64_t K = (uint64_t)PERF_CONTEXT_KERNEL;
+	const uint64_t U = (uint64_t)PERF_CONTEXT_USER;
+	const uint64_t G = (uint64_t)PERF_CONTEXT_GUEST;
+	char text[256];
+
+	memset(&stats, 0, sizeof(stats));
+	rec_events_init(&ev, &stats);
+	ev.replay = ev.system_wide = ev.idle = 1;
+	ev.sample_type = CHAIN_TYPE;
+	comm_rec(&ev, P, P, "prog", 1);
+	mmap2_rec(&ev, P, 0x400000, 11, "/x/a.so", 2);
+	const uint64_t both[] = {
+	    K,	     0xffffffff81000010, 0xffffffff81000020,
+	    U,	     0x401010,		 0x402020,
+	    0x403030};
+	raw_chain_sample(&ev, P, P, both, ARRAY_SIZE(both), 3);
+	CHECK(ev.stacks.n == 1);
+	stack_text(&ev, 0, text, sizeof(text));
+	CHECK_STR(text, "u:3030 u:2020 u:1010 k:ffffffff81000020 "
+			"k:ffffffff81000010");
+	/* a guest's frames, then the host's user ones */
+	const uint64_t guest[] = {G, 0x12345678, U, 0x401010};
+	raw_chain_sample(&ev, P, P, guest, ARRAY_SIZE(guest), 4);
+	CHECK(ev.stacks.n == 2 && stats.bad_callchains == 0);
+	stack_text(&ev, 1, text, sizeof(text));
+	CHECK_STR(text, "u:1010");
+	/* a marker perf does not know: nothing but the root, twice */
+	const uint64_t bad[] = {U, 0x401010, (uint64_t)-256, 0x402020};
+	raw_chain_sample(&ev, P, P, bad, ARRAY_SIZE(bad), 5);
+	raw_chain_sample(&ev, P, P, bad, ARRAY_SIZE(bad), 6);
+	CHECK(stats.bad_callchains == 2 && ev.stacks.n == 3);
+	stack_text(&ev, 2, text, sizeof(text));
+	CHECK_STR(text, "");
+	CHECK(ev.stacks.ents[2].count == 2);
+	rec_events_release(&ev);
+}
+
 static void test_offcpu(void)
 {
 	struct rec_offcpu *o;
@@ -1992,6 +2233,8 @@ int main(void)
 {
 	test_symtab_aliases();
 	test_symtab_unsorted();
+	test_symtab_lazy();
+	test_symtab_lazy_elf();
 	test_demangle();
 	test_fold();
 	test_perfmap_parse();
@@ -2013,6 +2256,7 @@ int main(void)
 	test_offcpu_cs();
 	test_reader();
 	test_chains();
+	test_callchain_contexts();
 	test_jitdump_names();
 	test_jitdump_control_names();
 	DONE();

@@ -52,7 +52,8 @@ void rec_events_init(struct rec_events *r, struct ember_record_stats *stats)
 	rec_frames_init(&r->frames);
 	ember_intern_init(&r->roots);
 	ember_stacks_init(&r->stacks);
-	r->ubuf = ember_xcalloc(MAX_FRAMES, sizeof(*r->ubuf));
+	/* user frames, then kernel ones (split_callchain) */
+	r->ubuf = ember_xcalloc(2 * MAX_FRAMES, sizeof(*r->ubuf));
 	/* root, [truncated], user and kernel frames, an off-CPU state */
 	r->ibuf = ember_xcalloc(2 * MAX_FRAMES + 3 + EMBER_INTERP_MAX_FRAMES,
 				sizeof(*r->ibuf));
@@ -724,12 +725,55 @@ size_t rec_events_read_code(void *ctx, int pid, uint64_t addr, void *buf,
  * out[i] - 1, the call (unwind.h). *truncated is set when the walk stopped
  * short of the stack's root.
  */
+/* A frame-pointer callchain in one walk: its user frames and its kernel
+ * frames (each up to max, in the callchain's order), its depth (frames of
+ * both) and whether every context marker is one perf knows. */
+struct split {
+	size_t nu, nk;
+	uint64_t depth;
+	int valid;
+};
+
+static void split_callchain(const struct rec_sample *s, uint64_t *u,
+			    uint64_t *k, size_t max, struct split *sp)
+{
+	size_t nu = 0, nk = 0;
+	uint64_t depth = 0;
+	int ctx = 0, valid = 1; /* ctx: 1 user, 2 kernel, 0 other */
+
+	for (uint64_t i = 0; i < s->nr; i++) {
+		uint64_t ip = s->ips[i];
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			ctx = ip == (uint64_t)PERF_CONTEXT_USER	    ? 1
+			      : ip == (uint64_t)PERF_CONTEXT_KERNEL ? 2
+								    : 0;
+			if (!ctx && ip != (uint64_t)PERF_CONTEXT_HV &&
+			    ip != (uint64_t)PERF_CONTEXT_GUEST &&
+			    ip != (uint64_t)PERF_CONTEXT_GUEST_KERNEL &&
+			    ip != (uint64_t)PERF_CONTEXT_GUEST_USER)
+				valid = 0;
+			continue;
+		}
+		depth++;
+		if (ctx == 1 && nu < max)
+			u[nu++] = ip;
+		else if (ctx == 2 && nk < max)
+			k[nk++] = ip;
+	}
+	sp->nu = nu;
+	sp->nk = nk;
+	sp->depth = depth;
+	sp->valid = valid;
+}
+
+/* The user frames: unwound from the stack copy (DWARF), or those of the
+ * callchain, split already (sp). */
 static size_t user_frames(struct rec_events *r, struct rec_proc *p,
 			  const struct rec_sample *s, size_t copy,
-			  uint64_t *out, size_t max, int *truncated)
+			  uint64_t *out, size_t max, int *truncated,
+			  const struct split *sp)
 {
 	size_t n = 0;
-	int user = 0;
 
 	*truncated = 0;
 	if (r->dwarf) {
@@ -790,17 +834,8 @@ static size_t user_frames(struct rec_events *r, struct rec_proc *p,
 			out[i]--;
 		return n;
 	}
-	uint64_t depth = 0;
-	for (uint64_t i = 0; i < s->nr; i++) {
-		uint64_t ip = s->ips[i];
-		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
-			user = ip == (uint64_t)PERF_CONTEXT_USER;
-			continue;
-		}
-		depth++;
-		if (user && n < max)
-			out[n++] = ip;
-	}
+	uint64_t depth = sp->depth;
+	n = sp->nu;
 	/* the kernel stops its walk at kernel.perf_event_max_stack frames
 	 * (kernel and user together), silently: the stack is cut */
 	if (n && r->max_stack && depth >= r->max_stack) {
@@ -926,7 +961,8 @@ static uint64_t jit_stamp(struct rec_proc *p, uint64_t addr, uint64_t t)
  * not depend on mappings; JIT frames, whose key has a time, are not
  * cached.
  */
-#define FCACHE_SIZE 4096
+#define FCACHE_BITS 14
+#define FCACHE_SIZE (1u << FCACHE_BITS)
 
 struct rec_fcache {
 	uint64_t addr;
@@ -939,7 +975,7 @@ static struct rec_fcache *fcache_slot(struct rec_events *r, uint32_t proc,
 	if (!r->fcache)
 		r->fcache = ember_xcalloc(FCACHE_SIZE, sizeof(*r->fcache));
 	uint64_t h = (addr ^ ((uint64_t)proc << 40)) * 0x9e3779b97f4a7c15ull;
-	return &r->fcache[h >> 52];
+	return &r->fcache[h >> (64 - FCACHE_BITS)];
 }
 
 static uint32_t user_frame_slow(struct rec_events *r, struct rec_proc *p,
@@ -1215,10 +1251,14 @@ static void on_sample(struct rec_events *r, const void *rec, size_t size)
 	}
 	const uint64_t *ips = s.ips;
 	uint64_t nr = s.nr;
-	int bad = r->replay && !valid_callchain(&s);
+	struct split sp = {0, 0, 0, 1};
+	if (!r->dwarf)
+		split_callchain(&s, ub, ub + MAX_FRAMES, MAX_FRAMES, &sp);
+	int bad = r->replay && (r->dwarf ? !valid_callchain(&s) : !sp.valid);
 	if (bad) {
 		r->stats->bad_callchains++;
 		s.nr = 0; /* as perf: a corrupt callchain is dropped whole */
+		sp = (struct split){0, 0, 0, 0};
 	}
 	int truncated, stable = 1;
 	uint64_t fp_truncated = r->stats->fp_truncated;
@@ -1226,7 +1266,7 @@ static void on_sample(struct rec_events *r, const void *rec, size_t size)
 	ids[n++] = root;
 	size_t nu = user_frames(
 	    r, p, &s, sw ? r->stats->switch_stack_size : r->stats->stack_size,
-	    ub, MAX_FRAMES, &truncated);
+	    ub, MAX_FRAMES, &truncated, &sp);
 	if (truncated)
 		ids[n++] = rec_frames_id(&r->frames, REC_FRAME_TRUNCATED, 0, 0);
 	for (size_t i = nu; i-- > 0;) {
@@ -1238,9 +1278,14 @@ static void on_sample(struct rec_events *r, const void *rec, size_t size)
 	}
 	if (r->interp)
 		n = rec_interp_merge_stack(r, p, (int)s.tid, s.time, ids, 1, n);
-	size_t nk = kernel_frames(&s, ub, MAX_FRAMES);
+	const uint64_t *kb = ub + MAX_FRAMES;
+	size_t nk = sp.nk;
+	if (r->dwarf) {
+		kb = ub;
+		nk = kernel_frames(&s, ub, MAX_FRAMES);
+	}
 	for (size_t i = nk; i-- > 0;)
-		ids[n++] = kernel_frame(r, ub[i]);
+		ids[n++] = kernel_frame(r, kb[i]);
 	if (sw) {
 		rec_offcpu_out(r, (int)s.tid, s.time, s.raw, s.raw_size, ids,
 			       n);

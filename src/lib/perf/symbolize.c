@@ -221,7 +221,7 @@ static void load_dso(struct rec_symctx *c, struct rec_dso *d)
 	else if (!rec_elf_symbols(&d->elf, &d->syms, 0))
 		rec_elf_symbols(&d->elf, &d->syms, 1);
 	rec_elf_plt_symbols(&d->elf, &d->syms);
-	rec_symtab_finish(&d->syms);
+	rec_symtab_finish_lazy(&d->syms);
 }
 
 static const char *dso_sym(struct rec_symctx *c, struct rec_dso *d,

@@ -245,9 +245,9 @@ int rec_elf_off_to_vaddr(const struct rec_elf *e, uint64_t off, uint64_t *vaddr)
 	return EMBER_ENOENT;
 }
 
-static int is_function(const GElf_Sym *s)
+static int is_function(const Elf64_Sym *s)
 {
-	int t = GELF_ST_TYPE(s->st_info);
+	int t = ELF64_ST_TYPE(s->st_info);
 
 	return (t == STT_FUNC || t == STT_GNU_IFUNC) && s->st_name &&
 	       s->st_shndx != SHN_UNDEF && s->st_value;
@@ -255,10 +255,10 @@ static int is_function(const GElf_Sym *s)
 
 /* A label (STT_NOTYPE, like ld.so's _dl_start_user) in a section named
  * "*text*": perf names code by those too. */
-static int is_text_label(Elf *elf, const GElf_Sym *s, signed char *text_scn,
+static int is_text_label(Elf *elf, const Elf64_Sym *s, signed char *text_scn,
 			 size_t nscn)
 {
-	if (GELF_ST_TYPE(s->st_info) != STT_NOTYPE || !s->st_name ||
+	if (ELF64_ST_TYPE(s->st_info) != STT_NOTYPE || !s->st_name ||
 	    !s->st_value || s->st_shndx == SHN_UNDEF ||
 	    s->st_shndx >= SHN_LORESERVE || s->st_shndx >= nscn)
 		return 0;
@@ -327,12 +327,25 @@ size_t rec_elf_symbols(struct rec_elf *e, struct rec_symtab *st, int dynsym)
 		if (sd && (!sd->d_buf || !sd->d_size || sd->d_off ||
 			   ((const char *)sd->d_buf)[sd->d_size - 1]))
 			sd = NULL;
+		/* libelf gives the table in memory form: an array of
+		 * Elf64_Sym (setup takes 64-bit files only), read in place
+		 * rather than copied out one by one */
+		const Elf64_Sym *syms = d->d_buf;
+		if (!syms || d->d_type != ELF_T_SYM ||
+		    (uintptr_t)syms % _Alignof(Elf64_Sym))
+			break;
+		n = d->d_size / sizeof(*syms);
 		for (size_t i = 0; i < n; i++) {
-			GElf_Sym s;
-			if (!gelf_getsym(d, (int)i, &s) ||
-			    (!is_function(&s) &&
-			     !is_text_label(elf, &s, text_scn, nscn)))
+			const Elf64_Sym *sp = &syms[i];
+			/* most are neither: objects, sections, files */
+			int type = ELF64_ST_TYPE(sp->st_info);
+			if (type != STT_FUNC && type != STT_GNU_IFUNC &&
+			    type != STT_NOTYPE)
 				continue;
+			if (!is_function(sp) &&
+			    !is_text_label(elf, sp, text_scn, nscn))
+				continue;
+			Elf64_Sym s = *sp;
 			const char *name =
 			    !sd ? elf_strptr(elf, sh.sh_link, s.st_name)
 			    : s.st_name < sd->d_size
@@ -345,7 +358,7 @@ size_t rec_elf_symbols(struct rec_elf *e, struct rec_symtab *st, int dynsym)
 				memcpy(&ver, (const char *)vd->d_buf + i * 2,
 				       2);
 			rec_symtab_add_elf(st, s.st_value, s.st_size, name,
-					   GELF_ST_BIND(s.st_info),
+					   ELF64_ST_BIND(s.st_info),
 					   (ver & 0x8000) &&
 					       (ver & 0x7fff) > 1);
 			added++;
@@ -405,7 +418,24 @@ size_t rec_elf_plt_symbols(struct rec_elf *e, struct rec_symtab *st)
 		rels[m].sym = (uint32_t)GELF_R_SYM(r.r_info);
 		m++;
 	}
-	qsort(rels, m, sizeof(*rels), cmp_rel);
+	/* nearly always in GOT order already */
+	size_t sorted = 1;
+	while (sorted < m && rels[sorted - 1].got <= rels[sorted].got)
+		sorted++;
+	if (sorted < m)
+		qsort(rels, m, sizeof(*rels), cmp_rel);
+	/* the names read straight from their table when it ends in a NUL,
+	 * as in rec_elf_symbols */
+	Elf_Scn *strscn = elf_getscn(elf, dyn.sh_link);
+	GElf_Shdr strsh;
+	Elf_Data *sd = strscn && gelf_getshdr(strscn, &strsh) &&
+			       strsh.sh_type == SHT_STRTAB &&
+			       !(strsh.sh_flags & SHF_COMPRESSED)
+			   ? elf_getdata(strscn, NULL)
+			   : NULL;
+	if (sd && (!sd->d_buf || !sd->d_size || sd->d_off ||
+		   ((const char *)sd->d_buf)[sd->d_size - 1]))
+		sd = NULL;
 
 	uint64_t addr;
 	if (has_sec) {
@@ -428,12 +458,15 @@ size_t rec_elf_plt_symbols(struct rec_elf *e, struct rec_symtab *st)
 		GElf_Sym s;
 		const char *name = NULL;
 		if (gelf_getsym(dd, (int)rels[i].sym, &s))
-			name = elf_strptr(elf, dyn.sh_link, s.st_name);
+			name = !sd ? elf_strptr(elf, dyn.sh_link, s.st_name)
+			       : s.st_name < sd->d_size
+				   ? (const char *)sd->d_buf + s.st_name
+				   : NULL;
 		if (name && *name) {
-			/* "NAME@plt", NAME demangled, when it is asked for */
+			/* "NAME@plt", NAME demangled, when it is asked for
+			 * (not copied: its length is not needed) */
 			size_t k = st->n;
-			rec_symtab_add(st, addr, entry, name, strlen(name),
-				       STB_GLOBAL, 0);
+			rec_symtab_add(st, addr, entry, name, 0, STB_GLOBAL, 0);
 			if (st->n > k)
 				st->syms[k].plt = 1;
 		} else {

@@ -33,6 +33,14 @@
 #undef ARRAY_SIZE
 #include <libiberty/demangle.h>
 
+/* a bucket of a lazily finished table (rec_symtab_finish_lazy) */
+struct rec_symbucket {
+	uint64_t min; /* the smallest start in it */
+	uint32_t at;  /* where its symbols start in st->syms */
+	uint32_t n;   /* how many: fewer once resolved */
+	int done;
+};
+
 void rec_symtab_init(struct rec_symtab *st, int kind)
 {
 	memset(st, 0, sizeof(*st));
@@ -42,12 +50,18 @@ void rec_symtab_init(struct rec_symtab *st, int kind)
 
 void rec_symtab_release(struct rec_symtab *st)
 {
-	for (size_t i = 0; i < st->n; i++)
+	/* a lazy table's names are demangled in its finished buckets
+	 * only */
+	for (size_t b = 0; b < st->nbk; b++)
+		for (size_t i = 0; st->bk[b].done && i < st->bk[b].n; i++)
+			free(st->syms[st->bk[b].at + i].demangled);
+	for (size_t i = 0; !st->bk && i < st->n; i++)
 		free(st->syms[i].demangled);
 	for (size_t i = 0; i < st->nalias; i++)
 		free(st->alias[i].demangled);
 	free(st->syms);
 	free(st->alias);
+	free(st->bk);
 	if (st->text)
 		munmap(st->text, st->text_size);
 	ember_arena_release(&st->arena);
@@ -84,21 +98,20 @@ void rec_symtab_add(struct rec_symtab *st, uint64_t start, uint64_t size,
 	st->n++;
 }
 
-void rec_symtab_add_elf(struct rec_symtab *st, uint64_t start, uint64_t size,
-			const char *name, int bind, int compat)
+/* An ELF name's version, looked at when the symbol is first named or
+ * compared with its aliases: "name@@V" is "name", "name@V" is "name" and
+ * an alias for old binaries only (compat). */
+static void strip_version(struct rec_symtab *st, struct rec_sym *s)
 {
+	const char *name = s->name;
 	const char *at = strchr(name, '@');
-	size_t full = at ? (size_t)(at - name) + strlen(at) : 0;
-	size_t len = at && at > name ? (size_t)(at - name) : at ? full : 0;
 
-	if (!at)
-		full = len = strlen(name);
-	if (len < full && at[1] != '@')
-		compat = 1; /* "name@VERSION": not the default version */
-	size_t n = st->n;
-	rec_symtab_add(st, start, size, name, len, bind, len < full);
-	if (st->n > n)
-		st->syms[n].compat = (uint8_t) !!compat;
+	s->ver = 0;
+	if (!at || at == name)
+		return;
+	if (at[1] != '@')
+		s->compat = 1;
+	s->name = ember_arena_strndup(&st->arena, name, (size_t)(at - name));
 }
 
 char *rec_demangle(const char *name)
@@ -120,6 +133,8 @@ static const char *display_name(struct rec_symtab *st, struct rec_sym *s)
 {
 	if (s->nalias)
 		resolve_aliases(st, s);
+	if (s->ver)
+		strip_version(st, s);
 	if (s->plt) {
 		if (!s->demangle_done) {
 			char *dem = rec_demangle(s->name);
@@ -305,11 +320,10 @@ static void resolve_aliases(struct rec_symtab *st, struct rec_sym *s)
  * symbol is named (most never are); the names' rule needs the demangled
  * names.  The symbol kept is written to *out.
  */
-static void choose_alias(struct rec_symtab *st, size_t i, size_t j,
+static void choose_alias(struct rec_symtab *st, struct rec_sym *g, size_t n,
 			 struct rec_sym *out)
 {
-	struct rec_sym *g = &st->syms[i];
-	size_t n = j - i, best = 0, ties = 1, k;
+	size_t best = 0, ties = 1, k;
 	int same_end = 1;
 
 	for (k = 1; k < n; k++) {
@@ -358,6 +372,45 @@ static void choose_alias(struct rec_symtab *st, size_t i, size_t j,
 	*out = g[best];
 }
 
+/*
+ * Aliases: of the n sorted symbols at g, one kept per start address, in
+ * place; returns how many are left.  The places after them hold copies
+ * of some of those kept, their demangled names cleared.
+ */
+static size_t keep_one_per_start(struct rec_symtab *st, struct rec_sym *g,
+				 size_t n)
+{
+	size_t i, j;
+
+	for (i = 0, j = 0; i < n;) {
+		size_t k = i + 1;
+		while (k < n && g[k].start == g[i].start)
+			k++;
+		if (k == i + 1) {
+			if (j != i) /* most starts are one symbol's */
+				g[j] = g[i];
+			j++;
+		} else if (st->kind == REC_SYMTAB_KALLSYMS) {
+			/* perf sizes kallsyms' symbols before it resolves
+			 * aliases, so only the last alias has a size */
+			for (size_t m = i; m + 1 < k; m++)
+				drop(&g[m]);
+			g[j++] = g[k - 1];
+		} else {
+			struct rec_sym keep;
+			for (size_t m = i; m < k; m++)
+				if (g[m].ver)
+					strip_version(st, &g[m]);
+			choose_alias(st, &g[i], k - i, &keep);
+			g[j++] = keep;
+		}
+		i = k;
+	}
+	for (i = j; i < n; i++)
+		g[i].demangled = NULL;
+	return j;
+}
+
 void rec_symtab_finish(struct rec_symtab *st)
 {
 	size_t i, j;
@@ -385,27 +438,7 @@ void rec_symtab_finish(struct rec_symtab *st)
 		st->n = j;
 		return;
 	}
-	/* aliases: keep one symbol per start address */
-	for (i = 0, j = 0; i < st->n;) {
-		size_t k = i + 1;
-		while (k < st->n && st->syms[k].start == st->syms[i].start)
-			k++;
-		if (k == i + 1) {
-			st->syms[j++] = st->syms[i];
-		} else if (st->kind == REC_SYMTAB_KALLSYMS) {
-			/* perf sizes kallsyms' symbols before it resolves
-			 * aliases, so only the last alias has a size */
-			for (size_t m = i; m + 1 < k; m++)
-				drop(&st->syms[m]);
-			st->syms[j++] = st->syms[k - 1];
-		} else {
-			struct rec_sym keep;
-			choose_alias(st, i, k, &keep);
-			st->syms[j++] = keep;
-		}
-		i = k;
-	}
-	st->n = j;
+	st->n = keep_one_per_start(st, st->syms, st->n);
 	/* symbols without a size reach the next symbol */
 	for (i = 0; i < st->n; i++) {
 		struct rec_sym *s = &st->syms[i];
@@ -422,11 +455,178 @@ void rec_symtab_finish(struct rec_symtab *st)
 	}
 }
 
-const struct rec_sym *rec_symtab_find(const struct rec_symtab *st,
-				      uint64_t addr)
+/*
+ * Lazily finished tables.  A module's table is searched for a few
+ * hundred addresses at most, and sorting and resolving tens of thousands
+ * of symbols for them costs more than all of their lookups: the symbols
+ * are put in buckets of 2^bk_shift addresses, about 16 a bucket, in
+ * place, and a bucket is sorted (by start, then order of addition) and
+ * resolved as rec_symtab_finish would (the same symbols in the same
+ * order: aliases share a start, so a bucket) when a lookup first reaches
+ * it.  A symbol without a size
+ * reaches the next one: the smallest start of the next bucket holding
+ * any, which resolving keeps.  Laid end to end the finished buckets are
+ * the array rec_symtab_finish makes.
+ */
+#define LAZY_MIN 1024
+
+void rec_symtab_finish_lazy(struct rec_symtab *st)
+{
+	size_t n = st->n;
+	uint64_t lo = UINT64_MAX, hi = 0;
+
+	if (st->kind != REC_SYMTAB_ELF || n < LAZY_MIN) {
+		rec_symtab_finish(st);
+		return;
+	}
+	if (st->alloc > n + n / 8) {
+		st->syms = ember_xreallocarray(st->syms, n, sizeof(*st->syms));
+		st->alloc = n;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint64_t a = st->syms[i].start;
+		lo = a < lo ? a : lo;
+		hi = a > hi ? a : hi;
+	}
+	int shift = 0;
+	while (shift < 63 && ((hi - lo) >> shift) >= n / 16)
+		shift++;
+	size_t nb = (size_t)((hi - lo) >> shift) + 1;
+	struct rec_symbucket *bk = ember_xcalloc(nb, sizeof(*bk));
+	for (size_t b = 0; b < nb; b++)
+		bk[b].min = UINT64_MAX;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t a = st->syms[i].start;
+		struct rec_symbucket *k = &bk[(a - lo) >> shift];
+		k->n++;
+		k->min = a < k->min ? a : k->min;
+	}
+	/* in place, a symbol at a time to the next free place of its
+	 * bucket (fill), and the one there taken next: the order within a
+	 * bucket is lost, and restored by sorting by seq too */
+	uint32_t *fill = ember_xreallocarray(NULL, nb, sizeof(*fill));
+	uint32_t at = 0;
+	for (size_t b = 0; b < nb; b++) {
+		bk[b].at = fill[b] = at;
+		at += bk[b].n;
+	}
+	struct rec_sym *v = st->syms;
+	for (size_t b = 0; b < nb; b++) {
+		uint32_t end = bk[b].at + bk[b].n;
+		while (fill[b] < end) {
+			struct rec_sym *s = &v[fill[b]];
+			size_t to = (size_t)((s->start - lo) >> shift);
+			if (to == b) {
+				fill[b]++;
+				continue;
+			}
+			struct rec_sym t = *s;
+			*s = v[fill[to]];
+			v[fill[to]++] = t;
+		}
+	}
+	free(fill);
+	st->bk = bk;
+	st->nbk = nb;
+	st->bk_base = lo;
+	st->bk_shift = shift;
+}
+
+/* Sorted by start, ties in order of addition: a bucket holds a few. */
+static void sort_bucket(struct rec_sym *g, size_t n)
+{
+	if (n > 32) {
+		qsort(g, n, sizeof(*g), cmp_sym);
+		return;
+	}
+	for (size_t i = 1; i < n; i++) {
+		struct rec_sym t = g[i];
+		size_t j = i;
+		for (; j > 0 && cmp_sym(&g[j - 1], &t) > 0; j--)
+			g[j] = g[j - 1];
+		g[j] = t;
+	}
+}
+
+static void finish_bucket(struct rec_symtab *st, size_t b)
+{
+	struct rec_symbucket *k = &st->bk[b];
+	struct rec_sym *g = st->syms + k->at;
+
+	if (k->done || !k->n)
+		return;
+	k->done = 1;
+	sort_bucket(g, k->n);
+	k->n = (uint32_t)keep_one_per_start(st, g, k->n);
+	uint64_t next = 0;
+	int last = 1;
+	for (size_t c = b + 1; c < st->nbk; c++)
+		if (st->bk[c].n) {
+			next = st->bk[c].min;
+			last = 0;
+			break;
+		}
+	for (size_t i = 0; i < k->n; i++) {
+		struct rec_sym *s = &g[i];
+		if (s->end != s->start)
+			continue;
+		if (i + 1 < k->n)
+			s->end = g[i + 1].start;
+		else if (!last)
+			s->end = next;
+		else
+			s->end = ((s->start + 4095) & ~4095ull) + 4096;
+	}
+}
+
+/* rec_symtab_find in a lazily finished table */
+static const struct rec_sym *find_lazy(struct rec_symtab *st, uint64_t addr)
+{
+	if (addr < st->bk_base)
+		return NULL;
+	uint64_t rel = (addr - st->bk_base) >> st->bk_shift;
+	size_t b = rel >= st->nbk ? st->nbk - 1 : (size_t)rel;
+
+	finish_bucket(st, b);
+	const struct rec_sym *g = st->syms + st->bk[b].at;
+	size_t lo = 0, hi = st->bk[b].n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (g[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* as rec_symtab_find: up to 16 symbols back from the last starting
+	 * at or below addr, into the buckets before when it takes them */
+	const struct rec_sym *best = NULL;
+	for (size_t i = lo, k = 0; k < 16; k++) {
+		while (!i && b > 0) {
+			if (!st->bk[--b].n)
+				continue;
+			finish_bucket(st, b);
+			g = st->syms + st->bk[b].at;
+			i = st->bk[b].n;
+		}
+		if (!i)
+			break;
+		const struct rec_sym *s = &g[--i];
+		if (addr >= s->end)
+			continue;
+		if (s->sized)
+			return s;
+		if (!best)
+			best = s;
+	}
+	return best;
+}
+
+const struct rec_sym *rec_symtab_find(struct rec_symtab *st, uint64_t addr)
 {
 	size_t lo = 0, hi = st->n;
 
+	if (st->bk)
+		return find_lazy(st, addr);
 	/* the last symbol starting at or below addr */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;

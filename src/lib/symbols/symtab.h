@@ -28,6 +28,7 @@ struct rec_sym {
 	uint8_t sized;	 /* its size came with it */
 	uint8_t compat;	 /* a symbol version kept for old binaries only */
 	uint8_t plt;	 /* a PLT slot: named "NAME@plt", NAME demangled */
+	uint8_t ver;	 /* an ELF name whose "@VERSION" is not looked at yet */
 	uint16_t nalias; /* aliases to choose from by name (rec_symtab_name) */
 };
 
@@ -49,6 +50,14 @@ struct rec_symtab {
 	size_t nalias, alias_alloc;
 	void *text; /* kallsyms: the file read, its names in place */
 	size_t text_size;
+	/* finished lazily (rec_symtab_finish_lazy): syms grouped in nbk
+	 * buckets of addresses, bucket b holding the starts in
+	 * [bk_base + (b << bk_shift), bk_base + (b + 1 << bk_shift)) in order
+	 * of addition until it is first searched, then sorted and resolved */
+	struct rec_symbucket *bk;
+	size_t nbk;
+	uint64_t bk_base;
+	int bk_shift;
 };
 
 void rec_symtab_init(struct rec_symtab *st, int kind);
@@ -63,12 +72,37 @@ void rec_symtab_add(struct rec_symtab *st, uint64_t start, uint64_t size,
  * .symtab name) is "free"; "cfree@GLIBC_2.2.5", or a .dynsym symbol whose
  * version is hidden (compat), is an alias for old binaries only, which
  * any other alias at its address is preferred to. */
-void rec_symtab_add_elf(struct rec_symtab *st, uint64_t start, uint64_t size,
-			const char *name, int bind, int compat);
+static inline void rec_symtab_add_elf(struct rec_symtab *st, uint64_t start,
+				      uint64_t size, const char *name, int bind,
+				      int compat)
+{
+	if (st->n >= UINT32_MAX)
+		return;
+	EMBER_GROW(st->syms, st->n + 1, st->alloc);
+	uint64_t end = size && start + size > start ? start + size : start;
+	/* what rec_symtab_add makes, but the name is not read now: most
+	 * symbols are never named, and their names (mangled C++, long)
+	 * would be walked for nothing (see rec_symtab_name) */
+	st->syms[st->n] = (struct rec_sym){
+	    .start = start,
+	    .end = end,
+	    .sized = end > start,
+	    .name = name,
+	    .seq = (uint32_t)st->n,
+	    .bind = (uint8_t)bind,
+	    .compat = (uint8_t) !!compat,
+	    .ver = 1,
+	};
+	st->n++;
+}
 /* Sorts and resolves aliases; call once after the last add. */
 void rec_symtab_finish(struct rec_symtab *st);
-const struct rec_sym *rec_symtab_find(const struct rec_symtab *st,
-				      uint64_t addr);
+/* The same for an ELF table of which few symbols are looked up: the
+ * sorting and resolving is done by ranges of addresses, each when first
+ * searched.  rec_symtab_find gives what it would after rec_symtab_finish,
+ * but st->syms is not to be walked. */
+void rec_symtab_finish_lazy(struct rec_symtab *st);
+const struct rec_sym *rec_symtab_find(struct rec_symtab *st, uint64_t addr);
 /* The symbol's name as perf prints it: demangled (once) when the table
  * holds mangled names; a PLT slot's "NAME@plt" (made when first asked
  * for: most slots are never sampled). */
