@@ -79,6 +79,7 @@ struct pdc {
 	uint8_t *root_java;
 	uint32_t *out; /* a folded stack */
 	size_t aout;
+	uint8_t *kern; /* per stack: has kernel frames (fold's first pass) */
 	struct rec_symtab *kallsyms; /* loaded on another thread */
 	int kallsyms_err;
 	struct kpre kp;
@@ -303,58 +304,70 @@ static size_t hex_addr(char *out, uint64_t v)
 	return n;
 }
 
-static const uint32_t *frame_names(struct pdc *c, struct rec_symctx *sc,
-				   uint32_t i, int java, size_t *n, int *skip)
+static const uint32_t *name_frame(struct pdc *c, struct rec_symctx *sc,
+				  uint32_t i, int java, size_t *n, int *skip);
+
+static inline const uint32_t *frame_names(struct pdc *c, struct rec_symctx *sc,
+					  uint32_t i, int java, size_t *n,
+					  int *skip)
+{
+	const struct fcache *e = &c->fc[2 * (size_t)i + (java != 0)];
+
+	if (!e->state)
+		return name_frame(c, sc, i, java, n, skip);
+	*n = e->len;
+	*skip = e->state == 2;
+	return c->cache + e->off;
+}
+
+/* frame_names for a frame not named yet */
+static const uint32_t *name_frame(struct pdc *c, struct rec_symctx *sc,
+				  uint32_t i, int java, size_t *n, int *skip)
 {
 	struct fcache *e = &c->fc[2 * (size_t)i + (java != 0)];
-
-	if (!e->state) {
-		const struct rec_frame *f = &c->r->frames.v[i];
-		struct ember_buf *dso = &c->dso, *name = &c->name;
-		char addr[24];
-		int fjava;
-		const char *sym = rec_frame_symbol(sc, f, dso, &fjava);
-		struct fcache *ke = NULL;
-		if (c->by_name) {
-			struct ember_buf *key = &c->key;
-			ember_buf_reset(key);
-			ember_buf_adds(key, sym ? sym : "[unknown]");
-			ember_buf_addch(key, '\0');
-			ember_buf_add(key, dso->buf, dso->len);
-			ember_buf_addch(key, java || fjava ? 'j' : '-');
-			uint32_t id =
-			    ember_intern(&c->nkeys, key->buf, key->len);
-			if (id >= c->ank) {
-				size_t old = c->ank;
-				EMBER_GROW(c->nk, (size_t)id + 1, c->ank);
-				memset(c->nk + old, 0,
-				       (c->ank - old) * sizeof(*c->nk));
-			}
-			ke = &c->nk[id];
-			if (ke->state) {
-				*e = *ke;
-				goto named;
-			}
+	const struct rec_frame *f = &c->r->frames.v[i];
+	struct ember_buf *dso = &c->dso, *name = &c->name;
+	char addr[24];
+	int fjava;
+	const char *sym = rec_frame_symbol(sc, f, dso, &fjava);
+	struct fcache *ke = NULL;
+	if (c->by_name) {
+		struct ember_buf *key = &c->key;
+		ember_buf_reset(key);
+		ember_buf_adds(key, sym ? sym : "[unknown]");
+		ember_buf_addch(key, '\0');
+		ember_buf_add(key, dso->buf, dso->len);
+		ember_buf_addch(key, java || fjava ? 'j' : '-');
+		uint32_t id = ember_intern(&c->nkeys, key->buf, key->len);
+		if (id >= c->ank) {
+			size_t old = c->ank;
+			EMBER_GROW(c->nk, (size_t)id + 1, c->ank);
+			memset(c->nk + old, 0, (c->ank - old) * sizeof(*c->nk));
 		}
-		ember_buf_reset(name);
-		ember_buf_adds(name, sym ? sym : "[unknown]");
-		rec_clean_name(name->buf, name->len);
-		rec_clean_name(dso->buf, dso->len);
-		struct ember_perf_frame pf = {name->buf, name->len, dso->buf,
-					      dso->len,	 addr,	    0};
-		pf.addr_len = hex_addr(addr, f->addr);
-		const uint32_t *ids;
-		size_t k;
-		int sk = cl_perf_frame(c->perf, &pf, java || fjava, &ids, &k);
-		EMBER_GROW(c->cache, c->ncache + k, c->acache);
-		memcpy(c->cache + c->ncache, ids, k * sizeof(*ids));
-		e->off = (uint32_t)c->ncache;
-		e->len = (uint32_t)k;
-		e->state = sk ? 2 : 1;
-		c->ncache += k;
-		if (ke)
-			*ke = *e;
+		ke = &c->nk[id];
+		if (ke->state) {
+			*e = *ke;
+			goto named;
+		}
 	}
+	ember_buf_reset(name);
+	ember_buf_adds(name, sym ? sym : "[unknown]");
+	rec_clean_name(name->buf, name->len);
+	rec_clean_name(dso->buf, dso->len);
+	struct ember_perf_frame pf = {name->buf, name->len, dso->buf,
+				      dso->len,	 addr,	    0};
+	pf.addr_len = hex_addr(addr, f->addr);
+	const uint32_t *ids;
+	size_t k;
+	int sk = cl_perf_frame(c->perf, &pf, java || fjava, &ids, &k);
+	EMBER_GROW(c->cache, c->ncache + k, c->acache);
+	memcpy(c->cache + c->ncache, ids, k * sizeof(*ids));
+	e->off = (uint32_t)c->ncache;
+	e->len = (uint32_t)k;
+	e->state = sk ? 2 : 1;
+	c->ncache += k;
+	if (ke)
+		*ke = *e;
 named:
 	*n = e->len;
 	*skip = e->state == 2;
@@ -458,8 +471,13 @@ static void fold(struct pdc *c, struct rec_symctx *sc, int kernel)
 {
 	struct rec_events *r = c->r;
 
+	if (!kernel) {
+		c->kern = ember_xreallocarray(c->kern, r->stacks.n + 1, 1);
+		for (size_t i = 0; i < r->stacks.n; i++)
+			c->kern[i] = (uint8_t)has_kernel_frames(c, i);
+	}
 	for (size_t i = 0; i < r->stacks.n; i++) {
-		if (has_kernel_frames(c, i) != kernel) {
+		if (c->kern[i] != kernel) {
 			if (!kernel && !c->o->nskip_after) {
 				size_t n, nn;
 				int java, skipping = 0;
@@ -621,6 +639,7 @@ out:
 	free(c.root_off);
 	free(c.root_len);
 	free(c.root_java);
+	free(c.kern);
 	free(c.out);
 	return rc;
 }
