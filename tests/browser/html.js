@@ -124,7 +124,12 @@ async function test_load() {
 async function test_hover() {
 	const page = await open(draw(TREE, "--minwidth", "0", "--countname", "ms"));
 	const s = await spot(page, "parse");
+	const height = () => page.$eval("#details", (e) => e.getBoundingClientRect().height);
+	const h0 = await height();
 	await page.mouse.move(s.x, s.y);
+	// the details' line keeps its height, so that the chart above it is
+	// not resized (its canvas made again) at each hover
+	check("hover: the details as tall as when empty", await height() == h0, [h0, await height()]);
 	const p = sum(through(LINES, "parse"));
 	const want = `Function: parse (${p} ms, ${(100 * p / TOTAL).toFixed(2)}%)`;
 	check("hover: details with samples and % of total", await text(page, "#details") == want,
