@@ -31,7 +31,16 @@
  * <script type="text/plain" class="ember-frames"> elements (64 KiB each)
  * between the page's two scripts, joined: the viewer's script comes after
  * them and reads them (a data block is not scanned as script; a string
- * literal of the same size was most of a big page's load).  Names are
+ * literal of the same size was most of a big page's load).
+ *
+ * A big graph has a first table too, in the same encoding and its own
+ * counts, in "ember-first" blocks before those: the frames at least
+ * 1/16384 of the graph wide (and so their parents), where they are at
+ * most a quarter of all (not in differential graphs and flame charts).
+ * EMBER.first is how many, EMBER.maxdepth the whole table's depth.  The
+ * viewer draws its first paint from it (every frame that is half a pixel
+ * wide on a canvas up to 8192 pixels), then reads the whole table in
+ * slices; ember.ready says when that is done.  Names are
  * distinct (annotation and all), joined by '\n' into one string literal,
  * with a colour each (4 digits, 24 bits), and in a wall-clock graph a
  * second one, off-CPU time's (io palette).
