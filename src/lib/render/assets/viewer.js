@@ -19,7 +19,10 @@
 // text is in #details and #tip (role=tooltip), cleared over empty space;
 // filters and transforms are the .chip elements of #filters; a
 // differential page has #before, #after and #difference.  window.ember
-// (at the end) gives the state and where each frame is drawn.
+// (at the end) gives the state and where each frame is drawn; its ready
+// is false while a big graph's first paint, drawn from its wide frames
+// (html.c's first table), waits for the whole table, true once every
+// frame is there (or the page says why it cannot show the profile).
 (function () {
 "use strict";
 var E = window.EMBER;
