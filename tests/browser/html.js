@@ -504,6 +504,76 @@ async function test_table() {
 	}
 }
 
+// A big graph's first table (html.c): its frames 1/16384 of the graph
+// wide or more, drawn first; the whole table read in slices after that
+// paint, then ember.ready.  The slices' messages are held back here
+// (MessageChannel's posts queued until __go()) to see the first paint.
+async function test_first() {
+	let lines = "a;b 1000000\na;b;x 300000\n";
+	for (let k = 0; k < 300; k++) lines += `a;c${k} 1\n`;
+	const file = draw(lines, "--minwidth", "0");
+	const html = fs.readFileSync(file, "utf8");
+	const m = /first: (\d+), maxdepth: (\d+)/.exec(html);
+	check("first: a table of 4 frames of 304 (all, a, b, x), before the whole one", m && m[1] == "4" && m[2] == "3" &&
+		/class="ember-first">[A-Za-z0-9_-]+<\/script>\n<script type="text\/plain" class="ember-frames">/.test(html), m && m[0]);
+	const ctx = await browser.newContext({ viewport: { width: 1200, height: 800 } });
+	const page = await ctx.newPage();
+	page.on("pageerror", (e) => errors.push(`first: ${e.message}`));
+	await page.addInitScript(() => {
+		const MC = window.MessageChannel, held = [];
+		window.__hold = true;
+		window.MessageChannel = function () {
+			const ch = new MC(), post = ch.port2.postMessage.bind(ch.port2);
+			ch.port2.postMessage = (msg) => (window.__hold ? held.push(() => post(msg)) : post(msg));
+			return ch;
+		};
+		window.__go = () => {
+			window.__hold = false;
+			held.splice(0).forEach((f) => f());
+		};
+	});
+	await page.goto("file://" + file);
+	await page.waitForFunction(() => window.ember && window.ember.chart);
+	await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+	const first = await page.evaluate(() => {
+		const t = ember.chart().tree, b = ember.find("b");
+		return { ready: ember.ready, n: t.n, md: t.maxdepth, drawn: !!ember.rect(b),
+			w: ["all", "a", "b", "x"].map((nm) => t.width[ember.find(nm)]),
+			s: ["a", "b", "x"].map((nm) => t.start[ember.find(nm)]) };
+	});
+	check("first paint: not ready, the 4 wide frames drawn at their places, as deep as the whole graph",
+		JSON.stringify(first) == JSON.stringify({ ready: false, n: 4, md: 3, drawn: true,
+			w: [1300300, 1300300, 1300000, 300000], s: [0, 0, 1000000] }), first);
+	await page.evaluate(() => ember.chart().zoomTo(ember.find("b")));
+	await page.evaluate(() => window.__go());
+	await page.waitForFunction(() => window.ember.ready);
+	const full = await page.evaluate(() => {
+		const t = ember.chart().tree;
+		return { n: t.n, zoomed: ember.frame(ember.state.zoom).name, c7: t.width[ember.find("c7")],
+			tree: JSON.stringify([t.start, t.width, t.self, t.end, t.parent, t.name, t.depth].map((a) => [...a])) };
+	});
+	check("first: then ready with every frame, still zoomed into b", full.n == 304 && full.zoomed == "b" && full.c7 == 1,
+		[full.n, full.zoomed, full.c7]);
+	await ctx.close();
+	// a URL with a state: the whole table first (frame indices are its)
+	const p2 = await open(file, { hash: "#zoom=2" });
+	const whole = await p2.evaluate(() => {
+		const t = ember.chart().tree;
+		return JSON.stringify([t.start, t.width, t.self, t.end, t.parent, t.name, t.depth].map((a) => [...a]));
+	});
+	check("first: the same tree read at once for a URL with a state", whole == full.tree);
+	await close(p2);
+	for (const [what, bad] of [["first table", html.replace(/(class="ember-first">[A-Za-z0-9_-]{2})[A-Za-z0-9_-]/, "$1!")],
+		["whole table", html.replace(/(class="ember-frames">[A-Za-z0-9_-]{5})[A-Za-z0-9_-]/, "$1!")]]) {
+		const f = path.join(tmp, `bad${n++}.html`);
+		fs.writeFileSync(f, bad);
+		const before = errors.length, p = await open(f);
+		check(`first: a damaged ${what} said so, no script error`, bad != html && /cannot show this profile: the frame table is damaged/.test(
+			await text(p, "main")) && errors.length == before, await text(p, "main"));
+		await close(p);
+	}
+}
+
 (async () => {
 	browser = await chromium.launch({
 		executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
@@ -513,7 +583,7 @@ async function test_table() {
 	});
 	for (const t of [test_load, test_hover, test_zoom, test_icicle, test_search,
 		test_table, test_sandwich, test_focus_exclude, test_keys, test_url,
-		test_theme, test_dpr, test_options, test_hostile, test_table]) {
+		test_theme, test_dpr, test_options, test_hostile, test_table, test_first]) {
 		try {
 			await t();
 		} catch (e) { // VERBOSE=1 for the whole message

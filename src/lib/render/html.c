@@ -31,7 +31,16 @@
  * <script type="text/plain" class="ember-frames"> elements (64 KiB each)
  * between the page's two scripts, joined: the viewer's script comes after
  * them and reads them (a data block is not scanned as script; a string
- * literal of the same size was most of a big page's load).  Names are
+ * literal of the same size was most of a big page's load).
+ *
+ * A big graph has a first table too, in the same encoding and its own
+ * counts, in "ember-first" blocks before those: the frames at least
+ * 1/16384 of the graph wide (and so their parents), where they are at
+ * most a quarter of all (not in differential graphs and flame charts).
+ * EMBER.first is how many, EMBER.maxdepth the whole table's depth.  The
+ * viewer draws its first paint from it (every frame that is half a pixel
+ * wide on a canvas up to 8192 pixels), then reads the whole table in
+ * slices; ember.ready says when that is done.  Names are
  * distinct (annotation and all), joined by '\n' into one string literal,
  * with a colour each (4 digits, 24 bits), and in a wall-clock graph a
  * second one, off-CPU time's (io palette).
@@ -308,6 +317,7 @@ struct pairs {
 	size_t n, mask;
 	uint32_t *count; /* names seen under each parent + 1 */
 	size_t ncount;
+	size_t used; /* parents + 1 seen: count[] beyond is 0 */
 };
 
 static void pairs_init(struct pairs *p)
@@ -319,6 +329,7 @@ static void pairs_init(struct pairs *p)
 	p->val = ember_xmalloc((p->mask + 1) * sizeof(*p->val));
 	p->count = NULL;
 	p->ncount = 0;
+	p->used = 0;
 }
 
 static void pairs_release(struct pairs *p)
@@ -376,6 +387,8 @@ static uint64_t pairs_code(struct pairs *p, uint64_t parent, uint32_t name)
 	}
 	p->key[h] = k;
 	p->val[h] = p->count[parent]++;
+	if (parent >= p->used)
+		p->used = parent + 1;
 	if (++p->n * 2 > p->mask)
 		pairs_grow(p);
 	return 0;
@@ -388,20 +401,26 @@ static uint64_t pairs_code(struct pairs *p, uint64_t parent, uint32_t name)
 struct box {
 	uint64_t s, e, gap, rest;
 	uint32_t parent; /* in output order */
+	uint32_t node;	 /* in the tree */
 };
 
 /* The boxes in output order (root first, pre-order, children right to
- * left), each fitted into its parent's. */
+ * left), each fitted into its parent's; with min, only the frames at
+ * least min / 2^FIRST_SHIFT of it wide (the root's whole width: min 1
+ * keeps those wider than 1/16384 of the graph).  *nb: how many. */
+#define FIRST_SHIFT 14
 static struct box *fit(const struct ember_tree *tree,
-		       const struct fg_layout *lay, double unit)
+		       const struct fg_layout *lay, double unit, int min,
+		       size_t *nb)
 {
 	struct box *bx = ember_xcalloc(tree->n ? tree->n : 1, sizeof(*bx));
 	uint64_t *cursor = ember_xcalloc(tree->maxdepth + 2, sizeof(*cursor));
 	uint32_t *open = ember_xcalloc(tree->maxdepth + 2, sizeof(*open));
+	uint32_t below = UINT32_MAX; /* frames deeper are left out */
 	size_t k = 0;
 
 	/* post-order reversed: root first, parents before children */
-	for (size_t i = tree->n; i-- > 0; k++) {
+	for (size_t i = tree->n; i-- > 0;) {
 		const struct ember_tree_node *nd = &tree->nodes[i];
 		int root = nd->depth == 0 && nd->len == 0;
 		uint64_t s = at(nd->start, unit);
@@ -409,6 +428,14 @@ static struct box *fit(const struct ember_tree *tree,
 		uint32_t d = nd->depth;
 		if (e < s)
 			e = s;
+		if (d > below)
+			continue;
+		below = UINT32_MAX;
+		if (min && d > 0 &&
+		    ldexp((double)(e - s), FIRST_SHIFT) < (double)bx[0].e) {
+			below = d;
+			continue;
+		}
 		uint64_t gap = s;
 		if (d > 0) {
 			struct box *pb = &bx[open[d - 1]];
@@ -428,29 +455,33 @@ static struct box *fit(const struct ember_tree *tree,
 		bx[k].e = e;
 		bx[k].gap = gap;
 		bx[k].rest = e - s;
+		bx[k++].node = (uint32_t)i;
 	}
 	free(open);
 	free(cursor);
+	*nb = k;
 	return bx;
 }
 
-/* Encodes the boxes into frames (see the top of the file). */
-static void encode(const struct ember_tree *tree, const struct fg_layout *lay,
-		   double unit, int differential, struct names *names,
-		   struct ember_palette *pal, const struct ember_fg_options *o,
-		   const struct ember_nameattr *na, struct ember_buf *frames)
+/* Encodes the boxes into frames (see the top of the file): all of them,
+ * or with min only the wide ones (see fit()).  Returns how many. */
+static size_t encode(const struct ember_tree *tree, const struct fg_layout *lay,
+		     double unit, int differential, int min,
+		     struct names *names, struct ember_palette *pal,
+		     const struct ember_fg_options *o,
+		     const struct ember_nameattr *na, struct ember_buf *frames)
 {
-	struct box *bx = fit(tree, lay, unit);
-	uint32_t *ids = ember_xcalloc(tree->n ? tree->n : 1, sizeof(*ids));
+	size_t nb;
+	struct box *bx = fit(tree, lay, unit, min, &nb);
+	uint32_t *ids = ember_xcalloc(nb ? nb : 1, sizeof(*ids));
 	struct pairs pairs;
 	int64_t prev = -1;
-	size_t k = 0;
 
 	pairs_init(&pairs);
-	ember_buf_grow(frames, tree->n * 3 + 1);
-	for (size_t i = tree->n; i-- > 0; k++) {
-		const struct ember_tree_node *nd = &tree->nodes[i];
+	ember_buf_grow(frames, nb * 3 + 1);
+	for (size_t k = 0; k < nb; k++) {
 		const struct box *b = &bx[k];
+		const struct ember_tree_node *nd = &tree->nodes[b->node];
 		uint32_t d = nd->depth;
 		uint64_t h = (uint64_t)(prev + 1 - (int64_t)d);
 		if (names->io)
@@ -480,16 +511,17 @@ static void encode(const struct ember_tree *tree, const struct fg_layout *lay,
 	}
 	/* the counts first: how many names each parent's name has under it */
 	struct ember_buf counts = EMBER_BUF_INIT;
-	size_t np = ember_intern_count(&names->ids) + 1;
+	size_t np = pairs.used;
 	varint(&counts, np);
 	for (size_t p = 0; p < np; p++)
-		varint(&counts, p < pairs.ncount ? pairs.count[p] : 0);
+		varint(&counts, pairs.count[p]);
 	ember_buf_add(&counts, frames->buf, frames->len);
 	ember_buf_release(frames);
 	*frames = counts;
 	pairs_release(&pairs);
 	free(ids);
 	free(bx);
+	return nb;
 }
 
 /*
@@ -648,11 +680,13 @@ int ember_fg_write_html(struct ember_flamegraph *fg, struct ember_tree *tree,
 	struct names names = {.text = EMBER_BUF_INIT,
 			      .colors = EMBER_BUF_INIT,
 			      .attrs = EMBER_BUF_INIT};
-	struct ember_buf frames = EMBER_BUF_INIT;
+	struct ember_buf frames = EMBER_BUF_INIT, first = EMBER_BUF_INIT;
 	struct ember_buf thead = EMBER_BUF_INIT, tstacks = EMBER_BUF_INIT;
 	struct ember_buf tsamples = EMBER_BUF_INIT;
 	char c1[8], c2[8];
 	int err, differential = 0;
+	size_t nfirst = 0;
+	uint32_t maxdepth = 0;
 
 	if (ember_fg_bgcolors(o->bgcolors, o->colors, c1, c2))
 		return EMBER_EINVAL;
@@ -689,7 +723,19 @@ int ember_fg_write_html(struct ember_flamegraph *fg, struct ember_tree *tree,
 
 	ember_intern_init(&names.ids);
 	double unit = pick_unit(tree, lay->timemax);
-	encode(tree, lay, unit, differential, &names, pal, o, na, &frames);
+	encode(tree, lay, unit, differential, 0, &names, pal, o, na, &frames);
+	/* the wide frames for the first paint, where they are few (a
+	 * differential graph's colours and a flame chart's order need every
+	 * frame) */
+	if (!differential && !o->flamechart) {
+		nfirst =
+		    encode(tree, lay, unit, 0, 1, &names, pal, o, na, &first);
+		if (nfirst * 4 > tree->n)
+			nfirst = 0;
+	}
+	for (size_t i = 0; i < tree->n; i++)
+		if (tree->nodes[i].depth > maxdepth)
+			maxdepth = tree->nodes[i].depth;
 	if (timed(fg->prof, o, differential))
 		encode_samples(fg->prof, lay->time, unit, &names, pal, o, na,
 			       &thead, &tstacks, &tsamples);
@@ -700,8 +746,12 @@ int ember_fg_write_html(struct ember_flamegraph *fg, struct ember_tree *tree,
 	ember_buf_addf(b, "%.17g", lay->maxdelta);
 	ember_buf_adds(b, ", unit: ");
 	ember_buf_addf(b, "%.17g", unit);
-	ember_buf_addf(b, ",\nbg: [\"%s\", \"%s\"], frames: %zu,\nattrs: [\n",
-		       c1, c2, tree->n);
+	ember_buf_addf(b, ",\nbg: [\"%s\", \"%s\"], frames: %zu,", c1, c2,
+		       tree->n);
+	if (nfirst)
+		ember_buf_addf(b, " first: %zu, maxdepth: %u,", nfirst,
+			       maxdepth);
+	ember_buf_adds(b, "\nattrs: [\n");
 	ember_buf_add(b, names.attrs.buf, names.attrs.len);
 	ember_buf_adds(b, "]");
 	ember_buf_add(b, thead.buf, thead.len);
@@ -713,7 +763,10 @@ int ember_fg_write_html(struct ember_flamegraph *fg, struct ember_tree *tree,
 	ember_buf_adds(b, "\";\n</script>\n");
 	out_flush(&out, 0);
 	/* the frame table as data blocks too: read by the viewer's script,
-	 * which comes after it, and never scanned as a string literal */
+	 * which comes after it, and never scanned as a string literal (the
+	 * first table too) */
+	if (nfirst)
+		data_blocks(&out, "ember-first", &first);
 	data_blocks(&out, "ember-frames", &frames);
 	ember_buf_adds(b, "<script>\n");
 	if (thead.len)
@@ -742,6 +795,7 @@ out:
 	ember_buf_release(&names.colors);
 	ember_buf_release(&names.attrs);
 	ember_buf_release(&frames);
+	ember_buf_release(&first);
 	ember_buf_release(&thead);
 	ember_buf_release(&tstacks);
 	ember_buf_release(&tsamples);

@@ -19,7 +19,10 @@
 // text is in #details and #tip (role=tooltip), cleared over empty space;
 // filters and transforms are the .chip elements of #filters; a
 // differential page has #before, #after and #difference.  window.ember
-// (at the end) gives the state and where each frame is drawn.
+// (at the end) gives the state and where each frame is drawn; its ready
+// is false while a big graph's first paint, drawn from its wide frames
+// (html.c's first table), waits for the whole table, true once every
+// frame is there (or the page says why it cannot show the profile).
 (function () {
 "use strict";
 var E = window.EMBER;
@@ -35,15 +38,16 @@ var $ = function (id) { return document.getElementById(id); };
 
 // ---- the page ---------------------------------------------------------
 
-// the frame table's data blocks, before this script (see html.c)
-var frameData = "";
-(function () {
+// the text of the data blocks script.cls (see html.c), joined
+function blocks(cls) {
 	var parts = [];
-	document.querySelectorAll("script.ember-frames").forEach(function (el) {
+	document.querySelectorAll("script." + cls).forEach(function (el) {
 		parts.push(el.textContent);
 	});
-	frameData = parts.join("");
-})();
+	return parts.join("");
+}
+// the tables, read before the page's elements replace their blocks
+var frameData = blocks("ember-frames"), firstData = E.first ? blocks("ember-first") : "";
 
 document.body.innerHTML =
 '<header><h1 id="title"></h1><div id="subtitle"></div>' +
@@ -119,46 +123,77 @@ function finish(t) {
 	return t;
 }
 
-// The frame table of html.c (see there): its varints, then the frames in
-// pre-order, widths summed up from the rests below them, then positions
-// from each parent's end, children right to left.  Each pass is a
-// function of its own, compiled on its own.
-function varints(s) {
-	var len = s.length, k = 0, i, lut = new Int8Array(128).fill(-1);
-	for (i = 0; i < 64; i++) lut[DIGITS.charCodeAt(i)] = i;
-	var v = new Float64Array(len + 4), acc = 0, m = 1, bad = len == 0;
-	for (i = 0; i < len; i++) {
-		var c = s.charCodeAt(i), dg = c < 128 ? lut[c] : -1;
-		if (dg < 32) {
-			if (dg < 0) bad = true;
-			v[k++] = acc + dg * m;
-			acc = 0;
-			m = 1;
-		} else {
-			acc += (dg - 32) * m;
-			m *= 32;
-		}
-	}
-	return bad || m != 1 ? null : v.subarray(0, k);
+// A frame table of html.c (see there) being read: its varints where they
+// lie (at: the next character; bad: a character out of the alphabet or
+// the end), the frames in pre-order, then widths, self times and subtree
+// ends summed up from the leaves, then positions from each parent's end,
+// children right to left.  Each pass reads a range of frames, so that a
+// big table can be read in slices after the first paint; gaps wait in
+// start until the positions replace them.  No other array as long as the
+// table: a page of memory touched the first time costs more than what
+// the decoding does on it.
+var DIGIT = new Int8Array(128).fill(-1), at = 0, bad = false;
+(function () {
+	for (var i = 0; i < 64; i++) DIGIT[DIGITS.charCodeAt(i)] = i;
+})();
+function num(s) {
+	var c = s.charCodeAt(at++), dg = c < 128 ? DIGIT[c] : -1;
+	return dg >= 0 && dg < 32 ? dg : more(s, dg);
 }
-// depth, parent, name; the rests in width, the gaps in gap.  The names
-// seen under each parent name go in one pool, each parent's share sized
-// by the counts at the table's start.
-function frames(v, t, gap) {
-	var n = t.n, k = v.length, np = v[0], q = 1, prev = -1, i, d, nm, sum = 0;
-	var depth = t.depth, name = t.name, width = t.width, parent = t.parent;
-	var off = t.off, delta = t.delta, open = new Int32Array(n + 1);
-	if (!(np <= nnames + 1 && np < k)) return false;
-	var base = new Uint32Array(np + 1);
-	for (i = 0; i < np; i++) {
-		sum += v[q++];
-		if (!(sum <= n)) return false;
-		base[i + 1] = sum;
+function more(s, dg) {
+	var v = 0, m = 1;
+	while (dg >= 32) {
+		v += (dg - 32) * m;
+		m *= 32;
+		var c = s.charCodeAt(at++);
+		dg = c < 128 ? DIGIT[c] : -1;
 	}
-	var fill = base.slice(0, np), pool = new Uint32Array(sum);
-	for (i = 0; i < n && q < k; i++) {
-		var h = v[q++];
-		if (!(h < 0x40000000)) return false;
+	if (dg < 0) {
+		bad = true;
+		return -1;
+	}
+	return v + dg * m;
+}
+// the table's start: how many names are seen under each parent name
+function Table(s, n) {
+	var sum = 0, np, i;
+	this.s = s;
+	this.t = newTree(n, E.differential);
+	this.prev = -1;
+	this.md = 0;
+	this.open = new Int32Array(64);
+	this.cursor = null;
+	at = 0;
+	bad = false;
+	np = num(s);
+	this.ok = np >= 0 && np <= nnames + 1;
+	this.np = this.ok ? np : 0;
+	this.base = new Uint32Array(this.np + 1);
+	for (i = 0; i < this.np && !bad; i++) {
+		sum += num(s);
+		if (!(sum <= n)) this.ok = false;
+		this.base[i + 1] = sum;
+	}
+	this.ok = this.ok && !bad;
+	this.fill = this.base.slice(0, this.np);
+	this.pool = new Uint32Array(this.ok ? sum : 0);
+	this.at = at;
+}
+// frames lo to hi: depth, parent, name, the rest in width and self, the
+// gap in start.  The names seen under each parent name go in one pool,
+// each parent's share sized by the counts at the table's start.
+Table.prototype.frames = function (lo, hi) {
+	var t = this.t, s = this.s, np = this.np, prev = this.prev, md = this.md;
+	var depth = t.depth, name = t.name, width = t.width, parent = t.parent;
+	var self = t.self, end = t.end, gap = t.start, off = t.off, delta = t.delta;
+	var open = this.open, base = this.base, fill = this.fill, pool = this.pool;
+	var i, d, nm;
+	if (!this.ok) return false;
+	at = this.at;
+	bad = false;
+	for (i = lo; i < hi; i++) {
+		var h = num(s);
+		if (!(h >= 0 && h < 0x40000000)) break;
 		var hg = h & 1, hr = h & 2;
 		h >>= 2;
 		if (off) {
@@ -166,67 +201,104 @@ function frames(v, t, gap) {
 			h >>= 1;
 		}
 		d = prev + 1 - h;
-		if (d < 0 || (d == 0) != (i == 0)) return false;
-		var pk = d ? name[open[d - 1]] + 1 : 0, code = v[q++];
-		if (pk >= np) return false;
+		if (d < 0 || (d == 0) != (i == 0)) break;
+		if (d >= open.length) {
+			open = new Int32Array(2 * d);
+			open.set(this.open);
+			this.open = open;
+		}
+		var pk = d ? name[open[d - 1]] + 1 : 0, code = num(s);
+		if (pk >= np) break;
 		if (code == 0) {
-			nm = v[q++];
-			if (!(nm < nnames) || fill[pk] == base[pk + 1]) return false;
+			nm = num(s);
+			if (!(nm >= 0 && nm < nnames) || fill[pk] == base[pk + 1]) break;
 			pool[fill[pk]++] = nm;
 		} else {
-			if (!(code <= fill[pk] - base[pk])) return false;
+			if (!(code > 0 && code <= fill[pk] - base[pk])) break;
 			nm = pool[base[pk] + code - 1];
 		}
 		parent[i] = d ? open[d - 1] : -1;
 		open[d] = i;
 		depth[i] = d;
 		name[i] = nm;
-		width[i] = hr ? v[q++] : 0;
-		gap[i] = hg ? v[q++] : 0;
+		self[i] = width[i] = hr ? num(s) : 0;
+		gap[i] = hg ? num(s) : 0;
+		end[i] = i + 1;
 		if (delta) {
-			var z = v[q++];
+			var z = num(s);
 			delta[i] = z % 2 ? -(z + 1) / 2 : z / 2;
 		}
+		if (bad) break;
+		if (d > md) md = d;
 		prev = d;
 	}
-	return i == n && q == k;
-}
-// widths, self times and subtree ends summed up from the leaves (what
-// finish() does, in the same pass), then positions
-function place(t, gap) {
-	var n = t.n, depth = t.depth, width = t.width, parent = t.parent;
-	var self = t.self, end = t.end, start = t.start, i, d, p, md = 0;
-	for (i = 0; i < n; i++) {
-		self[i] = width[i];
-		end[i] = i + 1;
-	}
-	for (i = n - 1; i > 0; i--) {
+	this.prev = prev;
+	this.md = md;
+	this.at = at;
+	this.ok = i == hi && !bad && (hi < t.n || at == s.length);
+	return this.ok;
+};
+// the children's widths, gaps and ends into their parents', from the
+// last frame back: frames n-1-lo down to n-hi
+Table.prototype.sums = function (lo, hi) {
+	var t = this.t, n = t.n, width = t.width, parent = t.parent, gap = t.start;
+	var self = t.self, end = t.end, i, p;
+	for (i = n - 1 - lo; i >= n - hi && i > 0; i--) {
 		p = parent[i];
 		width[p] += width[i] + gap[i];
 		self[p] += gap[i];
 		if (end[i] > end[p]) end[p] = end[i];
 	}
-	var cursor = new Float64Array(t.n + 1);
-	for (i = 0; i < n; i++) {
+	return true;
+};
+// positions: each frame's end where its next sibling starts (or its
+// parent ends) less its gap
+Table.prototype.places = function (lo, hi) {
+	var t = this.t, depth = t.depth, width = t.width, start = t.start;
+	var cursor = this.cursor || (this.cursor = new Float64Array(this.md + 1)), i, d;
+	for (i = lo; i < hi; i++) {
 		d = depth[i];
-		if (d > md) md = d;
 		if (d == 0) {
-			start[i] = gap[i];
-			cursor[0] = gap[i] + width[i];
+			cursor[0] = start[i] + width[i];
 		} else {
-			var en = cursor[d - 1] - gap[i];
+			var en = cursor[d - 1] - start[i];
 			start[i] = cursor[d - 1] = en - width[i];
 			cursor[d] = en;
 		}
 	}
-	t.maxdepth = md;
+	t.maxdepth = this.md;
+	return true;
+};
+var PASSES = ["frames", "sums", "places"], SLICE = 16384;
+// The tree of a table, read at once; null if damaged.
+function decode(s, n) {
+	var tab = new Table(s, n);
+	for (var k = 0; k < PASSES.length; k++)
+		if (!tab[PASSES[k]](0, n)) return null;
+	return tab.t;
 }
-function decode(s) {
-	var v = varints(s), t = newTree(E.frames, E.differential);
-	var gap = new Float64Array(t.n);
-	if (!v || !frames(v, t, gap)) throw new Error("the frame table is damaged");
-	place(t, gap);
-	return t;
+// The same in slices of about 20 ms, one a frame, each after the frame's
+// paint (a task posted from its animation frame), then done(tree) (or
+// done(null) if damaged)
+function decodeLater(s, n, done) {
+	var tab = new Table(s, n), k = 0, lo = 0, ch = new MessageChannel();
+	ch.port1.onmessage = function () {
+		var t0 = performance.now();
+		do {
+			var hi = Math.min(n, lo + SLICE);
+			if (!tab[PASSES[k]](lo, hi)) return done(null);
+			lo = hi;
+			if (lo == n) {
+				lo = 0;
+				if (++k == PASSES.length) return done(tab.t);
+			}
+		} while (performance.now() - t0 < 20);
+		next();
+	};
+	var next = function () {
+		requestAnimationFrame(function () { ch.port2.postMessage(0); });
+	};
+	next();
 }
 
 // ---- derived trees ----------------------------------------------------
@@ -1760,8 +1832,56 @@ names = E.names.split("\n");
 nnames = names.length;
 decodeColors();
 E.attrs.forEach(function (a) { attrs.set(a[0], { title: a[1], href: a[2] }); });
+function damaged() {
+	fail("ember: cannot show this profile: the frame table is damaged");
+	window.ember = { ready: true, error: "the frame table is damaged" };
+}
+// With a first table (html.c: the frames wide enough to be seen, a small
+// part of a big profile), the page is drawn from it, and the whole table
+// read in slices after that first paint; then the tree is swapped, the
+// zoomed frame found again by its names, and ember.ready set.  A URL
+// with a state names frames of the whole table: it waits for that.
+var partial = E.first > 0 && !location.hash.replace(/^#/, "");
+base = partial ? decode(firstData, E.first) : decode(frameData, E.frames);
+if (!base) return damaged();
+if (partial) {
+	base.maxdepth = Math.max(base.maxdepth, E.maxdepth);
+	decodeLater(frameData, E.frames, swap);
+}
+firstData = null;
+
+// the names from the root to frame i of t, and back
+function pathOf(t, i) {
+	var p = [];
+	for (; i > 0; i = t.parent[i]) p.unshift(t.name[i]);
+	return p;
+}
+function findPath(t, p) {
+	var i = 0;
+	for (var k = 0; k < p.length && i >= 0; k++) {
+		var c = i + 1, j = -1;
+		for (; c < t.end[i]; c = t.end[c])
+			if (t.name[c] == p[k]) j = c;
+		i = j;
+	}
+	return i;
+}
+function swap(t) {
+	if (!t) return damaged();
+	var path = S.zoom ? pathOf(drawnTree(), S.zoom) : [];
+	base = t;
+	bases = {};
+	S.zoom = 0;
+	rebuild();
+	var z = path.length ? findPath(drawnTree(), path) : 0;
+	if (z > 0) {
+		S.zoom = z;
+		show();
+	}
+	window.ember.ready = true;
+}
+
 try {
-	base = decode(frameData);
 	if (E.timeline && window.emberTimeline)
 		TL = window.emberTimeline({ E: E, names: names, colors: colors, S: S, charts: charts,
 			rootName: base.name[0], newTree: function (n) { return newTree(n, null); },
@@ -1882,9 +2002,10 @@ window.addEventListener("resize", redraw);
 	mq.addEventListener("change", on);
 })();
 
-// for tests and benchmarks: where frames are, and the state
+// for tests and benchmarks: where frames are, and the state (ready once
+// the whole table is read)
 window.ember = {
-	ready: true, state: S, names: names, timeline: TL && TL.hooks,
+	ready: !partial, state: S, names: names, timeline: TL && TL.hooks,
 	chart: function (which) { return which == "callers" ? callersChart : which == "callees" ? calleesChart : mainChart; },
 	find: function (name, which) {
 		var c = this.chart(which), t = c.tree;
