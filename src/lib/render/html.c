@@ -35,8 +35,9 @@
  *
  * A big graph has a first table too, in the same encoding and its own
  * counts, in "ember-first" blocks before those: the frames at least
- * 1/16384 of the graph wide (and so their parents), where they are at
- * most a quarter of all (not in differential graphs and flame charts).
+ * 1/16384 of the graph wide (and so their parents), where the graph has
+ * 2^18 frames or more and they are at most a quarter of all (not in
+ * differential graphs and flame charts).
  * EMBER.first is how many, EMBER.maxdepth the whole table's depth.  The
  * viewer draws its first paint from it (every frame that is half a pixel
  * wide on a canvas up to 8192 pixels), then reads the whole table in
@@ -409,6 +410,7 @@ struct box {
  * least min / 2^FIRST_SHIFT of it wide (the root's whole width: min 1
  * keeps those wider than 1/16384 of the graph).  *nb: how many. */
 #define FIRST_SHIFT 14
+#define FIRST_MIN (1u << 18) /* frames: a first table from these on */
 static struct box *fit(const struct ember_tree *tree,
 		       const struct fg_layout *lay, double unit, int min,
 		       size_t *nb)
@@ -724,10 +726,11 @@ int ember_fg_write_html(struct ember_flamegraph *fg, struct ember_tree *tree,
 	ember_intern_init(&names.ids);
 	double unit = pick_unit(tree, lay->timemax);
 	encode(tree, lay, unit, differential, 0, &names, pal, o, na, &frames);
-	/* the wide frames for the first paint, where they are few (a
-	 * differential graph's colours and a flame chart's order need every
-	 * frame) */
-	if (!differential && !o->flamechart) {
+	/* the wide frames for the first paint, where the graph is big and
+	 * they are few (a differential graph's colours and a flame chart's
+	 * order need every frame); below FIRST_MIN frames the whole table is
+	 * read before the first paint sooner than in slices after it */
+	if (!differential && !o->flamechart && tree->n >= FIRST_MIN) {
 		nfirst =
 		    encode(tree, lay, unit, 0, 1, &names, pal, o, na, &first);
 		if (nfirst * 4 > tree->n)
