@@ -410,7 +410,7 @@ struct box {
  * least min / 2^FIRST_SHIFT of it wide (the root's whole width: min 1
  * keeps those wider than 1/16384 of the graph).  *nb: how many. */
 #define FIRST_SHIFT 14
-#define FIRST_MIN (1u << 18) /* frames: a first table from these on */
+#define FIRST_MIN   (1u << 18) /* frames: a first table from these on */
 static struct box *fit(const struct ember_tree *tree,
 		       const struct fg_layout *lay, double unit, int min,
 		       size_t *nb)
