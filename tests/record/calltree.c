@@ -29,12 +29,16 @@ NOINLINE void spin(unsigned long n)
 	sink += acc;
 }
 
+/* one line each: a call's line is its function's declaration line (the
+ * pprof tests look for it there) */
+/* clang-format off */
 NOINLINE void leaf_hot(unsigned long n) { spin(n); sink++; }
 NOINLINE void work_a(unsigned long n) { leaf_hot(n); sink++; }
 NOINLINE void leaf_b(unsigned long n) { spin(n); sink++; }
 NOINLINE void mid_b(unsigned long n) { leaf_b(n); sink++; }
 NOINLINE void work_b(unsigned long n) { mid_b(n); sink++; }
 NOINLINE void leaf_warm(unsigned long n) { spin(n); sink++; }
+/* clang-format on */
 
 NOINLINE void recurse(int depth, unsigned long n)
 {

@@ -21,11 +21,11 @@ int main(int argc, char **argv)
 	}
 	unsigned err = strcmp(argv[1], "EPERM") ? ENOSYS : EPERM;
 	struct sock_filter f[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-			 offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_perf_event_open, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | err),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	    BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		     offsetof(struct seccomp_data, nr)),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_perf_event_open, 0, 1),
+	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | err),
+	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
 	struct sock_fprog prog = {sizeof(f) / sizeof(f[0]), f};
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
