@@ -61,13 +61,15 @@ function bins(act, a, z) {
 }
 const sum = (l, k) => l.reduce((s, x) => s + x[k], 0);
 
-// the colours of the canvas's column at page time t: [cpu, wait] pixels
+// the colours of the canvas's column at page time t, its opaque pixels
 async function column(page, tid, t, act) {
 	return page.evaluate(({ tid, x }) => {
 		const c = document.querySelector(`#tracks [data-tid="${tid}"] canvas`);
 		const d = c.getContext("2d").getImageData(Math.round(x * c.width / c.clientWidth), 0, 1, c.height).data;
 		const px = [];
-		for (let i = 0; i < d.length; i += 4) if (d[i + 3] > 0) px.push(`${d[i]},${d[i + 1]},${d[i + 2]}`);
+		// whole pixels only: the graph's top edge is anti-aliased, and a
+		// pixel it barely covers reads back with its colour rounded off
+		for (let i = 0; i < d.length; i += 4) if (d[i + 3] == 255) px.push(`${d[i]},${d[i + 1]},${d[i + 2]}`);
 		return px;
 	}, { tid, x: (t / act.bin + 0.5) * act.px });
 }
@@ -110,7 +112,7 @@ async function test_profile(opt, end) {
 	const mid = (a + z) / 2, px = await column(page, tid, mid, act);
 	const near = (p, c) => p.split(",").every((v, k) => Math.abs(v - c[k]) <= 8);
 	const WAIT = [143, 168, 200], CPU = [217, 112, 42];
-	check(`${opt}: the nap's column is drawn in the waiting colour`, px.length > 5 && px.every((p) => near(p, WAIT)), px.slice(0, 4));
+	check(`${opt}: the nap's column is drawn in the waiting colour`, px.length > 5 && px.every((p) => near(p, WAIT)), px.filter((p) => !near(p, WAIT)).concat([px.length]));
 	if (opt.startsWith("--wall")) {
 		let cpu = 0;
 		for (let t = pt(ph.busy[0]) + m; t < pt(ph.busy[1]) - m; t += act.bin)
