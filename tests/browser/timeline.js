@@ -265,6 +265,21 @@ async function test_stack({ main }) {
 		return [...ctx.getImageData(Math.round((b.x + Math.min(b.w, 20) / 2) * dpr), Math.round((b.y + 1) * dpr), 1, 1).data];
 	});
 	check("search highlights in the stack chart", hit && hit[0] == 230 && hit[1] == 0 && hit[2] == 230, hit);
+	// boxes under 4 pixels wide are written as pixels: each its whole
+	// height, its top row and its bottom row the same opaque colour
+	const narrow = await page.evaluate(() => {
+		const st = ember.timeline.stack(), c = document.querySelector("#stackchart canvas");
+		const ctx = c.getContext("2d"), dpr = window.devicePixelRatio || 1, fh = EMBER.frameheight, out = [];
+		for (const b of st.boxes.filter((b) => b.w * dpr < 4 && b.y > 20).slice(0, 200)) {
+			const x = Math.round((b.x + b.w / 2) * dpr);
+			const top = [...ctx.getImageData(x, Math.round((b.y + 1) * dpr), 1, 1).data];
+			const bot = [...ctx.getImageData(x, Math.round((b.y + fh - 3) * dpr), 1, 1).data];
+			out.push({ top: top.join(), bot: bot.join(), opaque: top[3] == 255 });
+		}
+		return out;
+	});
+	check("narrow boxes in the stack chart drawn their whole height", narrow.length > 0 &&
+		narrow.every((n) => n.opaque && n.top == n.bot), [narrow.length, narrow.filter((n) => !n.opaque || n.top != n.bot).slice(0, 3)]);
 	// a range selection narrows the stack chart to it
 	await page.fill("#search", "");
 	const [a, z] = phases.phase_three.map(pageTime);

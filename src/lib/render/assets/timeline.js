@@ -698,7 +698,7 @@ function pixel(css) {
 	var m = /^#([0-9a-f]{6})$/i.exec(css), v = m ? parseInt(m[1], 16) : 0xe600e6;
 	return (0xff000000 | (v & 255) << 16 | (v & 0xff00) | (v >> 16 & 255)) >>> 0;
 }
-var img = null, img32 = null;
+var img = null, img32 = null, rowEnd = null;
 // The boxes: those a few pixels wide straight into the pixels (there are
 // thousands where stacks change under every pixel), the others as
 // rectangles with their names on top.
@@ -711,18 +711,26 @@ function paint(W, vh, dpr) {
 	if (!img || img.width != bw || img.height != bh) {
 		img = sctx.createImageData(bw, bh);
 		img32 = new Uint32Array(img.data.buffer);
+		rowEnd = new Int32Array(bh);
 	} else {
 		img32.fill(0);
+		rowEnd.fill(0);
 	}
+	// A narrow box writes the first pixel row of its depth's row only;
+	// the rows under it are copies of that one (the boxes of a depth
+	// share their top and height, and no two depths' rows overlap).
 	var wide = [], SEARCH32 = pixel("#e600e6");
 	for (k = 0; k < dr.n; k++) {
 		if (dr.w[k] * dpr >= 4) { wide.push(k); continue; }
 		var nm = mname[dr.node[k]], c = match && match[nm] ? SEARCH32 : col32[nm];
 		var x0 = Math.max(0, Math.round(dr.x[k] * dpr)), x1 = Math.min(bw, Math.max(x0 + 1, Math.round((dr.x[k] + dr.w[k]) * dpr)));
 		var y0 = Math.max(0, Math.round(dr.y[k] * dpr)), y1 = Math.min(bh, Math.round((dr.y[k] + fh - 1) * dpr));
-		for (var yy = y0; yy < y1; yy++)
-			for (var o = yy * bw + x0, e = yy * bw + x1; o < e; o++) img32[o] = c;
+		if (y1 <= y0) continue;
+		if (y1 > rowEnd[y0]) rowEnd[y0] = y1;
+		for (var o = y0 * bw + x0, e = y0 * bw + x1; o < e; o++) img32[o] = c;
 	}
+	for (var yy = 0; yy < bh; yy++)
+		for (var y2 = yy + 1; y2 < rowEnd[yy]; y2++) img32.copyWithin(y2 * bw, yy * bw, yy * bw + bw);
 	sctx.putImageData(img, 0, 0);
 	for (var q = 0; q < wide.length; q++) {
 		k = wide[q];
