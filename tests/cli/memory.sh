@@ -9,6 +9,7 @@
 if [ ! -x /usr/bin/time ] || [ -n "${SANFLAGS:-}" ]; then
 	echo "memory: skipped: no /usr/bin/time, or a sanitizer build"
 	finish
+	exit
 fi
 n=200000
 awk -v n=$n 'BEGIN {

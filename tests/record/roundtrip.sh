@@ -92,6 +92,7 @@ for p in d['profiles']:
 if ! command -v go > /dev/null 2>&1; then
 	echo "roundtrip: pprof parts skipped: no go (Debian package golang-go)"
 	finish
+	exit
 fi
 export GOCACHE="$T/gocache" GOTOOLCHAIN=local
 pp() { go tool pprof "$@" 2> "$T/pp.err"; }
