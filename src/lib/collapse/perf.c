@@ -1080,7 +1080,9 @@ static void other_line(struct perf_state *st, const char *s, size_t n)
 		size_t first = st->n;
 		if (st->n + e.nids > st->alloc)
 			EMBER_GROW(st->frames, st->n + e.nids, st->alloc);
-		memcpy(st->frames + st->n, e.ids, e.nids * sizeof(*st->frames));
+		if (e.nids)
+			memcpy(st->frames + st->n, e.ids,
+			       e.nids * sizeof(*st->frames));
 		st->n += e.nids;
 		if (st->prof)
 			prof_line(st, s, n, first, NULL, pkey ? s + w0 : NULL,

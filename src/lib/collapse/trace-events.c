@@ -533,12 +533,12 @@ static int pnum(const struct cl_jval *v, double *x)
 /* A value inside an event (rel: its depth below the event's). */
 static void prof_value(struct tstate *s, const struct cl_jval *v, int rel)
 {
-	int up = rel > 1 ? s->pk[rel - 1] : P_NONE;
 	int code = P_NONE;
 	double x;
 
 	if (rel >= (int)(sizeof(s->pk) / sizeof(s->pk[0])))
 		return;
+	int up = rel > 1 ? s->pk[rel - 1] : P_NONE;
 	if (v->type == CJ_END) {
 		if (rel == 5 && up == P_NODES && s->pk[rel] == P_NODE)
 			pnode_end(s);
