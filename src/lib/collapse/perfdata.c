@@ -22,22 +22,27 @@
 #include "perf/samples.h"
 #include "perf/symbolize.h"
 
-/* /proc/kallsyms takes tens of milliseconds of the kernel's time to
- * read: on another core while the records are read, from the first one
- * of a recording whose events may sample the kernel.  It is given up
- * (stop) when no kernel frame turns up, or the recording's kernel is
- * another. */
+/* The kernel's symbols take milliseconds to read (perf's copy of the
+ * recording's kallsyms), or tens of milliseconds of the kernel's time
+ * (/proc/kallsyms): on another core while the records are read, from the
+ * first one of a recording whose events may sample the kernel.  They are
+ * given up (stop) when no kernel frame turns up, or what is known of the
+ * recording's kernel at the end asks for other ones (a stream's
+ * build-ids may come last). */
 struct kpre {
 	pthread_t thread;
 	struct rec_symtab st;
-	int err, tried, started, stop;
+	struct ember_buf path; /* perf's copy read (empty: none) */
+	int other;	       /* the recording's kernel is another */
+	int err, cache_err, tried, started, stop;
 };
 
 static void *kallsyms_thread(void *arg)
 {
 	struct kpre *k = arg;
 
-	k->err = rec_kallsyms_load_until(&k->st, NULL, &k->stop);
+	k->err = rec_kernel_syms_load(&k->st, k->path.len ? k->path.buf : NULL,
+				      k->other, &k->stop, &k->cache_err);
 	rec_symtab_finish(&k->st);
 	return NULL;
 }
@@ -81,7 +86,8 @@ struct pdc {
 	size_t aout;
 	uint8_t *kern; /* per stack: has kernel frames (fold's first pass) */
 	struct rec_symtab *kallsyms; /* loaded on another thread */
-	int kallsyms_err;
+	int kallsyms_err, kallsyms_cache_err;
+	struct ember_buf kcache; /* perf's copy of the kernel's kallsyms */
 	struct kpre kp;
 	int cpus;
 };
@@ -178,6 +184,9 @@ static void start_profile(struct pdc *c, uint32_t attr)
 		       clock ? "nanoseconds" : "count", period);
 }
 
+static const char *osrelease_mismatch(struct pdc *c);
+static void kernel_cache(struct pdc *c, struct ember_buf *path);
+
 /* Each record, in time order, as the recording session handles one from
  * its ring buffers. */
 static void on_record(void *ctx, const void *rec, size_t size, uint32_t attr)
@@ -191,6 +200,8 @@ static void on_record(void *ctx, const void *rec, size_t size, uint32_t attr)
 		c->kp.tried = 1;
 		for (size_t i = 0; i < c->pd.nattrs && c->cpus > 1; i++)
 			if (!c->pd.attrs[i].attr.exclude_kernel) {
+				kernel_cache(c, &c->kp.path);
+				c->kp.other = osrelease_mismatch(c) != NULL;
 				c->kp.started =
 				    !pthread_create(&c->kp.thread, NULL,
 						    kallsyms_thread, &c->kp);
@@ -236,6 +247,21 @@ static const char *osrelease_mismatch(struct pdc *c)
 		 "frames stay unnamed ([unknown])",
 		 c->pd.osrelease, u.release);
 	return c->no_kallsyms;
+}
+
+/* perf's copy of the kallsyms of the recording's kernel, by the
+ * kernel's build-id in the recording (empty: none known). */
+static void kernel_cache(struct pdc *c, struct ember_buf *path)
+{
+	ember_buf_reset(path);
+	for (size_t i = 0; i < c->pd.nbids; i++) {
+		const struct rec_pd_buildid *b = &c->pd.bids[i];
+		if (b->kernel && b->len &&
+		    !strcmp(b->path, "[kernel.kallsyms]")) {
+			rec_kallsyms_cache_path(path, b->id, b->len);
+			return;
+		}
+	}
 }
 
 /* What the recording tells that the live session learns from /proc:
@@ -547,6 +573,8 @@ int cl_perfdata_read(const struct ember_collapse_options *o,
 	c.stats.exit_status = -1;
 	struct kpre *kp = &c.kp;
 	rec_symtab_init(&kp->st, REC_SYMTAB_KALLSYMS);
+	ember_buf_init(&kp->path, 0);
+	ember_buf_init(&c.kcache, 0);
 	c.cpus = o->threads == 1 ? 1 : (int)sysconf(_SC_NPROCESSORS_ONLN);
 	rec_pd_init(&c.pd, on_record, &c);
 	c.pd.progress = o->progress;
@@ -572,23 +600,30 @@ int cl_perfdata_read(const struct ember_collapse_options *o,
 	rec_symctx_init(&sc, r, 0, NULL);
 	sc_live = 1;
 	sc.no_kallsyms = c.no_kallsyms_why;
+	kernel_cache(&c, &c.kcache);
+	sc.kallsyms_cache = c.kcache.len ? c.kcache.buf : NULL;
 	fold(&c, &sc, 0);
 	if (kp->started) {
 		int kernel = 0;
 		for (size_t i = 0; i < r->frames.n && !kernel; i++)
 			kernel = r->frames.v[i].kind == REC_FRAME_KERNEL;
-		if (!kernel || c.no_kallsyms_why)
+		int same = kp->other == (c.no_kallsyms_why != NULL) &&
+			   kp->path.len == c.kcache.len &&
+			   !memcmp(kp->path.buf, c.kcache.buf, c.kcache.len);
+		if (!kernel || !same)
 			__atomic_store_n(&kp->stop, 1, __ATOMIC_RELAXED);
 		pthread_join(kp->thread, NULL);
 		kp->started = 0;
-		if (!kp->stop && !c.no_kallsyms_why) {
+		if (!kp->stop) {
 			c.kallsyms = &kp->st;
 			c.kallsyms_err = kp->err;
+			c.kallsyms_cache_err = kp->cache_err;
 		}
 	}
 	if (c.kallsyms) {
 		sc.pre = c.kallsyms;
 		sc.pre_err = c.kallsyms_err;
+		sc.pre_cache_err = c.kallsyms_cache_err;
 	}
 	fold(&c, &sc, 1);
 	if (r->prof) {
@@ -629,6 +664,8 @@ out:
 	}
 	if (!c.kallsyms) /* else the symbolizer had it */
 		rec_symtab_release(&kp->st);
+	ember_buf_release(&kp->path);
+	ember_buf_release(&c.kcache);
 	rec_pd_release(&c.pd);
 	rec_events_release(r);
 	free(r);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "symbols/symtab.h"
@@ -176,29 +177,20 @@ size_t rec_kallsyms_parse(struct rec_symtab *st, const char *p, size_t n)
  * the file is several megabytes of text, formatted by the kernel as it
  * is read, and its size is only known at its end.  The mapping is
  * reserved large and grows by mremap, so no byte is copied and only the
- * pages written are faulted in; its names stay with the table.
+ * pages written are faulted in; its names stay with the table.  whole:
+ * a copy of the file (perf's), which ends with a newline unless cut
+ * short.
  */
-int rec_kallsyms_load(struct rec_symtab *st, const char *path)
+static int load_fd(struct rec_symtab *st, int fd, const int *stop, int whole)
 {
-	return rec_kallsyms_load_until(st, path, NULL);
-}
-
-int rec_kallsyms_load_until(struct rec_symtab *st, const char *path,
-			    const int *stop)
-{
-	int fd = open(path ? path : "/proc/kallsyms", O_RDONLY | O_CLOEXEC);
 	size_t before = st->n, len = 0, size = 64 << 20;
 	int err = 0;
 	char *buf;
 
-	if (fd < 0)
-		return errno == ENOENT ? EMBER_ENOENT : EMBER_EPERM;
 	buf = mmap(NULL, size, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (buf == MAP_FAILED) {
-		close(fd);
+	if (buf == MAP_FAILED)
 		return EMBER_ENOMEM;
-	}
 	/* a few huge pages rather than a fault for each 4 KiB read into */
 	madvise(buf, size, MADV_HUGEPAGE);
 	for (;;) {
@@ -227,7 +219,8 @@ int rec_kallsyms_load_until(struct rec_symtab *st, const char *path,
 			break;
 		len += (size_t)n;
 	}
-	close(fd);
+	if (!err && whole && len && buf[len - 1] != '\n')
+		err = EMBER_ETRUNC;
 	if (!err) {
 		/* a line is at least 20 bytes ("0 t x\n" is shorter, and
 		 * rare): the table grows once at most */
@@ -254,5 +247,73 @@ int rec_kallsyms_load_until(struct rec_symtab *st, const char *path,
 	}
 	if (err)
 		st->n = before;
+	return err;
+}
+
+int rec_kallsyms_load(struct rec_symtab *st, const char *path)
+{
+	return rec_kallsyms_load_until(st, path, NULL);
+}
+
+int rec_kallsyms_load_until(struct rec_symtab *st, const char *path,
+			    const int *stop)
+{
+	int fd = open(path ? path : "/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+	int err;
+
+	if (fd < 0)
+		return errno == ENOENT ? EMBER_ENOENT : EMBER_EPERM;
+	err = load_fd(st, fd, stop, 0);
+	close(fd);
+	return err;
+}
+
+/* ---- perf's build-id cache -------------------------------------------- */
+
+void rec_kallsyms_cache_path(struct ember_buf *out, const uint8_t *id,
+			     size_t len)
+{
+	const char *dir = getenv("PERF_BUILDID_DIR");
+	const char *home = getenv("HOME");
+
+	ember_buf_reset(out);
+	if (dir && *dir)
+		ember_buf_adds(out, dir);
+	else if (home && *home)
+		ember_buf_addf(out, "%s/.debug", home);
+	else
+		return;
+	ember_buf_adds(out, "/[kernel.kallsyms]/");
+	for (size_t i = 0; i < len; i++)
+		ember_buf_addf(out, "%02x", id[i]);
+	ember_buf_adds(out, "/kallsyms");
+}
+
+/*
+ * A copy is trusted as a file of its reader's or root's, which no one
+ * else may write (root reads no user's file), and used only whole: a
+ * file cut short would leave the last symbol before the cut sized up to
+ * the end of the address space.
+ */
+int rec_kallsyms_load_cache(struct rec_symtab *st, const char *path,
+			    const int *stop)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	uid_t me = geteuid();
+	struct stat sb;
+	int err;
+
+	if (fd < 0)
+		return errno == ENOENT ? EMBER_ENOENT : EMBER_EPERM;
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode))
+		err = EMBER_EFORMAT;
+	else if ((sb.st_uid != me && sb.st_uid != 0) ||
+		 (sb.st_mode & S_IWOTH) || (me == 0 && (sb.st_mode & S_IWGRP)))
+		err = EMBER_EPERM;
+	else if (!sb.st_size)
+		err = EMBER_EEMPTY;
+	else if ((err = load_fd(st, fd, stop, 1)) == EMBER_EPERM)
+		err = EMBER_EFORMAT; /* a copy of hidden addresses */
+	close(fd);
 	return err;
 }

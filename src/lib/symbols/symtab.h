@@ -119,6 +119,18 @@ int rec_kallsyms_load(struct rec_symtab *st, const char *path) EMBER_WUR;
  * thread sets it). */
 int rec_kallsyms_load_until(struct rec_symtab *st, const char *path,
 			    const int *stop) EMBER_WUR;
+/* Where perf's build-id cache keeps its copy of the kallsyms of the
+ * kernel of build-id id, as perf record made it: $PERF_BUILDID_DIR, else
+ * ~/.debug, then "[kernel.kallsyms]/HEX/kallsyms"; out is left empty
+ * when there is neither. */
+void rec_kallsyms_cache_path(struct ember_buf *out, const uint8_t *id,
+			     size_t len);
+/* Loads such a copy: EMBER_EPERM when it is another user's or others may
+ * write it (or it cannot be opened), EMBER_ETRUNC when it does not end
+ * with a newline (cut short), EMBER_EEMPTY when it is empty,
+ * EMBER_EFORMAT when it holds no symbol with an address. */
+int rec_kallsyms_load_cache(struct rec_symtab *st, const char *path,
+			    const int *stop) EMBER_WUR;
 /* Parses kallsyms text already in memory (for tests). */
 size_t rec_kallsyms_parse(struct rec_symtab *st, const char *p, size_t n);
 
