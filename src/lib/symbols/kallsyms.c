@@ -173,6 +173,31 @@ size_t rec_kallsyms_parse(struct rec_symtab *st, const char *p, size_t n)
 }
 
 /*
+ * Room for more symbols.  A first table is some 120,000 symbols, 6 MB
+ * written: in huge pages rather than a fault for each 4 KiB (each a few
+ * microseconds, dearer in a VM), so aligned to them.  It is still
+ * memory of malloc's, for the table to grow and free.
+ */
+static void reserve(struct rec_symtab *st, size_t more)
+{
+	const size_t huge = 2 << 20;
+	void *p;
+
+	if (st->syms || more > UINT32_MAX / sizeof(*st->syms)) {
+		rec_symtab_reserve(st, more);
+		return;
+	}
+	size_t bytes = (more * sizeof(*st->syms) + 4095) & ~(size_t)4095;
+	if (posix_memalign(&p, huge, bytes)) {
+		rec_symtab_reserve(st, more);
+		return;
+	}
+	madvise(p, bytes, MADV_HUGEPAGE);
+	st->syms = p;
+	st->alloc = more;
+}
+
+/*
  * The whole file is read into one mapping first, then parsed in place:
  * the file is several megabytes of text, formatted by the kernel as it
  * is read, and its size is only known at its end.  The mapping is
@@ -224,7 +249,7 @@ static int load_fd(struct rec_symtab *st, int fd, const int *stop, int whole)
 	if (!err) {
 		/* a line is at least 20 bytes ("0 t x\n" is shorter, and
 		 * rare): the table grows once at most */
-		rec_symtab_reserve(st, len / 20 + 16);
+		reserve(st, len / 20 + 16);
 		/* a second file into the table: its names copied */
 		parse(st, buf, len, !st->text);
 	}
