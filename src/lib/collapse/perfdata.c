@@ -32,8 +32,10 @@
 struct kpre {
 	pthread_t thread;
 	struct rec_symtab st;
-	struct ember_buf path; /* perf's copy read (empty: none) */
+	struct rec_ktext text; /* read here, parsed for the frames after */
+	struct ember_buf path; /* perf's copy to read (empty: none) */
 	int other;	       /* the recording's kernel is another */
+	int from_cache;	       /* text is perf's copy */
 	int err, cache_err, tried, started, stop;
 };
 
@@ -41,10 +43,59 @@ static void *kallsyms_thread(void *arg)
 {
 	struct kpre *k = arg;
 
-	k->err = rec_kernel_syms_load(&k->st, k->path.len ? k->path.buf : NULL,
-				      k->other, &k->stop, &k->cache_err);
-	rec_symtab_finish(&k->st);
+	k->err = EMBER_ENOTSUP;
+	if (k->path.len) {
+		int err =
+		    rec_kallsyms_read_cache(&k->text, k->path.buf, &k->stop);
+		if (!err || err == EMBER_EINTR) {
+			k->err = err;
+			k->from_cache = !err;
+			return NULL;
+		}
+		k->cache_err = err;
+	}
+	if (!k->other)
+		k->err = rec_kallsyms_read(&k->text, NULL, &k->stop);
 	return NULL;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The kernel's symbols that the kernel frames' lookups need, from the
+ * text read (of the 120,000 symbols a few thousand): /proc/kallsyms read
+ * here when perf's copy holds none. */
+static void kernel_take(struct rec_events *r, struct kpre *kp)
+{
+	uint64_t *want = NULL;
+	size_t n = 0, a = 0;
+
+	for (size_t i = 0; i < r->frames.n; i++)
+		if (r->frames.v[i].kind == REC_FRAME_KERNEL) {
+			EMBER_GROW(want, n + 1, a);
+			want[n++] = r->frames.v[i].addr;
+		}
+	if (n)
+		qsort(want, n, sizeof(*want), cmp_u64);
+	if (!kp->err) {
+		kp->err = rec_kallsyms_take(&kp->st, &kp->text, want, n);
+		if (kp->err && kp->from_cache) {
+			kp->cache_err =
+			    kp->err == EMBER_EPERM ? EMBER_EFORMAT : kp->err;
+			kp->err = EMBER_ENOTSUP;
+			if (!kp->other && !(kp->err = rec_kallsyms_read(
+						&kp->text, NULL, NULL)))
+				kp->err = rec_kallsyms_take(&kp->st, &kp->text,
+							    want, n);
+		}
+	}
+	rec_ktext_release(&kp->text);
+	rec_symtab_finish(&kp->st);
+	free(want);
 }
 
 struct pdc {
@@ -615,6 +666,7 @@ int cl_perfdata_read(const struct ember_collapse_options *o,
 		pthread_join(kp->thread, NULL);
 		kp->started = 0;
 		if (!kp->stop) {
+			kernel_take(r, kp);
 			c.kallsyms = &kp->st;
 			c.kallsyms_err = kp->err;
 			c.kallsyms_cache_err = kp->cache_err;
@@ -665,6 +717,7 @@ out:
 	if (!c.kallsyms) /* else the symbolizer had it */
 		rec_symtab_release(&kp->st);
 	ember_buf_release(&kp->path);
+	rec_ktext_release(&kp->text);
 	ember_buf_release(&c.kcache);
 	rec_pd_release(&c.pd);
 	rec_events_release(r);

@@ -131,6 +131,25 @@ void rec_kallsyms_cache_path(struct ember_buf *out, const uint8_t *id,
  * EMBER_EFORMAT when it holds no symbol with an address. */
 int rec_kallsyms_load_cache(struct rec_symtab *st, const char *path,
 			    const int *stop) EMBER_WUR;
+/* A kallsyms file read whole, to be parsed (rec_kallsyms_take). */
+struct rec_ktext {
+	char *buf;
+	size_t len, size;
+};
+/* Reads a kallsyms file (NULL: /proc/kallsyms), given up (EMBER_EINTR) as
+ * soon as stop (NULL: none) is set; perf's copy, with the checks and
+ * errors of rec_kallsyms_load_cache. */
+int rec_kallsyms_read(struct rec_ktext *t, const char *path,
+		      const int *stop) EMBER_WUR;
+int rec_kallsyms_read_cache(struct rec_ktext *t, const char *path,
+			    const int *stop) EMBER_WUR;
+/* Adds the text's symbols to st as rec_kallsyms_load does, t consumed
+ * (its text kept by st, or freed).  Given want, nwant sorted addresses
+ * (NULL: all), only the symbols their lookups need: rec_symtab_find on
+ * the finished table gives for each of them what it would with all. */
+int rec_kallsyms_take(struct rec_symtab *st, struct rec_ktext *t,
+		      const uint64_t *want, size_t nwant) EMBER_WUR;
+void rec_ktext_release(struct rec_ktext *t);
 /* Parses kallsyms text already in memory (for tests). */
 size_t rec_kallsyms_parse(struct rec_symtab *st, const char *p, size_t n);
 
