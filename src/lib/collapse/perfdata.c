@@ -654,10 +654,10 @@ int cl_perfdata_read(const struct ember_collapse_options *o,
 	kernel_cache(&c, &c.kcache);
 	sc.kallsyms_cache = c.kcache.len ? c.kcache.buf : NULL;
 	fold(&c, &sc, 0);
+	int kernel = 0, read = 0;
+	for (size_t i = 0; i < r->frames.n && !kernel; i++)
+		kernel = r->frames.v[i].kind == REC_FRAME_KERNEL;
 	if (kp->started) {
-		int kernel = 0;
-		for (size_t i = 0; i < r->frames.n && !kernel; i++)
-			kernel = r->frames.v[i].kind == REC_FRAME_KERNEL;
 		int same = kp->other == (c.no_kallsyms_why != NULL) &&
 			   kp->path.len == c.kcache.len &&
 			   !memcmp(kp->path.buf, c.kcache.buf, c.kcache.len);
@@ -665,12 +665,23 @@ int cl_perfdata_read(const struct ember_collapse_options *o,
 			__atomic_store_n(&kp->stop, 1, __ATOMIC_RELAXED);
 		pthread_join(kp->thread, NULL);
 		kp->started = 0;
-		if (!kp->stop) {
-			kernel_take(r, kp);
-			c.kallsyms = &kp->st;
-			c.kallsyms_err = kp->err;
-			c.kallsyms_cache_err = kp->cache_err;
-		}
+		read = !kp->stop;
+	}
+	if (kernel && !read) {
+		/* one thread, or the thread read another kernel's */
+		rec_ktext_release(&kp->text);
+		ember_buf_reset(&kp->path);
+		ember_buf_add(&kp->path, c.kcache.buf, c.kcache.len);
+		kp->other = c.no_kallsyms_why != NULL;
+		kp->stop = kp->cache_err = kp->from_cache = 0;
+		kallsyms_thread(kp);
+		read = 1;
+	}
+	if (kernel && read) {
+		kernel_take(r, kp);
+		c.kallsyms = &kp->st;
+		c.kallsyms_err = kp->err;
+		c.kallsyms_cache_err = kp->cache_err;
 	}
 	if (c.kallsyms) {
 		sc.pre = c.kallsyms;
