@@ -318,6 +318,51 @@ static void want_for(struct kent *v, size_t k, uint64_t a)
 		v[q].want = 1;
 }
 
+/* The newlines of a text in order, found 64 bytes at a time: bits has
+ * those of the block at blk not handed out yet. */
+struct nl {
+	const char *blk, *end;
+	uint64_t bits;
+};
+
+static inline uint64_t nl_bits(const char *p, const char *end)
+{
+	uint64_t bits = 0;
+
+#ifdef __SSE2__
+	if (end - p >= 64) {
+		const __m128i n = _mm_set1_epi8('\n');
+		for (int i = 0; i < 4; i++)
+			bits |=
+			    (uint64_t)(uint32_t)_mm_movemask_epi8(
+				_mm_cmpeq_epi8(
+				    _mm_loadu_si128((
+					const __m128i *)(const void *)(p +
+								       16 * i)),
+				    n))
+			    << (16 * i);
+		return bits;
+	}
+#endif
+	for (int i = 0; i < 64 && p + i < end; i++)
+		bits |= (uint64_t)(p[i] == '\n') << i;
+	return bits;
+}
+
+/* The next newline, or end. */
+static inline const char *nl_next(struct nl *s)
+{
+	while (!s->bits) {
+		s->blk += 64;
+		if (s->blk >= s->end)
+			return s->end;
+		s->bits = nl_bits(s->blk, s->end);
+	}
+	const char *at = s->blk + __builtin_ctzll(s->bits);
+	s->bits &= s->bits - 1;
+	return at;
+}
+
 /* The text symbols of [p, p + n) that lookups of want[0, nwant) need,
  * as parse adds them; in *total how many text symbols there are, and in
  * *visible whether one has an address.  (size_t)-1 when there is no
@@ -334,16 +379,13 @@ static size_t parse_for(struct rec_symtab *st, char *p, size_t n, int in_place,
 	*visible = 0;
 	if (n >= UINT32_MAX || !(v = kents(cap, &bytes)))
 		return (size_t)-1;
+	struct nl nl = {base, end, 0};
+	nl.bits = nl_bits(base, end);
 	while (p < end) {
 		uint64_t addr;
 		char type;
 		char *name = sym_head(p, end, &addr, &type);
-		const char *eol = name ? name_stop(name, end) : p;
-		if (eol == end || *eol != '\n') {
-			eol = memchr(eol, '\n', (size_t)(end - eol));
-			if (!eol)
-				eol = end;
-		}
+		const char *eol = nl_next(&nl);
 		/* the lines parse takes: a name, not too long a line */
 		if (name && name < end && *name != '\t' && *name != ' ' &&
 		    *name != '\n' && eol - p < LINE_MAX_LEN && k < cap) {
