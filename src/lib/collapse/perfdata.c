@@ -136,7 +136,7 @@ struct pdc {
 	uint32_t *out; /* a folded stack */
 	size_t aout;
 	uint8_t *kern; /* per stack: has kernel frames (fold's first pass) */
-	struct rec_symtab *kallsyms; /* loaded on another thread */
+	struct rec_symtab *kallsyms; /* the kernel's, read beforehand */
 	int kallsyms_err, kallsyms_cache_err;
 	struct ember_buf kcache; /* perf's copy of the kernel's kallsyms */
 	struct kpre kp;
@@ -539,7 +539,7 @@ static void fold_stack(struct pdc *c, struct rec_symctx *sc, size_t i)
 
 /*
  * Every unique stack of the session as a folded stack of the sink, in
- * two passes: kernel == 0 while /proc/kallsyms is still being read, the
+ * two passes: kernel == 0 while the kernel's symbols are being read, the
  * stacks without kernel frames, and the user frames of the others named
  * (not with --skip-after: which frames are named at all depends on the
  * kernel frames' names); kernel == 1 after, the stacks with kernel frames.

@@ -1,7 +1,8 @@
 /*
- * Kernel symbols from /proc/kallsyms ("ffffffff81000000 T _stext", module
- * symbols with a "\t[module]" suffix).  Text symbols (t, T, w, W) only, as
- * perf keeps them; their sizes come from the next symbol.
+ * Kernel symbols from /proc/kallsyms, or perf's copy of it in its build-id
+ * cache ("ffffffff81000000 T _stext", module symbols with a "\t[module]"
+ * suffix).  Text symbols (t, T, w, W) only, as perf keeps them; their
+ * sizes come from the next symbol.
  */
 #include <elf.h>
 #ifdef __SSE2__
@@ -26,9 +27,9 @@ static const unsigned char hexval[256] = {
 };
 
 /*
- * The first tab, space or newline in [p, end), or end: eight bytes at a
- * time, a byte below '!' flagged (the lowest flag is exact) and looked
- * at, since a name may hold other control bytes.
+ * The first tab, space or newline in [p, end), or end: sixteen bytes at
+ * a time (SSE2), then eight, a byte below '!' flagged (the lowest flag is
+ * exact) and looked at, since a name may hold other control bytes.
  */
 static const char *name_stop(const char *p, const char *end)
 {
