@@ -18,6 +18,7 @@
 
 #include "collapse.h"
 #include "symbols/jitdump.h"
+#include "perf/hugemem.h"
 #include "perf/perfdata.h"
 #include "perf/samples.h"
 #include "perf/symbolize.h"
@@ -121,6 +122,7 @@ struct pdc {
 		uint32_t off, len;
 		int state; /* 0 not named, 1 named, 2 named and skip-after */
 	} * fc;
+	size_t fc_bytes;
 	/* the names of a frame by what they are made of (its symbol,
 	 * module and java-ness) where the address adds nothing (no --addrs,
 	 * --inline or --srcline): a module's frames at many addresses of
@@ -642,7 +644,12 @@ int cl_perfdata_read(const struct ember_collapse_options *o,
 		file_time = (double)st.st_mtim.tv_sec +
 			    (double)st.st_mtim.tv_nsec / 1e9;
 	prepare(&c, file_time);
-	c.fc = ember_xcalloc(2 * r->frames.n + 2, sizeof(*c.fc));
+	/* a name cache entry for each frame, read and written (in huge
+	 * pages: no zero page read first and faulted again when written) */
+	if (__builtin_mul_overflow(2 * r->frames.n + 2, sizeof(*c.fc),
+				   &c.fc_bytes))
+		c.fc_bytes = SIZE_MAX;
+	c.fc = rec_huge_alloc(c.fc_bytes);
 	c.root_off = ember_xcalloc(r->frames.n, sizeof(*c.root_off));
 	c.root_len = ember_xcalloc(r->frames.n, sizeof(*c.root_len));
 	c.root_java = ember_xcalloc(r->frames.n, 1);
@@ -736,7 +743,7 @@ out:
 	free(c.want);
 	free(c.pbuf);
 	free(c.cache);
-	free(c.fc);
+	rec_huge_free(c.fc, c.fc_bytes);
 	free(c.root_off);
 	free(c.root_len);
 	free(c.root_java);
