@@ -204,6 +204,99 @@ else
 fi
 ROOTS=
 
+# --- kernel symbols: perf's copy of the recording's kallsyms ---------------
+# perf record keeps one in its build-id cache (~/.debug/[kernel.kallsyms]/
+# BUILD-ID/kallsyms, by the kernel's build-id in the recording), read
+# rather than /proc/kallsyms: a copy with a function the samples hit
+# renamed shows which was read.  A copy cut short, empty, of garbage or
+# that others may write is left for /proc/kallsyms, saying so; a
+# recording made under another kernel is named by that kernel's copy.
+K="$T/home/.debug/[kernel.kallsyms]"
+mkdir -p "$T/home" "$T/nocache"
+if HOME="$T/home" perf record -q -a -g -F 499 -o "$T/k.data" -- sleep 0.3 > /dev/null 2> "$T/rec.err"; then
+	ok
+else
+	bad "kallsyms copy: perf record failed: $(head -3 "$T/rec.err")"
+fi
+kid=$(ls "$K" 2> /dev/null | head -1)
+if [ -z "$kid" ] || [ ! -s "$K/$kid/kallsyms" ]; then
+	echo "perfdata: perf's copy of kallsyms: skipped: perf record kept none"
+else
+	kcopy="$K/$kid/kallsyms"
+	cp "$kcopy" "$T/kallsyms.orig"
+	PERF_BUILDID_DIR="$T/nocache" "$EMBER" collapse perf --kernel "$T/k.data" > "$T/k.proc" 2> /dev/null
+	# the kernel functions the samples hit, most frequent first, of
+	# plain names; the first of them whose address is no other symbol's
+	tr ';' '\n' < "$T/k.proc" | sed -n 's/_\[k\]\( [0-9]*\)\{0,1\}$//p' | grep -E '^[A-Za-z_][A-Za-z0-9_]*$' |
+		sort | uniq -c | sort -rn | awk '{ print $2 }' > "$T/k.names"
+	sym=$(awk 'NR == FNR { want[$1] = NR; next }
+		$2 ~ /^[tTwW]$/ { n[$1]++; if (NF == 3 && ($3 in want)) { c[$3]++; a[$3] = $1 } }
+		END { b = ""; for (s in c) if (c[s] == 1 && n[a[s]] == 1 && (b == "" || want[s] < want[b])) b = s; print b }' \
+		"$T/k.names" "$T/kallsyms.orig")
+	if [ -z "$sym" ]; then
+		bad "perf's copy of kallsyms: no kernel function in the samples to rename ($(wc -l < "$T/k.names") names)"
+	else
+		awk -v s="$sym" '$3 == s && NF == 3 { sub(" " s "$", " " s "_renamed") } 1' "$T/kallsyms.orig" > "$kcopy"
+		check "perf's copy of kallsyms: $sym renamed in it" grep -q " ${sym}_renamed\$" "$kcopy"
+		HOME="$T/home" "$EMBER" collapse perf --kernel "$T/k.data" > "$T/k.cache" 2> "$T/err"
+		check "perf's copy of kallsyms (~/.debug): names kernel frames ($sym)" grep -q ";${sym}_renamed_\[k\]" "$T/k.cache"
+		sed "s/;${sym}_renamed_\[k\]/;${sym}_[k]/g" "$T/k.cache" > "$T/k.back"
+		check "perf's copy of kallsyms: the rest as from /proc/kallsyms" cmp -s "$T/k.back" "$T/k.proc"
+		PERF_BUILDID_DIR="$T/home/.debug" HOME="$T/nocache" "$EMBER" collapse perf --kernel "$T/k.data" > "$T/out" 2> /dev/null
+		check "perf's copy of kallsyms (\$PERF_BUILDID_DIR)" cmp -s "$T/out" "$T/k.cache"
+		HOME="$T/home" "$EMBER" collapse perf --kernel -j 1 "$T/k.data" > "$T/out" 2> /dev/null
+		check "perf's copy of kallsyms, one thread" cmp -s "$T/out" "$T/k.cache"
+		check "without a copy: /proc/kallsyms's names" grep -q ";${sym}_\[k\]" "$T/k.proc"
+		# copies not used: /proc/kallsyms's names, and a warning
+		broken() {
+			chmod 755 "$kcopy"
+			HOME="$T/home" "$EMBER" collapse perf --kernel "$T/k.data" > "$T/out" 2> "$T/err"
+			check "perf's copy of kallsyms $1: /proc/kallsyms read instead" cmp -s "$T/out" "$T/k.proc"
+			has "perf's copy of the kernel's symbols '$kcopy' $2: ignored" "$T/err" && ok ||
+				bad "perf's copy of kallsyms $1: said: $(cat "$T/err")"
+		}
+		{ head -n 1000 "$T/kallsyms.orig"; printf 'ffffffff81000000 T cut'; } > "$kcopy"
+		broken "cut short" "is cut short"
+		: > "$kcopy"
+		broken "empty" "is empty"
+		printf 'not kallsyms\n\001\002 \377\n\n' > "$kcopy"
+		broken "of garbage" "holds no kernel symbol with an address"
+		sed 's/^[0-9a-f]*/0000000000000000/' "$T/kallsyms.orig" > "$kcopy"
+		broken "of hidden addresses" "holds no kernel symbol with an address"
+		awk -v s="$sym" '$3 == s && NF == 3 { sub(" " s "$", " " s "_renamed") } 1' "$T/kallsyms.orig" > "$kcopy"
+		chmod 757 "$kcopy"
+		HOME="$T/home" "$EMBER" collapse perf --kernel "$T/k.data" > "$T/out" 2> "$T/err"
+		check "perf's copy of kallsyms others may write: not read" cmp -s "$T/out" "$T/k.proc"
+		has "is not readable, or not to be trusted" "$T/err" && ok || bad "others may write: said: $(cat "$T/err")"
+		chmod 755 "$kcopy"
+		# another kernel: the build-id and release in the recording
+		# changed; its frames unnamed but for that kernel's copy
+		fake=$(python3 - "$T/k.data" "$T/other.data" "$kid" "$(uname -r)" <<'PY'
+import sys
+d = open(sys.argv[1], "rb").read()
+bid, rel = bytes.fromhex(sys.argv[3]), sys.argv[4].encode() + b"\0"
+fake = bytes(b ^ 0x5a for b in bid)
+if bid in d and rel in d:
+    d = d.replace(bid, fake).replace(rel, b"9" * (len(rel) - 1) + b"\0")
+    open(sys.argv[2], "wb").write(d)
+    print(fake.hex())
+PY
+)
+		if [ -z "$fake" ]; then
+			bad "another kernel: the build-id or release not found in the recording"
+		else
+			HOME="$T/home" "$EMBER" collapse perf --kernel "$T/other.data" > "$T/out" 2> "$T/err"
+			has "the recording was made under kernel 999" "$T/err" && ok || bad "another kernel: said: $(cat "$T/err")"
+			check "another kernel, no copy of its kallsyms: kernel frames unnamed" sh -c "! grep -q ';${sym}' '$T/out'"
+			mkdir -p "$K/$fake"
+			cp "$kcopy" "$K/$fake/kallsyms"
+			HOME="$T/home" "$EMBER" collapse perf --kernel "$T/other.data" > "$T/out" 2> "$T/err"
+			check "another kernel named by its copy of kallsyms" grep -q ";${sym}_renamed_\[k\]" "$T/out"
+			has "made under kernel" "$T/err" && bad "another kernel with a copy: warned: $(cat "$T/err")" || ok
+		fi
+	fi
+fi
+
 # --- symbol versions: perf 6.1 names frames in libc after .symtab's
 # versioned aliases (cfree@GLIBC_2.2.5 for free, clock_nanosleep@GLIBC_2.2.5);
 # ember the same addresses without versions, free rather than its old alias

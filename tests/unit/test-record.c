@@ -837,6 +837,112 @@ static void test_kallsyms_file(void)
 	ember_buf_release(&b);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* A table of only the symbols some lookups need (rec_kallsyms_take with
+ * addresses) finds for each of them what the whole table finds: aliases,
+ * data symbols between, modules out of order and the gaps between the
+ * kernel and modules, addresses before the first symbol and past the
+ * last, and past a module's end with 16 symbols to look back at. */
+static void test_kallsyms_some(void)
+{
+	char path[] = "/tmp/ember-test-kallsyms-XXXXXX";
+	int fd = mkstemp(path);
+	struct ember_buf b = EMBER_BUF_INIT;
+	static uint64_t q[8192];
+	size_t nq = 0;
+	uint32_t seed = 12345;
+	uint64_t a = 0xffffffff81000000ull;
+
+	for (int i = 0; i < 3000; i++) {
+		seed = seed * 1103515245u + 12345u;
+		unsigned r = (seed >> 16) % 100;
+		if (r < 8) /* an alias of the one before */
+			ember_buf_addf(&b, "%016llx %c alias_%d\n",
+				       (unsigned long long)a, r & 1 ? 'T' : 't',
+				       i);
+		else if (r < 12)
+			ember_buf_addf(&b, "%016llx D data_%d\n",
+				       (unsigned long long)(a + 8), i);
+		else {
+			a += 16 + (seed >> 8) % 400;
+			ember_buf_addf(&b, "%016llx %c fn_%d\n",
+				       (unsigned long long)a, "tTwW"[r % 4], i);
+		}
+	}
+	/* modules out of order; one a symbol alone just past the kernel's
+	 * last, one just below another */
+	const uint64_t mods[] = {0xffffffffc0200000ull, 0xffffffffc0000000ull,
+				 0xffffffffc0001800ull, a + 40};
+	for (unsigned m = 0; m < ARRAY_SIZE(mods); m++)
+		for (unsigned i = 0; i < (m == 3 ? 1u : 40u); i++)
+			ember_buf_addf(&b, "%016llx t mod%u_%u\t[m%u]\n",
+				       (unsigned long long)(mods[m] + 32u * i +
+							    (i % 3 ? 0u : 7u)),
+				       m, i, m);
+	ember_buf_adds(&b, "zzzz T not_a_symbol\n");
+	CHECK(fd >= 0 && write(fd, b.buf, b.len) == (ssize_t)b.len);
+	close(fd);
+	/* the addresses asked for: at and around lines' addresses, and far
+	 * off */
+	q[nq++] = 0;
+	q[nq++] = 0xffffffff80000000ull;
+	q[nq++] = UINT64_MAX;
+	for (const char *p = b.buf; p < b.buf + b.len && nq + 3 < ARRAY_SIZE(q);
+	     p = strchr(p, '\n') + 1) {
+		uint64_t x = strtoull(p, NULL, 16);
+		seed = seed * 1103515245u + 12345u;
+		if (seed >> 28 < 6) {
+			q[nq++] = x;
+			q[nq++] = x + 1;
+			q[nq++] = x + 4096 + (seed >> 20) % 8192;
+		}
+	}
+	qsort(q, nq, sizeof(*q), cmp_u64);
+	struct rec_symtab all, some;
+	struct rec_ktext t;
+	rec_symtab_init(&all, REC_SYMTAB_KALLSYMS);
+	CHECK(rec_kallsyms_load(&all, path) == 0);
+	rec_symtab_finish(&all);
+	/* all asked for at once, and every seventh */
+	for (int step = 1; step <= 7; step += 6) {
+		static uint64_t sub[8192];
+		size_t ns = 0, bad = 0;
+		for (size_t i = 0; i < nq; i += (size_t)step)
+			sub[ns++] = q[i];
+		rec_symtab_init(&some, REC_SYMTAB_KALLSYMS);
+		CHECK(rec_kallsyms_read(&t, path, NULL) == 0);
+		CHECK(rec_kallsyms_take(&some, &t, sub, ns) == 0);
+		rec_symtab_finish(&some);
+		CHECK(some.n > 0 && some.n < all.n);
+		for (size_t i = 0; i < ns; i++) {
+			const struct rec_sym *x = rec_symtab_find(&all, sub[i]);
+			const struct rec_sym *y =
+			    rec_symtab_find(&some, sub[i]);
+			if (!x != !y ||
+			    (x && (strcmp(x->name, y->name) ||
+				   x->start != y->start || x->end != y->end)))
+				bad++;
+		}
+		CHECK(bad == 0);
+		rec_symtab_release(&some);
+	}
+	/* none asked for: a table of none, the file still a kallsyms */
+	rec_symtab_init(&some, REC_SYMTAB_KALLSYMS);
+	CHECK(rec_kallsyms_read(&t, path, NULL) == 0);
+	CHECK(rec_kallsyms_take(&some, &t, q, 0) == 0);
+	CHECK(some.n == 0);
+	rec_symtab_release(&some);
+	rec_symtab_release(&all);
+	unlink(path);
+	ember_buf_release(&b);
+}
+
 static void test_maps(void)
 {
 	struct rec_world w;
@@ -2244,6 +2350,7 @@ int main(void)
 	test_kallsyms();
 	test_kallsyms_addresses();
 	test_kallsyms_file();
+	test_kallsyms_some();
 	test_maps();
 	test_elf_self();
 	test_elf_versions();

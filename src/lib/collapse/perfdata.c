@@ -18,28 +18,85 @@
 
 #include "collapse.h"
 #include "symbols/jitdump.h"
+#include "perf/hugemem.h"
 #include "perf/perfdata.h"
 #include "perf/samples.h"
 #include "perf/symbolize.h"
 
-/* /proc/kallsyms takes tens of milliseconds of the kernel's time to
- * read: on another core while the records are read, from the first one
- * of a recording whose events may sample the kernel.  It is given up
- * (stop) when no kernel frame turns up, or the recording's kernel is
- * another. */
+/* The kernel's symbols take milliseconds to read (perf's copy of the
+ * recording's kallsyms), or tens of milliseconds of the kernel's time
+ * (/proc/kallsyms): on another core while the records are read, from the
+ * first one of a recording whose events may sample the kernel.  They are
+ * given up (stop) when no kernel frame turns up, or what is known of the
+ * recording's kernel at the end asks for other ones (a stream's
+ * build-ids may come last). */
 struct kpre {
 	pthread_t thread;
 	struct rec_symtab st;
-	int err, tried, started, stop;
+	struct rec_ktext text; /* read here, parsed for the frames after */
+	struct ember_buf path; /* perf's copy to read (empty: none) */
+	int other;	       /* the recording's kernel is another */
+	int from_cache;	       /* text is perf's copy */
+	int err, cache_err, tried, started, stop;
 };
 
 static void *kallsyms_thread(void *arg)
 {
 	struct kpre *k = arg;
 
-	k->err = rec_kallsyms_load_until(&k->st, NULL, &k->stop);
-	rec_symtab_finish(&k->st);
+	k->err = EMBER_ENOTSUP;
+	if (k->path.len) {
+		int err =
+		    rec_kallsyms_read_cache(&k->text, k->path.buf, &k->stop);
+		if (!err || err == EMBER_EINTR) {
+			k->err = err;
+			k->from_cache = !err;
+			return NULL;
+		}
+		k->cache_err = err;
+	}
+	if (!k->other)
+		k->err = rec_kallsyms_read(&k->text, NULL, &k->stop);
 	return NULL;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The kernel's symbols that the kernel frames' lookups need, from the
+ * text read (of the 120,000 symbols a few thousand): /proc/kallsyms read
+ * here when perf's copy holds none. */
+static void kernel_take(struct rec_events *r, struct kpre *kp)
+{
+	uint64_t *want = NULL;
+	size_t n = 0, a = 0;
+
+	for (size_t i = 0; i < r->frames.n; i++)
+		if (r->frames.v[i].kind == REC_FRAME_KERNEL) {
+			EMBER_GROW(want, n + 1, a);
+			want[n++] = r->frames.v[i].addr;
+		}
+	if (n)
+		qsort(want, n, sizeof(*want), cmp_u64);
+	if (!kp->err) {
+		kp->err = rec_kallsyms_take(&kp->st, &kp->text, want, n);
+		if (kp->err && kp->from_cache) {
+			kp->cache_err =
+			    kp->err == EMBER_EPERM ? EMBER_EFORMAT : kp->err;
+			kp->err = EMBER_ENOTSUP;
+			if (!kp->other && !(kp->err = rec_kallsyms_read(
+						&kp->text, NULL, NULL)))
+				kp->err = rec_kallsyms_take(&kp->st, &kp->text,
+							    want, n);
+		}
+	}
+	rec_ktext_release(&kp->text);
+	rec_symtab_finish(&kp->st);
+	free(want);
 }
 
 struct pdc {
@@ -65,6 +122,7 @@ struct pdc {
 		uint32_t off, len;
 		int state; /* 0 not named, 1 named, 2 named and skip-after */
 	} * fc;
+	size_t fc_bytes;
 	/* the names of a frame by what they are made of (its symbol,
 	 * module and java-ness) where the address adds nothing (no --addrs,
 	 * --inline or --srcline): a module's frames at many addresses of
@@ -80,8 +138,9 @@ struct pdc {
 	uint32_t *out; /* a folded stack */
 	size_t aout;
 	uint8_t *kern; /* per stack: has kernel frames (fold's first pass) */
-	struct rec_symtab *kallsyms; /* loaded on another thread */
-	int kallsyms_err;
+	struct rec_symtab *kallsyms; /* the kernel's, read beforehand */
+	int kallsyms_err, kallsyms_cache_err;
+	struct ember_buf kcache; /* perf's copy of the kernel's kallsyms */
 	struct kpre kp;
 	int cpus;
 };
@@ -178,6 +237,9 @@ static void start_profile(struct pdc *c, uint32_t attr)
 		       clock ? "nanoseconds" : "count", period);
 }
 
+static const char *osrelease_mismatch(struct pdc *c);
+static void kernel_cache(struct pdc *c, struct ember_buf *path);
+
 /* Each record, in time order, as the recording session handles one from
  * its ring buffers. */
 static void on_record(void *ctx, const void *rec, size_t size, uint32_t attr)
@@ -191,6 +253,8 @@ static void on_record(void *ctx, const void *rec, size_t size, uint32_t attr)
 		c->kp.tried = 1;
 		for (size_t i = 0; i < c->pd.nattrs && c->cpus > 1; i++)
 			if (!c->pd.attrs[i].attr.exclude_kernel) {
+				kernel_cache(c, &c->kp.path);
+				c->kp.other = osrelease_mismatch(c) != NULL;
 				c->kp.started =
 				    !pthread_create(&c->kp.thread, NULL,
 						    kallsyms_thread, &c->kp);
@@ -236,6 +300,21 @@ static const char *osrelease_mismatch(struct pdc *c)
 		 "frames stay unnamed ([unknown])",
 		 c->pd.osrelease, u.release);
 	return c->no_kallsyms;
+}
+
+/* perf's copy of the kallsyms of the recording's kernel, by the
+ * kernel's build-id in the recording (empty: none known). */
+static void kernel_cache(struct pdc *c, struct ember_buf *path)
+{
+	ember_buf_reset(path);
+	for (size_t i = 0; i < c->pd.nbids; i++) {
+		const struct rec_pd_buildid *b = &c->pd.bids[i];
+		if (b->kernel && b->len &&
+		    !strcmp(b->path, "[kernel.kallsyms]")) {
+			rec_kallsyms_cache_path(path, b->id, b->len);
+			return;
+		}
+	}
 }
 
 /* What the recording tells that the live session learns from /proc:
@@ -462,7 +541,7 @@ static void fold_stack(struct pdc *c, struct rec_symctx *sc, size_t i)
 
 /*
  * Every unique stack of the session as a folded stack of the sink, in
- * two passes: kernel == 0 while /proc/kallsyms is still being read, the
+ * two passes: kernel == 0 while the kernel's symbols are being read, the
  * stacks without kernel frames, and the user frames of the others named
  * (not with --skip-after: which frames are named at all depends on the
  * kernel frames' names); kernel == 1 after, the stacks with kernel frames.
@@ -547,6 +626,8 @@ int cl_perfdata_read(const struct ember_collapse_options *o,
 	c.stats.exit_status = -1;
 	struct kpre *kp = &c.kp;
 	rec_symtab_init(&kp->st, REC_SYMTAB_KALLSYMS);
+	ember_buf_init(&kp->path, 0);
+	ember_buf_init(&c.kcache, 0);
 	c.cpus = o->threads == 1 ? 1 : (int)sysconf(_SC_NPROCESSORS_ONLN);
 	rec_pd_init(&c.pd, on_record, &c);
 	c.pd.progress = o->progress;
@@ -563,7 +644,12 @@ int cl_perfdata_read(const struct ember_collapse_options *o,
 		file_time = (double)st.st_mtim.tv_sec +
 			    (double)st.st_mtim.tv_nsec / 1e9;
 	prepare(&c, file_time);
-	c.fc = ember_xcalloc(2 * r->frames.n + 2, sizeof(*c.fc));
+	/* a name cache entry for each frame, read and written (in huge
+	 * pages: no zero page read first and faulted again when written) */
+	if (__builtin_mul_overflow(2 * r->frames.n + 2, sizeof(*c.fc),
+				   &c.fc_bytes))
+		c.fc_bytes = SIZE_MAX;
+	c.fc = rec_huge_alloc(c.fc_bytes);
 	c.root_off = ember_xcalloc(r->frames.n, sizeof(*c.root_off));
 	c.root_len = ember_xcalloc(r->frames.n, sizeof(*c.root_len));
 	c.root_java = ember_xcalloc(r->frames.n, 1);
@@ -572,23 +658,42 @@ int cl_perfdata_read(const struct ember_collapse_options *o,
 	rec_symctx_init(&sc, r, 0, NULL);
 	sc_live = 1;
 	sc.no_kallsyms = c.no_kallsyms_why;
+	kernel_cache(&c, &c.kcache);
+	sc.kallsyms_cache = c.kcache.len ? c.kcache.buf : NULL;
 	fold(&c, &sc, 0);
+	int kernel = 0, read = 0;
+	for (size_t i = 0; i < r->frames.n && !kernel; i++)
+		kernel = r->frames.v[i].kind == REC_FRAME_KERNEL;
 	if (kp->started) {
-		int kernel = 0;
-		for (size_t i = 0; i < r->frames.n && !kernel; i++)
-			kernel = r->frames.v[i].kind == REC_FRAME_KERNEL;
-		if (!kernel || c.no_kallsyms_why)
+		int same = kp->other == (c.no_kallsyms_why != NULL) &&
+			   kp->path.len == c.kcache.len &&
+			   !memcmp(kp->path.buf, c.kcache.buf, c.kcache.len);
+		if (!kernel || !same)
 			__atomic_store_n(&kp->stop, 1, __ATOMIC_RELAXED);
 		pthread_join(kp->thread, NULL);
 		kp->started = 0;
-		if (!kp->stop && !c.no_kallsyms_why) {
-			c.kallsyms = &kp->st;
-			c.kallsyms_err = kp->err;
-		}
+		read = !kp->stop;
+	}
+	if (kernel && !read) {
+		/* one thread, or the thread read another kernel's */
+		rec_ktext_release(&kp->text);
+		ember_buf_reset(&kp->path);
+		ember_buf_add(&kp->path, c.kcache.buf, c.kcache.len);
+		kp->other = c.no_kallsyms_why != NULL;
+		kp->stop = kp->cache_err = kp->from_cache = 0;
+		kallsyms_thread(kp);
+		read = 1;
+	}
+	if (kernel && read) {
+		kernel_take(r, kp);
+		c.kallsyms = &kp->st;
+		c.kallsyms_err = kp->err;
+		c.kallsyms_cache_err = kp->cache_err;
 	}
 	if (c.kallsyms) {
 		sc.pre = c.kallsyms;
 		sc.pre_err = c.kallsyms_err;
+		sc.pre_cache_err = c.kallsyms_cache_err;
 	}
 	fold(&c, &sc, 1);
 	if (r->prof) {
@@ -629,13 +734,16 @@ out:
 	}
 	if (!c.kallsyms) /* else the symbolizer had it */
 		rec_symtab_release(&kp->st);
+	ember_buf_release(&kp->path);
+	rec_ktext_release(&kp->text);
+	ember_buf_release(&c.kcache);
 	rec_pd_release(&c.pd);
 	rec_events_release(r);
 	free(r);
 	free(c.want);
 	free(c.pbuf);
 	free(c.cache);
-	free(c.fc);
+	rec_huge_free(c.fc, c.fc_bytes);
 	free(c.root_off);
 	free(c.root_len);
 	free(c.root_java);

@@ -1,24 +1,26 @@
 /*
  * Unique frames: (kind, obj, addr[, stamp]) -> a dense id, in an array of
  * frames in order of first appearance and an open-addressing hash over it
- * (id + 1, 0 for empty, load at most 1/2).
+ * (id + 1, 0 for empty, load at most 1/2); both in huge pages once large
+ * (a system-wide recording has a hundred thousand frames).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "perf/frames.h"
+#include "perf/hugemem.h"
 
 void rec_frames_init(struct rec_frames *f)
 {
 	memset(f, 0, sizeof(*f));
 	f->mask = 1023;
-	f->slots = ember_xcalloc(f->mask + 1, sizeof(*f->slots));
+	f->slots = rec_huge_alloc((f->mask + 1) * sizeof(*f->slots));
 }
 
 void rec_frames_release(struct rec_frames *f)
 {
-	free(f->v);
-	free(f->slots);
+	rec_huge_free(f->v, f->alloc * sizeof(*f->v));
+	rec_huge_free(f->slots, (f->mask + 1) * sizeof(*f->slots));
 	memset(f, 0, sizeof(*f));
 }
 
@@ -43,7 +45,15 @@ uint32_t rec_frames_id_at(struct rec_frames *f, uint32_t kind, uint32_t obj,
 		    e->stamp == stamp)
 			return f->slots[i] - 1;
 	}
-	EMBER_GROW(f->v, f->n + 1, f->alloc);
+	if (f->n + 1 > f->alloc) {
+		size_t a = f->alloc / 2 * 3 + 16;
+		if (a > SIZE_MAX / sizeof(*f->v))
+			a = 0; /* the handler's, out of memory */
+		f->v = a ? rec_huge_grow(f->v, f->alloc * sizeof(*f->v),
+					 a * sizeof(*f->v))
+			 : ember_xreallocarray(NULL, SIZE_MAX, 2);
+		f->alloc = a;
+	}
 	f->v[f->n].addr = addr;
 	f->v[f->n].stamp = stamp;
 	f->v[f->n].seen = seen;
@@ -52,9 +62,9 @@ uint32_t rec_frames_id_at(struct rec_frames *f, uint32_t kind, uint32_t obj,
 	f->v[f->n].call = 0;
 	f->slots[i] = (uint32_t)++f->n;
 	if (f->n * 2 > f->mask) {
-		free(f->slots);
+		rec_huge_free(f->slots, (f->mask + 1) * sizeof(*f->slots));
 		f->mask = f->mask * 2 + 1;
-		f->slots = ember_xcalloc(f->mask + 1, sizeof(*f->slots));
+		f->slots = rec_huge_alloc((f->mask + 1) * sizeof(*f->slots));
 		for (size_t k = 0; k < f->n; k++) {
 			const struct rec_frame *e = &f->v[k];
 			size_t j =

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
@@ -31,7 +32,7 @@
 #define FILE_HDR_SIZE  104
 #define MAX_QUEUED     (64u << 20)  /* bytes queued before a forced flush */
 #define READ_AHEAD     (256u << 10) /* bytes of the data section read at once */
-#define WINDOW	       (1u << 20)   /* the window's first size */
+#define WINDOW	       (2u << 20)   /* the window's first size: a huge page */
 #define MAX_RECORD_LEN (1u << 20)   /* pipe-mode side data (tracing, aux) */
 
 /* perf's own record types */
@@ -740,6 +741,27 @@ static void own_queued(struct rec_pd *pd)
 }
 
 /*
+ * The window's memory: a mapping of its own, in huge pages (the window
+ * is megabytes, written once over, and a fault for each 4 KiB of it is
+ * dear), grown in place or moved by mremap, its bytes kept.  NULL when
+ * there is no memory.
+ */
+static uint8_t *grow_window(uint8_t *old, size_t size, size_t to)
+{
+	void *w;
+
+	if (old)
+		w = mremap(old, size, to, MREMAP_MAYMOVE);
+	else
+		w = mmap(NULL, to, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (w == MAP_FAILED)
+		return NULL;
+	madvise(w, to, MADV_HUGEPAGE);
+	return w;
+}
+
+/*
  * Makes the n bytes at offset o of the data section readable at *p.
  * The window holds the file from win_off to win_end; records queued in
  * place point into it.  When o + n lies beyond, the window keeps from
@@ -773,20 +795,20 @@ static int window(struct rec_pd *pd, uint64_t o, size_t n, const uint8_t **p)
 			size_t a = pd->win_alloc ? pd->win_alloc * 2 : WINDOW;
 			while (a / 2 < need)
 				a *= 2;
-			w = ember_xmalloc(a);
-			if (keep)
-				memcpy(w, old + shift, keep);
+			if ((w = grow_window(old, pd->win_alloc, a)) == NULL)
+				return fail(pd,
+					    "out of memory for %zu bytes of "
+					    "records",
+					    a);
 			pd->win_alloc = a;
-		} else if (keep) {
-			memmove(w, w + shift, keep);
 		}
+		if (keep && shift)
+			memmove(w, w + shift, keep);
 		for (size_t i = 0; i < pd->nq; i++)
 			if (!pd->q[i].owned)
 				pd->q[i].rec =
 				    w + ((const uint8_t *)pd->q[i].rec - old) -
 				    shift;
-		if (w != old)
-			free(old);
 		pd->win = w;
 		pd->win_off = low;
 		/* filled a chunk at a time: to the window's end or the file's
@@ -1087,7 +1109,8 @@ void rec_pd_release(struct rec_pd *pd)
 	free(pd->zbuf);
 	if (pd->zstd)
 		ZSTD_freeDStream(pd->zstd);
-	free(pd->win);
+	if (pd->win)
+		munmap(pd->win, pd->win_alloc);
 	if (pd->spooled)
 		close(pd->fd);
 	memset(pd, 0, sizeof(*pd));

@@ -5,10 +5,13 @@
  * exit or the next exec: a pid reused by another program, or an exec, makes
  * a new instance, so addresses are never resolved against another image's
  * mappings.  Each instance holds its executable mappings sorted by start,
- * without overlaps (a new mapping replaces what it covers), copied from the
- * parent on fork.  Threads point at their process instance.  Files are
- * shared by every process mapping them, keyed by device, inode and path.
- * Lookups by pid, tid and file use open-addressing hash tables.
+ * without overlaps (a new mapping replaces what it covers), those of the
+ * parent on fork (and of the image before on exec, until replaced): an
+ * array of mappings is shared by the instances that have the same, with a
+ * count of them before it, and copied by the first to change it (most
+ * forked children exec at once).  Threads point at their process instance.
+ * Files are shared by every process mapping them, keyed by device, inode and
+ * path. Lookups by pid, tid and file use open-addressing hash tables.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -24,6 +27,48 @@
 
 /* a container's /tmp kept per process, at most: each is a descriptor */
 #define MAX_HELD_ROOTS 512
+
+/* What comes before a process's array of mappings, in the place of one
+ * (so the array is allocated, overflow-checked, as one more of them). */
+struct maps_head {
+	size_t refs; /* the instances sharing it */
+};
+_Static_assert(sizeof(struct maps_head) <= sizeof(struct rec_map),
+	       "a head takes a mapping's place");
+
+static struct maps_head *maps_head(struct rec_map *m)
+{
+	return (struct maps_head *)(void *)(m - 1);
+}
+
+static void maps_drop(struct rec_map *m)
+{
+	if (m && --maps_head(m)->refs == 0)
+		free(m - 1);
+}
+
+/* p's mappings its own to change, with room for n. */
+static void maps_own(struct rec_proc *p, size_t n)
+{
+	struct rec_map *m = p->maps, *c;
+	int mine = !m || maps_head(m)->refs == 1;
+
+	if (mine && n <= p->amaps)
+		return;
+	size_t a = p->amaps;
+	if (n > a)
+		a = n / 2 * 3 + 16;
+	if (mine) {
+		c = ember_xreallocarray(m ? m - 1 : NULL, a + 1, sizeof(*m));
+	} else {
+		c = ember_xreallocarray(NULL, a + 1, sizeof(*m));
+		memcpy(c + 1, m, p->nmaps * sizeof(*m));
+		maps_drop(m);
+	}
+	((struct maps_head *)(void *)c)->refs = 1;
+	p->maps = c + 1;
+	p->amaps = a;
+}
 
 void rec_world_init(struct rec_world *w)
 {
@@ -53,7 +98,7 @@ void rec_world_release(struct rec_world *w)
 {
 	for (size_t i = 0; i < w->nprocs; i++) {
 		struct rec_proc *p = w->procs[i];
-		free(p->maps);
+		maps_drop(p->maps);
 		if (p->perfmap_state)
 			rec_symtab_release(&p->perfmap);
 		if (p->code_map) {
@@ -129,11 +174,10 @@ struct rec_proc *rec_world_new_proc(struct rec_world *w, int pid,
 		p->owner.uid = parent->owner.uid;
 		p->owner.uid_known = parent->owner.uid_known;
 		if (copy_maps && parent->nmaps) {
-			p->maps = ember_xreallocarray(NULL, parent->nmaps,
-						      sizeof(*p->maps));
-			memcpy(p->maps, parent->maps,
-			       parent->nmaps * sizeof(*p->maps));
-			p->nmaps = p->amaps = parent->nmaps;
+			p->maps = parent->maps;
+			maps_head(p->maps)->refs++;
+			p->nmaps = parent->nmaps;
+			p->amaps = parent->amaps;
 		}
 	}
 	EMBER_GROW(w->procs, w->nprocs + 1, w->aprocs);
@@ -312,12 +356,12 @@ static int insert_map(struct rec_proc *p, const struct rec_map *nm)
 	size_t i = first_after(p, start);
 	int replaced = i < p->nmaps && p->maps[i].m.start < end;
 
+	/* a split and the new one: two more at most */
+	maps_own(p, p->nmaps + 2);
 	/* cut what the new mapping covers: trim, split or drop */
 	while (i < p->nmaps && p->maps[i].m.start < end) {
 		struct rec_map *o = &p->maps[i];
 		if (o->m.start < start && o->m.end > end) {
-			EMBER_GROW(p->maps, p->nmaps + 1, p->amaps);
-			o = &p->maps[i];
 			memmove(o + 1, o, (p->nmaps - i) * sizeof(*o));
 			p->nmaps++;
 			o[0].m.end = start;
@@ -339,7 +383,6 @@ static int insert_map(struct rec_proc *p, const struct rec_map *nm)
 		memmove(o, o + 1, (p->nmaps - i - 1) * sizeof(*o));
 		p->nmaps--;
 	}
-	EMBER_GROW(p->maps, p->nmaps + 1, p->amaps);
 	memmove(&p->maps[i + 1], &p->maps[i],
 		(p->nmaps - i) * sizeof(*p->maps));
 	p->maps[i] = *nm;

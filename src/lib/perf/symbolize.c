@@ -44,28 +44,62 @@ int rec_fold_frame(struct ember_buf *out, const char *sym, size_t n,
 
 /* ---- symbol sources --------------------------------------------------- */
 
+int rec_kernel_syms_load(struct rec_symtab *st, const char *cache, int other,
+			 const int *stop, int *cache_err)
+{
+	*cache_err = 0;
+	if (cache && *cache) {
+		int err = rec_kallsyms_load_cache(st, cache, stop);
+		if (!err || err == EMBER_EINTR)
+			return err;
+		*cache_err = err;
+	}
+	if (other)
+		return EMBER_ENOTSUP;
+	return rec_kallsyms_load_until(st, NULL, stop);
+}
+
+void rec_kernel_syms_why(const char *cache, int cache_err)
+{
+	const char *why = cache_err == EMBER_ETRUNC ? "is cut short"
+			  : cache_err == EMBER_EPERM
+			      ? "is not readable, or not to be trusted ("
+				"another user's, or others may write it)"
+			  : cache_err == EMBER_EEMPTY
+			      ? "is empty"
+			      : "holds no kernel "
+				"symbol with an address";
+
+	if (cache_err && cache_err != EMBER_ENOENT)
+		ember_log(EMBER_LOG_WARN,
+			  "perf's copy of the kernel's symbols '%s' %s: "
+			  "ignored",
+			  cache, why);
+}
+
 static const char *kernel_sym(struct rec_symctx *c, uint64_t addr)
 {
-	if (!c->kernel_state && c->no_kallsyms) {
-		/* a recording made under another kernel */
-		c->kernel_state = -1;
-		rec_symtab_init(&c->kernel, REC_SYMTAB_KALLSYMS);
-		ember_log(EMBER_LOG_WARN, "%s", c->no_kallsyms);
-	}
 	if (!c->kernel_state) {
-		int err;
+		int err, cache_err;
 		if (c->pre) {
 			/* loaded meanwhile by the caller */
 			c->kernel = *c->pre;
 			err = c->pre_err;
+			cache_err = c->pre_cache_err;
 			c->pre = NULL;
 		} else {
 			rec_symtab_init(&c->kernel, REC_SYMTAB_KALLSYMS);
-			err = rec_kallsyms_load(&c->kernel, NULL);
+			err = rec_kernel_syms_load(
+			    &c->kernel, c->kallsyms_cache,
+			    c->no_kallsyms != NULL, NULL, &cache_err);
 			rec_symtab_finish(&c->kernel);
 		}
 		c->kernel_state = err ? -1 : 1;
-		if (err == EMBER_EPERM)
+		rec_kernel_syms_why(c->kallsyms_cache, cache_err);
+		if (err == EMBER_ENOTSUP && c->no_kallsyms)
+			/* a recording made under another kernel */
+			ember_log(EMBER_LOG_WARN, "%s", c->no_kallsyms);
+		else if (err == EMBER_EPERM)
 			ember_log(EMBER_LOG_WARN,
 				  "kernel symbols are hidden by "
 				  "kernel.kptr_restrict: set it to 0, or run "
@@ -559,14 +593,16 @@ void rec_symctx_release(struct rec_symctx *c)
 struct kpre {
 	pthread_t thread;
 	struct rec_symtab st;
-	int err, started;
+	const char *cache;
+	int other, err, cache_err, started;
 };
 
 static void *kallsyms_thread(void *arg)
 {
 	struct kpre *k = arg;
 
-	k->err = rec_kallsyms_load(&k->st, NULL);
+	k->err = rec_kernel_syms_load(&k->st, k->cache, k->other, NULL,
+				      &k->cache_err);
 	rec_symtab_finish(&k->st);
 	return NULL;
 }
@@ -587,8 +623,10 @@ static void preload(struct rec_symctx *c, struct kpre *kp)
 		else if (f->kind == REC_FRAME_DSO && f->obj < r->world.ndsos)
 			want[f->obj] = 1;
 	}
-	if (kernel && !c->no_kallsyms && !c->pre) {
+	if (kernel && (!c->no_kallsyms || c->kallsyms_cache) && !c->pre) {
 		rec_symtab_init(&kp->st, REC_SYMTAB_KALLSYMS);
+		kp->cache = c->kallsyms_cache;
+		kp->other = c->no_kallsyms != NULL;
 		kp->started =
 		    !pthread_create(&kp->thread, NULL, kallsyms_thread, kp);
 		if (!kp->started)
@@ -608,6 +646,7 @@ static void preload(struct rec_symctx *c, struct kpre *kp)
 		pthread_join(kp->thread, NULL);
 		c->pre = &kp->st;
 		c->pre_err = kp->err;
+		c->pre_cache_err = kp->cache_err;
 	}
 }
 

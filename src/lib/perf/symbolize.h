@@ -14,13 +14,16 @@ struct rec_symctx {
 	int flags;		 /* REC_FOLD_KERNEL, REC_FOLD_JIT */
 	const char *perfmap_dir; /* NULL: /tmp */
 	const char *no_kallsyms; /* why kernel frames stay unnamed */
+	/* perf's copy of the recording's kernel's kallsyms (NULL: none),
+	 * read before /proc/kallsyms, or instead of no_kallsyms */
+	const char *kallsyms_cache;
 	struct rec_symtab kernel;
 	int kernel_state; /* 0 untried, 1 loaded, -1 unavailable */
 	struct ember_buf raw, out;
 	struct ember_buf java; /* a JVM's method name, renamed */
 	/* kallsyms loaded beforehand (finished), taken over on first use */
 	struct rec_symtab *pre;
-	int pre_err;
+	int pre_err, pre_cache_err; /* as rec_kernel_syms_load's */
 	/* REC_FOLD_INLINE: inlined calls from DWARF, modules by dso id */
 	struct ember_inliner *inliner;
 	int32_t *inline_mod; /* module + 1; 0 not opened, -1 no DWARF */
@@ -36,6 +39,15 @@ void rec_symctx_release(struct rec_symctx *c);
  * script prints them; *java when it is a java process's JIT code. */
 const char *rec_frame_symbol(struct rec_symctx *c, const struct rec_frame *f,
 			     struct ember_buf *dso, int *java);
+
+/* A recording's kernel symbols into st (initialized): perf's copy of its
+ * kallsyms, cache (NULL: none), else /proc/kallsyms unless the recording's
+ * kernel is another (other: EMBER_ENOTSUP).  Why the copy was not used is
+ * left in *cache_err (0: used, or none), for rec_kernel_syms_why to say
+ * (the loader may be another thread). */
+int rec_kernel_syms_load(struct rec_symtab *st, const char *cache, int other,
+			 const int *stop, int *cache_err) EMBER_WUR;
+void rec_kernel_syms_why(const char *cache, int cache_err);
 
 /* Names come from the programs profiled (ELF symbols, perf maps,
  * jitdumps, thread names): a control byte would split a folded line or

@@ -119,6 +119,37 @@ int rec_kallsyms_load(struct rec_symtab *st, const char *path) EMBER_WUR;
  * thread sets it). */
 int rec_kallsyms_load_until(struct rec_symtab *st, const char *path,
 			    const int *stop) EMBER_WUR;
+/* Where perf's build-id cache keeps its copy of the kallsyms of the
+ * kernel of build-id id, as perf record made it: $PERF_BUILDID_DIR, else
+ * ~/.debug, then "[kernel.kallsyms]/HEX/kallsyms"; out is left empty
+ * when there is neither. */
+void rec_kallsyms_cache_path(struct ember_buf *out, const uint8_t *id,
+			     size_t len);
+/* Loads such a copy: EMBER_EPERM when it is another user's or others may
+ * write it (or it cannot be opened), EMBER_ETRUNC when it does not end
+ * with a newline (cut short), EMBER_EEMPTY when it is empty,
+ * EMBER_EFORMAT when it holds no symbol with an address. */
+int rec_kallsyms_load_cache(struct rec_symtab *st, const char *path,
+			    const int *stop) EMBER_WUR;
+/* A kallsyms file read whole, to be parsed (rec_kallsyms_take). */
+struct rec_ktext {
+	char *buf;
+	size_t len, size;
+};
+/* Reads a kallsyms file (NULL: /proc/kallsyms), given up (EMBER_EINTR) as
+ * soon as stop (NULL: none) is set; perf's copy, with the checks and
+ * errors of rec_kallsyms_load_cache. */
+int rec_kallsyms_read(struct rec_ktext *t, const char *path,
+		      const int *stop) EMBER_WUR;
+int rec_kallsyms_read_cache(struct rec_ktext *t, const char *path,
+			    const int *stop) EMBER_WUR;
+/* Adds the text's symbols to st as rec_kallsyms_load does, t consumed
+ * (its text kept by st, or freed).  Given want, nwant sorted addresses
+ * (NULL: all), only the symbols their lookups need: rec_symtab_find on
+ * the finished table gives for each of them what it would with all. */
+int rec_kallsyms_take(struct rec_symtab *st, struct rec_ktext *t,
+		      const uint64_t *want, size_t nwant) EMBER_WUR;
+void rec_ktext_release(struct rec_ktext *t);
 /* Parses kallsyms text already in memory (for tests). */
 size_t rec_kallsyms_parse(struct rec_symtab *st, const char *p, size_t n);
 
