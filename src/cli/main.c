@@ -1,9 +1,13 @@
 /* The ember command: a table of subcommands, and the FlameGraph script
  * names under which ember acts as those scripts. */
 #include <getopt.h>
+#include <malloc.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -147,11 +151,40 @@ static int options(const char *name)
 	return fflush(stdout) || ferror(stdout) ? 1 : 0;
 }
 
+/* One heap for every thread, grown 256 MiB of address space at a time,
+ * that first stretch backed by huge pages, and memory freed kept for what
+ * comes next.  A fresh 4 KiB page costs a page fault, dear on virtual
+ * machines, and ember's tables touch thousands of them: collapse perf of
+ * 150 MB of perf script text took 9,300 faults and 0.53 s of CPU, 580
+ * and 0.26 s so (peak memory 35 -> 45 MB: huge pages are filled whole);
+ * perf.data of 6 s of a machine 1,456 faults and 40 ms, ~600 and 20 ms.
+ * Only pages used are memory: the pad is address space. */
+#define HEAP_PAD  ((size_t)256 << 20)
+#define HUGE_PAGE ((uintptr_t)2 << 20)
+static void heap_setup(void)
+{
+	if (!mallopt(M_TOP_PAD, (int)HEAP_PAD) ||
+	    !mallopt(M_TRIM_THRESHOLD, (int)(2 * HEAP_PAD)) ||
+	    !mallopt(M_MMAP_THRESHOLD, 32 << 20) || !mallopt(M_ARENA_MAX, 1))
+		return;
+	/* a block past the heap's top grows it by the pad now */
+	void *p = malloc(1 << 20);
+	char *top = sbrk(0);
+	if (p && top != (char *)-1 && (char *)p < top) {
+		uintptr_t a = ((uintptr_t)p + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+		uintptr_t z = (uintptr_t)top & ~(HUGE_PAGE - 1);
+		if (z > a)
+			madvise((void *)a, z - a, MADV_HUGEPAGE);
+	}
+	free(p);
+}
+
 int main(int argc, char **argv)
 {
 	const char *base = argv[0] ? strrchr(argv[0], '/') : NULL;
 	char name[64];
 
+	heap_setup();
 	base = base ? base + 1 : (argv[0] ? argv[0] : "ember");
 	snprintf(name, sizeof(name), "%s", base);
 	size_t n = strlen(name);
