@@ -478,8 +478,16 @@ static void enqueue(struct rec_pd *pd, const uint8_t *rec, size_t size,
 	struct pd_qent *e;
 
 	if (t == UINT64_MAX) {
-		/* no time: as it comes, as perf does */
-		pd->fn(pd->fctx, rec, size, attr);
+		/* no time: as it comes, as perf does (a misaligned one from
+		 * a copy: the callbacks read records as structs) */
+		if ((uintptr_t)rec & 7) {
+			void *c = ember_xmalloc(size);
+			memcpy(c, rec, size);
+			pd->fn(pd->fctx, c, size, attr);
+			free(c);
+		} else {
+			pd->fn(pd->fctx, rec, size, attr);
+		}
 		return;
 	}
 	EMBER_GROW(pd->q, pd->nq + 1, pd->aq);
