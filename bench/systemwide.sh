@@ -29,8 +29,15 @@ work() {
 	echo "timeout $1 '$W/deep' 1000 & timeout $1 sh -c 'while :; do for f in src/lib/*.c src/lib/*/*.c; do cc -O2 -g -Iinclude -Isrc/lib -D_GNU_SOURCE -c \"\$f\" -o \"$W/sw-cc/x.o\" 2> /dev/null; done; done'; wait"
 }
 
-# cpu FILE: the user + system seconds GNU time wrote to FILE
-cpu() { awk '{ printf "%.3f", $1 + $2 }' "$1"; }
+# cputime COMMAND...: runs COMMAND (output to /dev/null) and sets c to the
+# CPU seconds, user and system, of it and its children: perf stat's
+# task-clock, to the microsecond (GNU time prints hundredths, and ember's
+# folded output of the short recording takes two or three of them)
+cputime() {
+	perf stat -x, -e task-clock -o "$W/stat" "$@" > /dev/null 2>&1
+	c=$(awk -F, '$3 == "task-clock" || $3 ~ /^task-clock/ { printf "%.4f", $1 / 1000 }' "$W/stat")
+	c=${c:-999999}
+}
 
 # theirs FILE RUNS [OPTIONS]: sets t to the least CPU time of RUNS runs
 # of `perf script OPTIONS -i FILE | ember collapse perf`, each given up
@@ -41,8 +48,7 @@ theirs() {
 	f=$1 runs=$2; shift 2
 	t=999999 capped=0
 	for r in $(seq "$runs"); do
-		/usr/bin/time -f '%U %S' -o "$W/time" sh -c "{ timeout ${SW_CAP:-300} perf script $* -i '$f' 2> /dev/null; echo \$? > '$W/ps.rc'; } | '$EMBER' collapse perf > /dev/null 2>&1"
-		c=$(cpu "$W/time")
+		cputime sh -c "{ timeout ${SW_CAP:-300} perf script $* -i '$f' 2> /dev/null; echo \$? > '$W/ps.rc'; } | '$EMBER' collapse perf > /dev/null 2>&1"
 		[ "$(cat "$W/ps.rc")" = 124 ] && capped=1
 		[ "$(echo "$c < $t" | bc)" = 1 ] && t=$c
 		[ "$capped" = 1 ] && break
@@ -65,9 +71,8 @@ ratio() {
 ours() {
 	ours=999999
 	for i in 1 2 3 4 5; do
-		/usr/bin/time -f '%U %S' -o "$W/time" "$EMBER" collapse perf -q "$1" > /dev/null 2>&1
-		t=$(cpu "$W/time")
-		[ "$(echo "$t < $ours" | bc)" = 1 ] && ours=$t
+		cputime "$EMBER" collapse perf -q "$1"
+		[ "$(echo "$c < $ours" | bc)" = 1 ] && ours=$c
 	done
 }
 
@@ -95,11 +100,11 @@ set -- folded pb.gz speedscope.json trace.json cpuprofile firefox.json perf.txt
 for x in "$@"; do echo 999999 > "$W/sw-best.$x"; done
 for i in 1 2 3 4 5; do
 	for x in "$@"; do
-		/usr/bin/time -f '%U %S' -o "$W/time" "$EMBER" collapse perf -q "$fp" \
-			-o "$W/sw-out.$x" > /dev/null 2> "$W/stderr" || {
-			echo "  -o .$x: failed"; sed 's/^/    /' "$W/stderr" | tail -3; exit 1; }
-		t=$(cpu "$W/time")
-		[ "$(echo "$t < $(cat "$W/sw-best.$x")" | bc)" = 1 ] && echo "$t" > "$W/sw-best.$x"
+		rm -f "$W/sw-out.$x"
+		cputime "$EMBER" collapse perf -q "$fp" -o "$W/sw-out.$x"
+		[ -s "$W/sw-out.$x" ] || {
+			echo "  -o .$x: failed"; "$EMBER" collapse perf -q "$fp" -o "$W/sw-out.$x" 2>&1 | tail -3; exit 1; }
+		[ "$(echo "$c < $(cat "$W/sw-best.$x")" | bc)" = 1 ] && echo "$c" > "$W/sw-best.$x"
 	done
 done
 folded=$(cat "$W/sw-best.folded")
