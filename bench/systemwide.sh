@@ -6,7 +6,8 @@
 # with DWARF (--call-graph dwarf), perf script both as typed (its inlined
 # frames named by addr2line: given up after SW_CAP seconds, then "> Nx")
 # and with --no-inline; the writers' CPU time (user + system,
-# least of 5, the formats' runs interleaved) as a ratio to folded
+# least of 5 on the short recording and of 3 on the long one, the
+# formats' runs interleaved) as a ratio to folded
 # output's; and the peak memory of writing folded output, pprof,
 # speedscope, Firefox and Chrome trace events
 # from a recording of about 1.2M samples, what 10 minutes at 999 Hz on 2
@@ -95,25 +96,30 @@ fi
 "$EMBER" collapse perf "$fp" 2>&1 > /dev/null | sed -n 's/^ember: read /  frame pointers, system-wide: /p'
 printf '  %s MB perf.data\n' "$(echo "$(stat -c %s "$fp") / 1000000" | bc)"
 
-# the writers, interleaved, least CPU time of 5 each
-set -- folded pb.gz speedscope.json trace.json cpuprofile firefox.json perf.txt
-for x in "$@"; do echo 999999 > "$W/sw-best.$x"; done
-for i in 1 2 3 4 5; do
-	for x in "$@"; do
-		rm -f "$W/sw-out.$x"
-		cputime "$EMBER" collapse perf -q "$fp" -o "$W/sw-out.$x"
-		[ -s "$W/sw-out.$x" ] || {
-			echo "  -o .$x: failed"; "$EMBER" collapse perf -q "$fp" -o "$W/sw-out.$x" 2>&1 | tail -3; exit 1; }
-		[ "$(echo "$c < $(cat "$W/sw-best.$x")" | bc)" = 1 ] && echo "$c" > "$W/sw-best.$x"
+# writers FILE RUNS: each writer's CPU time on FILE, interleaved, least of
+# RUNS each, as a ratio to folded output's; sets folded
+writers() {
+	set -- folded pb.gz speedscope.json trace.json cpuprofile firefox.json perf.txt
+	for x in "$@"; do echo 999999 > "$W/sw-best.$x"; done
+	for i in $(seq "$runs"); do
+		for x in "$@"; do
+			rm -f "$W/sw-out.$x"
+			cputime "$EMBER" collapse perf -q "$file" -o "$W/sw-out.$x"
+			[ -s "$W/sw-out.$x" ] || {
+				echo "  -o .$x: failed"; "$EMBER" collapse perf -q "$file" -o "$W/sw-out.$x" 2>&1 | tail -3; exit 1; }
+			[ "$(echo "$c < $(cat "$W/sw-best.$x")" | bc)" = 1 ] && echo "$c" > "$W/sw-best.$x"
+		done
 	done
-done
-folded=$(cat "$W/sw-best.folded")
-printf '  %-46s %7.3f s CPU\n' "ember collapse perf perf.data (folded)" "$folded"
-for x in "$@"; do
-	[ "$x" = folded ] && continue
-	printf '  %-46s %7.3f s CPU  %5.2fx folded\n' "-o .$x" "$(cat "$W/sw-best.$x")" \
-		"$(echo "$(cat "$W/sw-best.$x") / $folded" | bc -l)"
-done
+	folded=$(cat "$W/sw-best.folded")
+	printf '  %-46s %7.3f s CPU\n' "ember collapse perf perf.data (folded)" "$folded"
+	for x in "$@"; do
+		[ "$x" = folded ] && continue
+		printf '  %-46s %7.3f s CPU  %5.2fx folded\n' "-o .$x" "$(cat "$W/sw-best.$x")" \
+			"$(echo "$(cat "$W/sw-best.$x") / $folded" | bc -l)"
+	done
+	rm -f "$W"/sw-out.*
+}
+file=$fp runs=5 writers
 # perf script as typed (with its inlined frames), and without them
 against "frame pointers" "$fp" 5 "$folded" 20x
 against "frame pointers" "$fp" 5 "$folded" 20x --no-inline
@@ -123,10 +129,9 @@ long=$W/sw-long.perf.data
 if perf record -q -a -g -F 999 -o "$long" -- sh -c "$(work "${SW_LONG:-60}")" > /dev/null 2> "$W/rec.err"; then
 	"$EMBER" collapse perf "$long" 2>&1 > /dev/null | sed -n "s/^ember: read /  frame pointers, system-wide, ${SW_LONG:-60} s: /p"
 	printf '  %s MB perf.data\n' "$(echo "$(stat -c %s "$long") / 1000000" | bc)"
-	ours "$long"
-	printf '  %-46s %7.3f s CPU\n' "ember collapse perf perf.data (folded)" "$ours"
-	against "frame pointers, ${SW_LONG:-60} s" "$long" 3 "$ours" 20x
-	against "frame pointers, ${SW_LONG:-60} s" "$long" 3 "$ours" 20x --no-inline
+	file=$long runs=3 writers
+	against "frame pointers, ${SW_LONG:-60} s" "$long" 3 "$folded" 20x
+	against "frame pointers, ${SW_LONG:-60} s" "$long" 3 "$folded" 20x --no-inline
 	rm -f "$long"
 else
 	echo "  long recording: perf record failed: $(head -1 "$W/rec.err")"
