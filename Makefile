@@ -68,7 +68,7 @@ PIC_OBJ := $(LIB_OBJ:$(BUILD)/%=$(BUILD)/pic/%)
 LIB_OUT := $(BUILD)/lib/libember.so.$(VERSION) $(BUILD)/lib/libember.a \
            $(BUILD)/lib/ember.pc
 # `make static`: the library's dlopen users, built without it
-NODL_SRC := $(filter %/debuginfod.c %/dwarfsec.c,$(LIB_SRC))
+NODL_SRC := $(filter %/debuginfod.c %/libdeflate.c,$(LIB_SRC))
 STATIC_OBJ := $(filter-out $(NODL_SRC:%.c=$(BUILD)/%.o),$(LIB_OBJ)) \
               $(NODL_SRC:%.c=$(BUILD)/static/%.o)
 STATIC_LIBS := $(shell pkg-config --static --libs $(PKGS) 2>/dev/null | \

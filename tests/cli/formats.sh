@@ -25,6 +25,25 @@ check "  an SVG" has "<svg" "$T/d.svg"
 status 0 "diff -o d.folded" "$EMBER" diff "$T/a.folded" "$T/b.folded" -o "$T/d.folded"
 check "  two counts" has "a;c 0 1" "$T/d.folded"
 
+# pprof of many timed samples: megabytes encoded, compressed a piece at a
+# time (with libdeflate, a gzip member each): read back whole, by gzip
+# and by ember, to the same stacks and samples as the input
+awk 'BEGIN {
+	for (i = 0; i < 60000; i++) {
+		printf "app 100/%d [000] %d.%06d: 1000000 cpu-clock:\n", 100 + i % 4, 1000 + int(i / 1000), (i % 1000) * 1000
+		printf "\t    %d leaf%d+0x1e (/usr/bin/app)\n\t    13e4 mid%d+0x4 (/usr/bin/app)\n", 4864 + i % 8, i % 8, i % 3
+		printf "\t    10f8 main+0x48 (/usr/bin/app)\n\n"
+	}
+}' > "$T/many.txt"
+# (pprof has no place for the process's name as a root frame)
+"$EMBER" collapse perf "$T/many.txt" | sed 's/^app;//' > "$T/many.want"
+status 0 "60,000 samples -o .pb.gz" "$EMBER" collapse perf -q "$T/many.txt" -o "$T/many.pb.gz"
+check "  gzip reads it all" sh -c "gzip -dc '$T/many.pb.gz' | wc -c | awk '{ exit !(\$1 > 2000000) }'"
+status 0 "  collapse pprof reads it" "$EMBER" collapse pprof "$T/many.pb.gz"
+check "  to the same stacks" cmp -s "$T/out" "$T/many.want"
+status 0 "  and to speedscope" "$EMBER" collapse pprof -q "$T/many.pb.gz" -o "$T/many.speedscope.json"
+check "  every sample in it" sh -c "grep -o '\"weights\":\[[^]]*\]' '$T/many.speedscope.json' | tr ',' '\n' | wc -l | awk '{ exit !(\$1 == 60000) }'"
+
 # collapse: each format by its name and by its extensions
 for x in "chrome .trace.json" "chrome .chrome.json" "cpuprofile .cpuprofile" \
 	"firefox .firefox.json" "firefox .json" "perf-script .perf.txt" "perf-script .perf-script"; do

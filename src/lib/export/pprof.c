@@ -27,6 +27,7 @@
 #include <zlib.h>
 
 #include "export.h"
+#include "libdeflate.h"
 #include "profile.h"
 #include "proto.h"
 #include "stacks.h"
@@ -47,10 +48,18 @@ enum {
 
 /* The profile's bytes, gzip-compressed as they are made: the encoded
  * profile is never held whole (a recording of a million samples makes
- * a hundred megabytes of it).  zlib's output does not depend on how its
- * input comes in pieces, so the file is the same as in one piece. */
+ * a hundred megabytes of it).  With libdeflate, each piece is a gzip
+ * member of its own (RFC 1952 lets a file be several, and Go's reader,
+ * and so pprof, Pyroscope and Parca, reads them all), made in a third of
+ * zlib's time; else one zlib stream, whose output does not depend on how
+ * its input comes in pieces. */
 struct gz {
 	z_stream z;
+	const struct ember_libdeflate *lib;
+	struct libdeflate_compressor *c;
+	unsigned char *cbuf;
+	size_t ncbuf;
+	int members; /* libdeflate's written */
 	ember_write_fn w;
 	void *ctx;
 	int err, live;
@@ -63,11 +72,35 @@ static int gz_init(struct gz *g, ember_write_fn w, void *ctx)
 	g->ctx = ctx;
 	/* level 1, as Go's runtime/pprof writes its profiles: a fifth of
 	 * the time of level 6 for a file a few percent bigger */
+	if ((g->lib = ember_libdeflate()) &&
+	    (g->c = g->lib->alloc_compressor(1)))
+		return 0;
+	g->lib = NULL;
 	if (deflateInit2(&g->z, 1, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY) !=
 	    Z_OK)
 		return EMBER_ENOMEM;
 	g->live = 1;
 	return 0;
+}
+
+/* raw's bytes as one gzip member (none for no bytes after the first) */
+static void gz_member(struct gz *g, struct ember_buf *raw)
+{
+	if (!raw->len && g->members)
+		return;
+	size_t bound = g->lib->gzip_compress_bound(g->c, raw->len);
+	if (bound > g->ncbuf) {
+		free(g->cbuf);
+		g->cbuf = ember_xmalloc(bound);
+		g->ncbuf = bound;
+	}
+	size_t n = g->lib->gzip_compress(g->c, raw->buf ? raw->buf : "",
+					 raw->len, g->cbuf, g->ncbuf);
+	if (!n)
+		g->err = EMBER_ENOMEM;
+	else
+		g->err = g->w(g->ctx, g->cbuf, n);
+	g->members++;
 }
 
 /* raw's bytes into the stream (and raw emptied); finish: the last ones */
@@ -79,6 +112,10 @@ static int gz_put(struct gz *g, struct ember_buf *raw, int finish)
 
 	if (g->err)
 		goto out;
+	if (g->lib) {
+		gz_member(g, raw);
+		goto out;
+	}
 	do {
 		/* avail_in is 32 bits: feed at most 1 GiB at a time */
 		size_t left = raw->len - done;
@@ -110,7 +147,12 @@ static void gz_end(struct gz *g)
 {
 	if (g->live)
 		deflateEnd(&g->z);
+	if (g->c)
+		g->lib->free_compressor(g->c);
+	free(g->cbuf);
 	g->live = 0;
+	g->c = NULL;
+	g->cbuf = NULL;
 }
 
 /* One Sample being summed: (stack, thread) and its values; with times,

@@ -12,44 +12,12 @@
  * (libdw skips those), a decompressed one loses SHF_COMPRESSED and its data
  * descriptor, the one elf_getdata returns every time, gets the buffer.
  */
-#include <dlfcn.h>
 #include <gelf.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "libdeflate.h"
 #include "symbols/inline.h"
-
-#ifdef EMBER_STATIC /* make static: no shared library is loaded */
-#define dlopen(file, mode) ((void)(file), (void)(mode), (void *)NULL)
-#define dlsym(h, name)	   ((void)(h), (void)(name), (void *)NULL)
-#define dlclose(h)	   ((void)(h))
-#endif
-
-/* libdeflate's API (libdeflate.h, stable since 1.0) */
-struct libdeflate_decompressor;
-static struct {
-	struct libdeflate_decompressor *(*alloc)(void);
-	int (*zlib)(struct libdeflate_decompressor *d, const void *in,
-		    size_t in_len, void *out, size_t out_len, size_t *got);
-	void (*release)(struct libdeflate_decompressor *d);
-} deflate;
-static pthread_once_t deflate_once = PTHREAD_ONCE_INIT;
-
-static void deflate_load(void)
-{
-	void *dl = dlopen("libdeflate.so.0", RTLD_NOW | RTLD_LOCAL);
-
-	if (!dl)
-		return;
-	*(void **)&deflate.alloc = dlsym(dl, "libdeflate_alloc_decompressor");
-	*(void **)&deflate.zlib = dlsym(dl, "libdeflate_zlib_decompress");
-	*(void **)&deflate.release = dlsym(dl, "libdeflate_free_decompressor");
-	if (!deflate.alloc || !deflate.zlib || !deflate.release) {
-		memset(&deflate, 0, sizeof(deflate));
-		dlclose(dl);
-	}
-}
 
 /* What the inlined calls do not read: variable locations, CFI, macros,
  * name indexes, type units; and the line table, unless asked for. */
@@ -82,7 +50,8 @@ static int unneeded(const char *name, int lines)
 /* Decompresses a zlib-compressed (SHF_COMPRESSED) section in place of
  * its data; the buffer goes to s.  0, or -1: left as it was. */
 static int inflate_section(struct rec_dwarfsec *s, Elf *elf, Elf_Scn *scn,
-			   GElf_Shdr *sh, struct libdeflate_decompressor *d)
+			   GElf_Shdr *sh, const struct ember_libdeflate *lib,
+			   struct libdeflate_decompressor *d)
 {
 	GElf_Chdr ch;
 	Elf_Data *data = elf_getdata(scn, NULL);
@@ -98,8 +67,8 @@ static int inflate_section(struct rec_dwarfsec *s, Elf *elf, Elf_Scn *scn,
 	void *buf = malloc(ch.ch_size);
 	if (!buf)
 		return -1;
-	if (deflate.zlib(d, (const char *)data->d_buf + hdr, data->d_size - hdr,
-			 buf, ch.ch_size, &got) ||
+	if (lib->zlib_decompress(d, (const char *)data->d_buf + hdr,
+				 data->d_size - hdr, buf, ch.ch_size, &got) ||
 	    got != ch.ch_size) {
 		free(buf);
 		return -1;
@@ -124,6 +93,7 @@ void rec_dwarfsec_prepare(struct rec_dwarfsec *s, struct Elf *elf, int lines)
 	size_t shstrndx;
 	Elf_Scn *scn = NULL;
 	struct libdeflate_decompressor *d = NULL;
+	const struct ember_libdeflate *lib = NULL;
 
 	memset(s, 0, sizeof(*s));
 	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
@@ -143,14 +113,14 @@ void rec_dwarfsec_prepare(struct rec_dwarfsec *s, struct Elf *elf, int lines)
 		    strncmp(name, ".debug_", 7))
 			continue;
 		if (!d) {
-			pthread_once(&deflate_once, deflate_load);
-			if (!deflate.alloc || !(d = deflate.alloc()))
+			lib = ember_libdeflate();
+			if (!lib || !(d = lib->alloc_decompressor()))
 				continue;
 		}
-		inflate_section(s, elf, scn, &sh, d);
+		inflate_section(s, elf, scn, &sh, lib, d);
 	}
 	if (d)
-		deflate.release(d);
+		lib->free_decompressor(d);
 }
 
 void rec_dwarfsec_release(struct rec_dwarfsec *s)
