@@ -22,7 +22,8 @@ void *ember_arena_alloc(struct ember_arena *a, size_t n)
 	if (n > SIZE_MAX / 2)
 		return ember_xmalloc(
 		    SIZE_MAX); /* calls the out-of-memory handler */
-	n = (n + 7) & ~(size_t)7;
+	/* (no bytes: still a place of its own, never NULL plus 0) */
+	n = n ? (n + 7) & ~(size_t)7 : 8;
 	if (n > a->left) {
 		size_t size = n > ARENA_BLOCK / 4 ? n : ARENA_BLOCK;
 		struct ember_arena_block *blk;
