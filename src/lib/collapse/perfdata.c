@@ -18,7 +18,7 @@
 
 #include "collapse.h"
 #include "symbols/jitdump.h"
-#include "perf/hugemem.h"
+#include "hugemem.h"
 #include "perf/perfdata.h"
 #include "perf/samples.h"
 #include "perf/symbolize.h"
@@ -649,7 +649,7 @@ int cl_perfdata_read(const struct ember_collapse_options *o,
 	if (__builtin_mul_overflow(2 * r->frames.n + 2, sizeof(*c.fc),
 				   &c.fc_bytes))
 		c.fc_bytes = SIZE_MAX;
-	c.fc = rec_huge_alloc(c.fc_bytes);
+	c.fc = ember_huge_alloc(c.fc_bytes);
 	c.root_off = ember_xcalloc(r->frames.n, sizeof(*c.root_off));
 	c.root_len = ember_xcalloc(r->frames.n, sizeof(*c.root_len));
 	c.root_java = ember_xcalloc(r->frames.n, 1);
@@ -743,7 +743,7 @@ out:
 	free(c.want);
 	free(c.pbuf);
 	free(c.cache);
-	rec_huge_free(c.fc, c.fc_bytes);
+	ember_huge_free(c.fc, c.fc_bytes);
 	free(c.root_off);
 	free(c.root_len);
 	free(c.root_java);

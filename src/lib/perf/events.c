@@ -34,7 +34,7 @@
 #include <unistd.h>
 
 #include "perf/events.h"
-#include "perf/hugemem.h"
+#include "hugemem.h"
 #include "perf/interp.h"
 #include "symbols/procfs.h"
 #include "symbols/jitdump.h"
@@ -1080,8 +1080,8 @@ static void chains_free(struct rec_chains *c)
 {
 	if (!c)
 		return;
-	rec_huge_free(c->v, c->alloc * sizeof(*c->v));
-	rec_huge_free(c->slots, (c->mask + 1) * sizeof(*c->slots));
+	ember_huge_free(c->v, c->alloc * sizeof(*c->v));
+	ember_huge_free(c->slots, (c->mask + 1) * sizeof(*c->slots));
 	ember_arena_release(&c->words);
 	free(c);
 }
@@ -1106,7 +1106,7 @@ static struct rec_chain *chain_find(struct rec_events *r,
 		c = r->chains = ember_xcalloc(1, sizeof(*c));
 		ember_arena_init(&c->words);
 		c->mask = 1023;
-		c->slots = rec_huge_alloc((c->mask + 1) * sizeof(*c->slots));
+		c->slots = ember_huge_alloc((c->mask + 1) * sizeof(*c->slots));
 	}
 	size_t i = (size_t)(h >> 32) & c->mask;
 	for (; c->slots[i]; i = (i + 1) & c->mask) {
@@ -1131,8 +1131,8 @@ static struct rec_chain *chain_add(struct rec_events *r,
 	memcpy(ips, s->ips, (size_t)s->nr * 8);
 	if (c->n + 1 > c->alloc) { /* in huge pages once large */
 		size_t a = c->alloc / 2 * 3 + 16;
-		c->v = rec_huge_grow(c->v, c->alloc * sizeof(*c->v),
-				     a * sizeof(*c->v));
+		c->v = ember_huge_grow(c->v, c->alloc * sizeof(*c->v),
+				       a * sizeof(*c->v));
 		c->alloc = a;
 	}
 	e = &c->v[c->n];
@@ -1145,9 +1145,9 @@ static struct rec_chain *chain_add(struct rec_events *r,
 	c->nwords += s->nr;
 	c->slots[slot] = (uint32_t)++c->n;
 	if (c->n * 2 > c->mask) {
-		rec_huge_free(c->slots, (c->mask + 1) * sizeof(*c->slots));
+		ember_huge_free(c->slots, (c->mask + 1) * sizeof(*c->slots));
 		c->mask = c->mask * 2 + 1;
-		c->slots = rec_huge_alloc((c->mask + 1) * sizeof(*c->slots));
+		c->slots = ember_huge_alloc((c->mask + 1) * sizeof(*c->slots));
 		for (size_t k = 0; k < c->n; k++) {
 			size_t i = (size_t)(c->v[k].hash >> 32) & c->mask;
 			while (c->slots[i])

@@ -8,19 +8,19 @@
 #include <string.h>
 
 #include "perf/frames.h"
-#include "perf/hugemem.h"
+#include "hugemem.h"
 
 void rec_frames_init(struct rec_frames *f)
 {
 	memset(f, 0, sizeof(*f));
 	f->mask = 1023;
-	f->slots = rec_huge_alloc((f->mask + 1) * sizeof(*f->slots));
+	f->slots = ember_huge_alloc((f->mask + 1) * sizeof(*f->slots));
 }
 
 void rec_frames_release(struct rec_frames *f)
 {
-	rec_huge_free(f->v, f->alloc * sizeof(*f->v));
-	rec_huge_free(f->slots, (f->mask + 1) * sizeof(*f->slots));
+	ember_huge_free(f->v, f->alloc * sizeof(*f->v));
+	ember_huge_free(f->slots, (f->mask + 1) * sizeof(*f->slots));
 	memset(f, 0, sizeof(*f));
 }
 
@@ -49,8 +49,8 @@ uint32_t rec_frames_id_at(struct rec_frames *f, uint32_t kind, uint32_t obj,
 		size_t a = f->alloc / 2 * 3 + 16;
 		if (a > SIZE_MAX / sizeof(*f->v))
 			a = 0; /* the handler's, out of memory */
-		f->v = a ? rec_huge_grow(f->v, f->alloc * sizeof(*f->v),
-					 a * sizeof(*f->v))
+		f->v = a ? ember_huge_grow(f->v, f->alloc * sizeof(*f->v),
+					   a * sizeof(*f->v))
 			 : ember_xreallocarray(NULL, SIZE_MAX, 2);
 		f->alloc = a;
 	}
@@ -62,9 +62,9 @@ uint32_t rec_frames_id_at(struct rec_frames *f, uint32_t kind, uint32_t obj,
 	f->v[f->n].call = 0;
 	f->slots[i] = (uint32_t)++f->n;
 	if (f->n * 2 > f->mask) {
-		rec_huge_free(f->slots, (f->mask + 1) * sizeof(*f->slots));
+		ember_huge_free(f->slots, (f->mask + 1) * sizeof(*f->slots));
 		f->mask = f->mask * 2 + 1;
-		f->slots = rec_huge_alloc((f->mask + 1) * sizeof(*f->slots));
+		f->slots = ember_huge_alloc((f->mask + 1) * sizeof(*f->slots));
 		for (size_t k = 0; k < f->n; k++) {
 			const struct rec_frame *e = &f->v[k];
 			size_t j =

@@ -20,11 +20,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
 
+#include "hugemem.h"
 #include "perf/perfdata.h"
 
 #define PD_MAGIC       0x32454c4946524550ull /* "PERFILE2" */
@@ -756,17 +756,7 @@ static void own_queued(struct rec_pd *pd)
  */
 static uint8_t *grow_window(uint8_t *old, size_t size, size_t to)
 {
-	void *w;
-
-	if (old)
-		w = mremap(old, size, to, MREMAP_MAYMOVE);
-	else
-		w = mmap(NULL, to, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (w == MAP_FAILED)
-		return NULL;
-	madvise(w, to, MADV_HUGEPAGE);
-	return w;
+	return old ? ember_huge_remap(old, size, to) : ember_huge_map(to);
 }
 
 /*
@@ -1117,8 +1107,7 @@ void rec_pd_release(struct rec_pd *pd)
 	free(pd->zbuf);
 	if (pd->zstd)
 		ZSTD_freeDStream(pd->zstd);
-	if (pd->win)
-		munmap(pd->win, pd->win_alloc);
+	ember_huge_unmap(pd->win, pd->win_alloc);
 	if (pd->spooled)
 		close(pd->fd);
 	memset(pd, 0, sizeof(*pd));

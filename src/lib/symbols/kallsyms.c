@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hugemem.h"
 #include "symbols/symtab.h"
 
 /* A hex digit's value + 1; 0 for anything else. */
@@ -285,16 +286,8 @@ static int kent_cmp(const void *a, const void *b)
 
 static struct kent *kents(size_t n, size_t *bytes)
 {
-	const size_t huge = 2 << 20;
-	void *v;
-
-	*bytes = (n * sizeof(struct kent) + huge - 1) & ~(huge - 1);
-	v = mmap(NULL, *bytes, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (v == MAP_FAILED)
-		return NULL;
-	madvise(v, *bytes, MADV_HUGEPAGE);
-	return v;
+	*bytes = n * sizeof(struct kent);
+	return ember_huge_map(*bytes);
 }
 
 /* The entries the lookups of address a need, marked: see above. */
@@ -404,7 +397,7 @@ static size_t parse_for(struct rec_symtab *st, char *p, size_t n, int in_place,
 		/* the rest sorted, and merged with the sorted part */
 		qsort(v + sorted, k - sorted, sizeof(*v), kent_cmp);
 		if (!(w = kents(k, &bytes2))) {
-			munmap(v, bytes);
+			ember_huge_unmap(v, bytes);
 			return (size_t)-1;
 		}
 		size_t x = 0, y = sorted, o = 0;
@@ -414,7 +407,7 @@ static size_t parse_for(struct rec_symtab *st, char *p, size_t n, int in_place,
 			w[o++] = v[x++];
 		while (y < k)
 			w[o++] = v[y++];
-		munmap(v, bytes);
+		ember_huge_unmap(v, bytes);
 		v = w;
 		bytes = bytes2;
 	}
@@ -433,7 +426,7 @@ static size_t parse_for(struct rec_symtab *st, char *p, size_t n, int in_place,
 		st->syms[st->n - 1].module = (uint8_t)module;
 		added++;
 	}
-	munmap(v, bytes);
+	ember_huge_unmap(v, bytes);
 	return added;
 }
 
@@ -454,20 +447,17 @@ static int read_fd(struct rec_ktext *t, int fd, const int *stop, int whole)
 
 	t->buf = NULL;
 	t->len = t->size = 0;
-	buf = mmap(NULL, size, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (buf == MAP_FAILED)
-		return EMBER_ENOMEM;
 	/* a few huge pages rather than a fault for each 4 KiB read into */
-	madvise(buf, size, MADV_HUGEPAGE);
+	if (!(buf = ember_huge_map(size)))
+		return EMBER_ENOMEM;
 	for (;;) {
 		if (stop && __atomic_load_n(stop, __ATOMIC_RELAXED)) {
 			err = EMBER_EINTR;
 			break;
 		}
 		if (size - len < (256 << 10)) {
-			char *nb = mremap(buf, size, 2 * size, MREMAP_MAYMOVE);
-			if (nb == MAP_FAILED) {
+			char *nb = ember_huge_remap(buf, size, 2 * size);
+			if (!nb) {
 				err = EMBER_ENOMEM;
 				break;
 			}
@@ -489,7 +479,7 @@ static int read_fd(struct rec_ktext *t, int fd, const int *stop, int whole)
 	if (!err && whole && len && buf[len - 1] != '\n')
 		err = EMBER_ETRUNC;
 	if (err) {
-		munmap(buf, size);
+		ember_huge_unmap(buf, size);
 		return err;
 	}
 	t->buf = buf;
@@ -501,7 +491,7 @@ static int read_fd(struct rec_ktext *t, int fd, const int *stop, int whole)
 void rec_ktext_release(struct rec_ktext *t)
 {
 	if (t->buf)
-		munmap(t->buf, t->size);
+		ember_huge_unmap(t->buf, t->size);
 	t->buf = NULL;
 	t->len = t->size = 0;
 }
@@ -553,14 +543,24 @@ int rec_kallsyms_load(struct rec_symtab *st, const char *path)
 	return rec_kallsyms_load_until(st, path, NULL);
 }
 
-int rec_kallsyms_read(struct rec_ktext *t, const char *path, const int *stop)
+/* path (NULL: /proc/kallsyms) opened: its descriptor, or an error (<
+ * 0, as ember's are) */
+static int kopen(const char *path)
 {
 	int fd = open(path ? path : "/proc/kallsyms", O_RDONLY | O_CLOEXEC);
-	int err;
+
+	if (fd < 0)
+		return errno == ENOENT ? EMBER_ENOENT : EMBER_EPERM;
+	return fd;
+}
+
+int rec_kallsyms_read(struct rec_ktext *t, const char *path, const int *stop)
+{
+	int fd = kopen(path), err;
 
 	t->buf = NULL;
 	if (fd < 0)
-		return errno == ENOENT ? EMBER_ENOENT : EMBER_EPERM;
+		return fd;
 	err = read_fd(t, fd, stop, 0);
 	close(fd);
 	return err;
@@ -569,11 +569,10 @@ int rec_kallsyms_read(struct rec_ktext *t, const char *path, const int *stop)
 int rec_kallsyms_load_until(struct rec_symtab *st, const char *path,
 			    const int *stop)
 {
-	int fd = open(path ? path : "/proc/kallsyms", O_RDONLY | O_CLOEXEC);
-	int err;
+	int fd = kopen(path), err;
 
 	if (fd < 0)
-		return errno == ENOENT ? EMBER_ENOENT : EMBER_EPERM;
+		return fd;
 	err = load_fd(st, fd, stop, 0);
 	close(fd);
 	return err;

@@ -23,10 +23,10 @@
  * root (procfs.c).
  */
 #include <elf.h>
-#include <sys/mman.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "hugemem.h"
 #include "symbols/symtab.h"
 
 /* libiberty's header defines ARRAY_SIZE too */
@@ -62,8 +62,7 @@ void rec_symtab_release(struct rec_symtab *st)
 	free(st->syms);
 	free(st->alias);
 	free(st->bk);
-	if (st->text)
-		munmap(st->text, st->text_size);
+	ember_huge_unmap(st->text, st->text_size);
 	ember_arena_release(&st->arena);
 	memset(st, 0, sizeof(*st));
 }
