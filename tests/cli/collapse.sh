@@ -49,6 +49,15 @@ check "unwritable output named" has "cannot write '/nonexistent/dir/x'" "$T/err"
 if [ -w /dev/full ]; then
 	status 1 "full disk" sh -c "\"$EMBER\" collapse perf $T/sys.perf > /dev/full"
 	check "full disk reported" has "cannot write" "$T/err"
+	# pprof's pieces are compressed and written on a thread of their
+	# own: its failed write is still the command's, with its reason
+	awk 'BEGIN { for (i = 0; i < 40000; i++) printf "main;f%d;g%d;h%d %d\n", i, i % 97, i % 13, i + 1 }' \
+		> "$T/many.folded"
+	status 1 "full disk, pprof" sh -c "\"$EMBER\" collapse folded -f pprof $T/many.folded > /dev/full"
+	check "full disk, pprof, says why" has "No space left on device" "$T/err"
+	status 0 "pprof of many stacks" "$EMBER" collapse folded -o "$T/many.pb.gz" "$T/many.folded"
+	"$EMBER" collapse pprof "$T/many.pb.gz" > "$T/many.back" 2> "$T/err"
+	check "pprof of many stacks read back whole" test "$(sort "$T/many.back" | md5sum)" = "$(sort "$T/many.folded" | md5sum)"
 fi
 
 # usage errors exit 2 and say what is wrong

@@ -21,7 +21,9 @@
  * nanoseconds (pprof's unit for times), as weights that are not integers
  * are rounded.
  */
+#include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -63,7 +65,17 @@ struct gz {
 	ember_write_fn w;
 	void *ctx;
 	int err, live;
+	/* libdeflate's members made on a thread of their own while the
+	 * next piece is encoded: the piece handed over (full: waiting
+	 * for the thread); the thread's error (terr) read under the lock */
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cv;
+	struct ember_buf piece;
+	int full, done, threaded, terr, terrno;
 };
+
+static void *gz_thread(void *arg);
 
 static int gz_init(struct gz *g, ember_write_fn w, void *ctx)
 {
@@ -73,8 +85,17 @@ static int gz_init(struct gz *g, ember_write_fn w, void *ctx)
 	/* level 1, as Go's runtime/pprof writes its profiles: a fifth of
 	 * the time of level 6 for a file a few percent bigger */
 	if ((g->lib = ember_libdeflate()) &&
-	    (g->c = g->lib->alloc_compressor(1)))
+	    (g->c = g->lib->alloc_compressor(1))) {
+		ember_buf_init(&g->piece, 256);
+		pthread_mutex_init(&g->lock, NULL);
+		pthread_cond_init(&g->cv, NULL);
+		g->threaded = !pthread_create(&g->thread, NULL, gz_thread, g);
+		if (!g->threaded) {
+			pthread_mutex_destroy(&g->lock);
+			pthread_cond_destroy(&g->cv);
+		}
 		return 0;
+	}
 	g->lib = NULL;
 	if (deflateInit2(&g->z, 1, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY) !=
 	    Z_OK)
@@ -84,10 +105,12 @@ static int gz_init(struct gz *g, ember_write_fn w, void *ctx)
 }
 
 /* raw's bytes as one gzip member (none for no bytes after the first) */
-static void gz_member(struct gz *g, struct ember_buf *raw)
+static int gz_member(struct gz *g, struct ember_buf *raw)
 {
+	int err;
+
 	if (!raw->len && g->members)
-		return;
+		return 0;
 	size_t bound = g->lib->gzip_compress_bound(g->c, raw->len);
 	if (bound > g->ncbuf) {
 		free(g->cbuf);
@@ -97,10 +120,80 @@ static void gz_member(struct gz *g, struct ember_buf *raw)
 	size_t n = g->lib->gzip_compress(g->c, raw->buf ? raw->buf : "",
 					 raw->len, g->cbuf, g->ncbuf);
 	if (!n)
-		g->err = EMBER_ENOMEM;
+		err = EMBER_ENOMEM;
 	else
-		g->err = g->w(g->ctx, g->cbuf, n);
+		err = g->w(g->ctx, g->cbuf, n);
 	g->members++;
+	return err;
+}
+
+static void *gz_thread(void *arg)
+{
+	struct gz *g = arg;
+
+	pthread_mutex_lock(&g->lock);
+	for (;;) {
+		while (!g->full && !g->done)
+			pthread_cond_wait(&g->cv, &g->lock);
+		if (!g->full)
+			break;
+		int err = g->terr;
+		pthread_mutex_unlock(&g->lock);
+		if (!err) {
+			err = gz_member(g, &g->piece);
+			/* why a write failed, for the caller's message */
+			if (err)
+				g->terrno = errno;
+		}
+		pthread_mutex_lock(&g->lock);
+		g->terr = err;
+		g->full = 0;
+		pthread_cond_broadcast(&g->cv);
+	}
+	pthread_mutex_unlock(&g->lock);
+	return NULL;
+}
+
+/* raw's bytes to the thread (raw given its last buffer back), once it
+ * has made the member before; 0, or -1: no thread */
+static int gz_hand(struct gz *g, struct ember_buf *raw)
+{
+	if (!g->threaded)
+		return -1;
+	pthread_mutex_lock(&g->lock);
+	while (g->full)
+		pthread_cond_wait(&g->cv, &g->lock);
+	g->err = g->terr;
+	if (g->err) {
+		errno = g->terrno;
+	} else {
+		struct ember_buf t = g->piece;
+		g->piece = *raw;
+		*raw = t;
+		g->full = 1;
+		pthread_cond_broadcast(&g->cv);
+	}
+	pthread_mutex_unlock(&g->lock);
+	return 0;
+}
+
+/* The thread ended, its members written; its error, if any, g's. */
+static void gz_join(struct gz *g)
+{
+	if (!g->threaded)
+		return;
+	pthread_mutex_lock(&g->lock);
+	g->done = 1;
+	pthread_cond_broadcast(&g->cv);
+	pthread_mutex_unlock(&g->lock);
+	pthread_join(g->thread, NULL);
+	if (!g->err && g->terr) {
+		g->err = g->terr;
+		errno = g->terrno;
+	}
+	pthread_mutex_destroy(&g->lock);
+	pthread_cond_destroy(&g->cv);
+	g->threaded = 0;
 }
 
 /* raw's bytes into the stream (and raw emptied); finish: the last ones */
@@ -110,12 +203,18 @@ static int gz_put(struct gz *g, struct ember_buf *raw, int finish)
 	size_t done = 0;
 	int zr = Z_OK;
 
-	if (g->err)
-		goto out;
 	if (g->lib) {
-		gz_member(g, raw);
+		/* the last piece after the thread's, by this thread */
+		if (finish)
+			gz_join(g);
+		else if (!gz_hand(g, raw))
+			goto out;
+		if (!g->err)
+			g->err = gz_member(g, raw);
 		goto out;
 	}
+	if (g->err)
+		goto out;
 	do {
 		/* avail_in is 32 bits: feed at most 1 GiB at a time */
 		size_t left = raw->len - done;
@@ -145,6 +244,8 @@ out:
 
 static void gz_end(struct gz *g)
 {
+	gz_join(g);
+	ember_buf_release(&g->piece);
 	if (g->live)
 		deflateEnd(&g->z);
 	if (g->c)
@@ -194,6 +295,11 @@ struct writer {
 	uint32_t *map_id; /* profile mapping -> pprof mapping id */
 	uint32_t rest;	  /* the mapping of frames without one */
 	struct ember_buf out, m, tmp;
+	/* per thread: its labels' bytes at tl[off, off + len) (len
+	 * UINT32_MAX: not made) */
+	struct ember_buf tl;
+	size_t *tl_off;
+	uint32_t *tl_len;
 	struct gz gz; /* where out goes, a piece at a time */
 };
 
@@ -372,12 +478,24 @@ static size_t run_length(const struct ember_prof *p, const uint32_t *f,
 	return k;
 }
 
+static size_t varint_len(uint64_t v)
+{
+	size_t n = 1;
+
+	while (v > 0x7f) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
+/* A Label {key, num} (a sample's time: one per sample) */
 static void put_label_num(struct writer *w, uint32_t key, int64_t v)
 {
-	ember_buf_reset(&w->tmp);
-	pb_put_uint(&w->tmp, 1, key);
-	pb_put_uint(&w->tmp, 3, (uint64_t)v);
-	pb_put_bytes(&w->m, 3, w->tmp.buf, w->tmp.len);
+	pb_put_varint(&w->m, 3 << 3 | PB_LEN);
+	pb_put_varint(&w->m, 2 + varint_len(key) + varint_len((uint64_t)v));
+	pb_put_uint(&w->m, 1, key);
+	pb_put_uint(&w->m, 3, (uint64_t)v);
 }
 
 static void put_label_str(struct writer *w, uint32_t key, uint32_t v)
@@ -587,14 +705,28 @@ static void write_sample(struct writer *w, size_t a, const char *locs,
 			pb_put_varint(&w->tmp, (uint64_t)w->vals[a * nt + t]);
 		pb_put_bytes(&w->m, 2, w->tmp.buf, w->tmp.len);
 		if (g->thread != EMBER_PROF_NONE) {
-			const struct ember_prof_thread *th =
-			    &p->threads[g->thread];
-			if (th->pid >= 0)
-				put_label_num(w, keys[0], th->pid);
-			if (th->tid >= 0)
-				put_label_num(w, keys[1], th->tid);
-			if (th->name)
-				put_label_str(w, keys[2], str(w, th->name));
+			/* the thread's labels, encoded once */
+			if (w->tl_len[g->thread] == UINT32_MAX) {
+				const struct ember_prof_thread *th =
+				    &p->threads[g->thread];
+				size_t at = w->m.len;
+				if (th->pid >= 0)
+					put_label_num(w, keys[0], th->pid);
+				if (th->tid >= 0)
+					put_label_num(w, keys[1], th->tid);
+				if (th->name)
+					put_label_str(w, keys[2],
+						      str(w, th->name));
+				w->tl_off[g->thread] = w->tl.len;
+				w->tl_len[g->thread] =
+				    (uint32_t)(w->m.len - at);
+				ember_buf_add(&w->tl, w->m.buf + at,
+					      w->m.len - at);
+			} else {
+				ember_buf_add(&w->m,
+					      w->tl.buf + w->tl_off[g->thread],
+					      w->tl_len[g->thread]);
+			}
 		}
 		if (w->timed)
 			put_label_num(w, keys[3], (int64_t)g->time);
@@ -736,6 +868,11 @@ static int write_prof(const struct ember_prof *p, ember_write_fn wf, void *ctx)
 	memset(w.lc_len, 0xff, (p->nstacks + 1) * sizeof(*w.lc_len));
 	w.lc_drop = ember_xcalloc(p->nstacks + 1, 1);
 	w.made = ember_xcalloc(p->nstacks + 1, 1);
+	ember_buf_init(&w.tl, 256);
+	w.tl_off = ember_xcalloc(p->nthreads + 1, sizeof(*w.tl_off));
+	w.tl_len =
+	    ember_xreallocarray(NULL, p->nthreads + 1, sizeof(*w.tl_len));
+	memset(w.tl_len, 0xff, (p->nthreads + 1) * sizeof(*w.tl_len));
 	ember_buf_init(&w.out, 1 << 16);
 	err = gz_init(&w.gz, wf, ctx);
 	if (err)
@@ -802,6 +939,9 @@ out:
 	free(w.lc_len);
 	free(w.lc_drop);
 	free(w.made);
+	free(w.tl_off);
+	free(w.tl_len);
+	ember_buf_release(&w.tl);
 	ember_buf_release(&w.lc);
 	ember_buf_release(&w.out);
 	ember_buf_release(&w.m);
