@@ -679,18 +679,15 @@ function stackLayout() {
 	return y;
 }
 function grow(a) { var b = new a.constructor(a.length * 2); b.set(a); return b; }
-function box(node, x, w, y, band, t, d) {
+function growDrawn() {
 	var dr = drawn;
-	if (y + fh <= AXISH || y > stackH) return;
-	if (dr.n == dr.node.length)
-		["node", "x", "w", "y", "band", "t", "d"].forEach(function (k) { dr[k] = grow(dr[k]); });
-	dr.node[dr.n] = node;
-	dr.x[dr.n] = x;
-	dr.w[dr.n] = w;
-	dr.y[dr.n] = y;
-	dr.band[dr.n] = band;
-	dr.t[dr.n] = t;
-	dr.d[dr.n++] = d;
+	dr.node = grow(dr.node);
+	dr.x = grow(dr.x);
+	dr.w = grow(dr.w);
+	dr.y = grow(dr.y);
+	dr.band = grow(dr.band);
+	dr.t = grow(dr.t);
+	dr.d = grow(dr.d);
 }
 // colours as canvas pixels (RGBA bytes in a little-endian word)
 var col32 = null;
@@ -789,55 +786,76 @@ var lastCss = "", fgColor = "#000";
 var stackScale = 1, stackTop = 0, stackH = 0, open = new Int32Array(1), ox = new Float64Array(1);
 // one thread's samples from v[0] to v[1]: every sample when they are few,
 // else the sample under each pixel; a box spans the items in a row that
-// share its node
+// share its node.  (One loop with the boxes written where they close, and
+// no closures: a double kept in a closure's variable or passed to a call
+// not inlined is a number allocated on the heap, a megabyte of them a
+// draw, which the minor GCs then stopped a zoom step for.)
 function band(b, bi, y0, v, sc, W) {
-	var th = b.th, t = th.t, s = th.s, md = th.md + 2;
+	var th = b.th, t = th.t, s = th.s, md = th.md + 2, dr = drawn, v0 = v[0], v1 = v[1];
 	if (open.length < md) {
 		open = new Int32Array(md);
 		ox = new Float64Array(md);
 	}
-	var depth = 0, lastx = -1;
-	var close = function (to) { // boxes at depth > to end at lastx
-		for (; depth > to; depth--)
-			box(open[depth], ox[depth], lastx - ox[depth], y0 + (depth - 1) * fh, bi,
-				v[0] + ox[depth] / sc, (lastx - ox[depth]) / sc);
-	};
-	var item = function (m, x0, x1) {
-		if (x0 > lastx + 0.01) close(0);
-		// the deepest open box on m's path
-		var d = mdepth[m], k = d, node = m;
-		for (; k > depth; k--) node = mparent[node];
-		for (; k > 0 && open[k] != node; k--) node = mparent[node];
-		close(k);
-		for (node = m; d > k; d--, node = mparent[node]) {
-			open[d] = node;
-			ox[d] = x0;
-		}
-		depth = mdepth[m];
-		lastx = x1;
-	};
-	var lo = Math.max(lower(t, v[0]) - 1, 0), hi = Math.min(lower(t, v[1]) + 1, th.n), q;
-	if (hi - lo <= 2 * W) {
-		for (q = lo; q < hi; q++) {
-			var a = (t[q] - v[0]) * sc, z = (t[q] + dur(th, q) - v[0]) * sc;
-			if (z < 0 || a > W) continue;
-			item(s[q], Math.max(a, -1), Math.min(z, W + 1));
-		}
-	} else {
-		// the last sample at or before each pixel's middle
-		q = lo;
-		for (var c = 0; c < W; c++) {
-			var tc = v[0] + (c + 0.5) / sc, a2 = q, z2 = hi;
+	var depth = 0, lastx = -1, k = 0, m = -1, x0 = 0, x1 = 0, node = 0, d = 0;
+	var lo = Math.max(lower(t, v0) - 1, 0), hi = Math.min(lower(t, v1) + 1, th.n);
+	var dense = hi - lo > 2 * W, q = dense ? lo : lo - 1, c = -1, end = false;
+	while (!end) {
+		// the next item: node m from x0 to x1, or the end
+		if (!dense) {
+			if (++q >= hi) {
+				end = true;
+			} else {
+				var a = (t[q] - v0) * sc, z = (t[q] + dur(th, q) - v0) * sc;
+				if (z < 0 || a > W) continue;
+				m = s[q];
+				x0 = Math.max(a, -1);
+				x1 = Math.min(z, W + 1);
+			}
+		} else if (++c >= W) {
+			end = true;
+		} else {
+			// the last sample at or before the pixel's middle
+			var tc = v0 + (c + 0.5) / sc, a2 = q, z2 = hi;
 			while (a2 < z2) {
 				var mid = (a2 + z2) >> 1;
 				if (t[mid] <= tc) a2 = mid + 1;
 				else z2 = mid;
 			}
 			q = a2 > lo ? a2 - 1 : lo;
-			if (t[q] <= tc && tc < t[q] + dur(th, q)) item(s[q], c, c + 1);
+			if (!(t[q] <= tc && tc < t[q] + dur(th, q))) continue;
+			m = s[q];
+			x0 = c;
+			x1 = c + 1;
 		}
+		// the deepest open box on m's path (none after a gap)
+		k = 0;
+		if (!end && !(x0 > lastx + 0.01)) {
+			d = mdepth[m];
+			k = d;
+			for (node = m; k > depth; k--) node = mparent[node];
+			for (; k > 0 && open[k] != node; k--) node = mparent[node];
+		}
+		// the boxes deeper than k end at lastx
+		for (; depth > k; depth--) {
+			var bx = ox[depth], by = y0 + (depth - 1) * fh;
+			if (by + fh <= AXISH || by > stackH) continue;
+			if (dr.n == dr.node.length) growDrawn();
+			dr.node[dr.n] = open[depth];
+			dr.x[dr.n] = bx;
+			dr.w[dr.n] = lastx - bx;
+			dr.y[dr.n] = by;
+			dr.band[dr.n] = bi;
+			dr.t[dr.n] = v0 + bx / sc;
+			dr.d[dr.n++] = (lastx - bx) / sc;
+		}
+		if (end) break;
+		for (node = m, d = mdepth[m]; d > k; d--, node = mparent[node]) {
+			open[d] = node;
+			ox[d] = x0;
+		}
+		depth = mdepth[m];
+		lastx = x1;
 	}
-	close(0);
 }
 function stackAt(cx, cy) {
 	var r = scv.getBoundingClientRect(), x = cx - r.left, y = cy - r.top, dr = drawn;
