@@ -695,15 +695,20 @@ function pixel(css) {
 	var m = /^#([0-9a-f]{6})$/i.exec(css), v = m ? parseInt(m[1], 16) : 0xe600e6;
 	return (0xff000000 | (v & 255) << 16 | (v & 0xff00) | (v >> 16 & 255)) >>> 0;
 }
-var img = null, img32 = null, rowEnd = null;
+var img = null, img32 = null, rowEnd = null, wideK = new Int32Array(1024), SEARCH32 = pixel("#e600e6");
+// a name cut to fit a box: the last cut of each name kept
+var cutLen = null, cutText = [];
 // The boxes: those a few pixels wide straight into the pixels (there are
 // thousands where stacks change under every pixel), the others as
-// rectangles with their names on top.
+// rectangles with their names on top.  (Each loop a function of its own:
+// a loop compiled on the stack in the first draw, when the code after it
+// had never run, left code that bailed out at every later draw.)
 function paint(W, vh, dpr) {
-	var bw = scv.width, bh = scv.height, dr = drawn, k, match = V.match();
+	var bw = scv.width, bh = scv.height, k, match = V.match();
 	if (!col32) {
 		col32 = new Uint32Array(nnames);
 		for (k = 0; k < nnames; k++) col32[k] = pixel(V.colors[k]);
+		cutLen = new Int32Array(nnames);
 	}
 	if (!img || img.width != bw || img.height != bh) {
 		img = sctx.createImageData(bw, bh);
@@ -713,12 +718,23 @@ function paint(W, vh, dpr) {
 		img32.fill(0);
 		rowEnd.fill(0);
 	}
-	// A narrow box writes the first pixel row of its depth's row only;
-	// the rows under it are copies of that one (the boxes of a depth
-	// share their top and height, and no two depths' rows overlap).
-	var wide = [], SEARCH32 = pixel("#e600e6");
-	for (k = 0; k < dr.n; k++) {
-		if (dr.w[k] * dpr >= 4) { wide.push(k); continue; }
+	if (wideK.length < drawn.n) wideK = new Int32Array(drawn.node.length);
+	var nw = narrowBoxes(bw, bh, dpr, match);
+	copyRows(bw, bh);
+	sctx.putImageData(img, 0, 0);
+	wideBoxes(nw, W, match);
+}
+// A narrow box writes the first pixel row of its depth's row only;
+// the rows under it are copies of that one (the boxes of a depth
+// share their top and height, and no two depths' rows overlap).
+// Returns how many boxes are wide (in wideK).
+function narrowBoxes(bw, bh, dpr, match) {
+	var dr = drawn, nw = 0;
+	for (var k = 0; k < dr.n; k++) {
+		if (dr.w[k] * dpr >= 4) {
+			wideK[nw++] = k;
+			continue;
+		}
 		var nm = mname[dr.node[k]], c = match && match[nm] ? SEARCH32 : col32[nm];
 		var x0 = Math.max(0, Math.round(dr.x[k] * dpr)), x1 = Math.min(bw, Math.max(x0 + 1, Math.round((dr.x[k] + dr.w[k]) * dpr)));
 		var y0 = Math.max(0, Math.round(dr.y[k] * dpr)), y1 = Math.min(bh, Math.round((dr.y[k] + fh - 1) * dpr));
@@ -726,19 +742,29 @@ function paint(W, vh, dpr) {
 		if (y1 > rowEnd[y0]) rowEnd[y0] = y1;
 		for (var o = y0 * bw + x0, e = y0 * bw + x1; o < e; o++) img32[o] = c;
 	}
+	return nw;
+}
+function copyRows(bw, bh) {
 	for (var yy = 0; yy < bh; yy++)
 		for (var y2 = yy + 1; y2 < rowEnd[yy]; y2++) img32.copyWithin(y2 * bw, yy * bw, yy * bw + bw);
-	sctx.putImageData(img, 0, 0);
-	for (var q = 0; q < wide.length; q++) {
-		k = wide[q];
-		var n2 = mname[dr.node[k]], x = dr.x[k], w = dr.w[k], y = dr.y[k];
+}
+function wideBoxes(nw, W, match) {
+	var dr = drawn;
+	for (var q = 0; q < nw; q++) {
+		var k = wideK[q], n2 = mname[dr.node[k]], x = dr.x[k], w = dr.w[k], y = dr.y[k];
 		sctx.fillStyle = match && match[n2] ? SEARCHCOLOR : V.colors[n2];
 		sctx.fillRect(x, y, w - 0.5, fh - 1);
 		if (w < 3 * charw + 6) continue;
 		var name = names[n2], x3 = Math.max(x, 0), room = Math.min(x + w, W) - x3 - 6;
 		var chars = Math.floor(room / charw), lbl = name;
 		if (chars < 3) continue;
-		if (chars < name.length) lbl = name.slice(0, Math.max(chars - 2, 1)) + "..";
+		if (chars < name.length) {
+			if (cutLen[n2] != chars) {
+				cutLen[n2] = chars;
+				cutText[n2] = name.slice(0, Math.max(chars - 2, 1)) + "..";
+			}
+			lbl = cutText[n2];
+		}
 		sctx.fillStyle = "#000";
 		sctx.fillText(lbl, x3 + 3, y + (fh - 1) / 2 + 0.5);
 	}
