@@ -823,6 +823,8 @@ function band(b, bi, y0, v, sc, W) {
 		ox = new Float64Array(md);
 	}
 	var depth = 0, lastx = -1, k = 0, m = -1, x0 = 0, x1 = 0, node = 0, d = 0;
+	var dn = dr.n, dnode = dr.node, dx = dr.x, dw = dr.w, dy = dr.y, dband = dr.band, dt = dr.t, dd = dr.d;
+	var ytop = AXISH - fh, ybot = stackH;
 	var lo = Math.max(lower(t, v0) - 1, 0), hi = Math.min(lower(t, v1) + 1, th.n);
 	var dense = hi - lo > 2 * W, q = dense ? lo : lo - 1, c = -1, end = false;
 	while (!end) {
@@ -840,8 +842,16 @@ function band(b, bi, y0, v, sc, W) {
 		} else if (++c >= W) {
 			end = true;
 		} else {
-			// the last sample at or before the pixel's middle
-			var tc = v0 + (c + 0.5) / sc, a2 = q, z2 = hi;
+			// the last sample at or before the pixel's middle: strides
+			// doubling from the last pixel's, then halving (a binary
+			// search over the rest of the view read times far apart, a
+			// cache miss a step)
+			var tc = v0 + (c + 0.5) / sc, a2 = q, z2 = q, st = 1;
+			if (t[q] <= tc) {
+				for (; a2 + st < hi && t[a2 + st] <= tc; st *= 2) a2 += st;
+				z2 = Math.min(a2 + st, hi);
+				a2++;
+			}
 			while (a2 < z2) {
 				var mid = (a2 + z2) >> 1;
 				if (t[mid] <= tc) a2 = mid + 1;
@@ -864,15 +874,19 @@ function band(b, bi, y0, v, sc, W) {
 		// the boxes deeper than k end at lastx
 		for (; depth > k; depth--) {
 			var bx = ox[depth], by = y0 + (depth - 1) * fh;
-			if (by + fh <= AXISH || by > stackH) continue;
-			if (dr.n == dr.node.length) growDrawn();
-			dr.node[dr.n] = open[depth];
-			dr.x[dr.n] = bx;
-			dr.w[dr.n] = lastx - bx;
-			dr.y[dr.n] = by;
-			dr.band[dr.n] = bi;
-			dr.t[dr.n] = v0 + bx / sc;
-			dr.d[dr.n++] = (lastx - bx) / sc;
+			if (by <= ytop || by > ybot) continue;
+			if (dn == dnode.length) {
+				dr.n = dn;
+				growDrawn();
+				dnode = dr.node, dx = dr.x, dw = dr.w, dy = dr.y, dband = dr.band, dt = dr.t, dd = dr.d;
+			}
+			dnode[dn] = open[depth];
+			dx[dn] = bx;
+			dw[dn] = lastx - bx;
+			dy[dn] = by;
+			dband[dn] = bi;
+			dt[dn] = v0 + bx / sc;
+			dd[dn++] = (lastx - bx) / sc;
 		}
 		if (end) break;
 		for (node = m, d = mdepth[m]; d > k; d--, node = mparent[node]) {
@@ -882,6 +896,7 @@ function band(b, bi, y0, v, sc, W) {
 		depth = mdepth[m];
 		lastx = x1;
 	}
+	dr.n = dn;
 }
 function stackAt(cx, cy) {
 	var r = scv.getBoundingClientRect(), x = cx - r.left, y = cy - r.top, dr = drawn;
