@@ -1136,11 +1136,20 @@ var steps = [readData, decodeStacks, decodeSamples, function () {
 	sel = { t0: span[0], t1: span[0] + (span[1] - span[0]) / 10 + interval, tids: [] };
 	tree();
 	sel = keep;
-}, function () {
+}, warm, warm, warm, function () {
+	if (active()) V.rebuild();
+	else if (V.S.mode == "stack") stackDraw();
+	hooks.ready = true;
+}];
+function warm() {
 	// The stack chart's code run over at the zoom levels a first use
 	// goes through, drawn into its canvas while hidden (the next real
 	// draw replaces every pixel): a page's first zooms were the JIT's
-	// cold ones, 10 to 45 ms each against 5 to 8 ms once warm.
+	// cold ones, 10 to 45 ms each against 5 to 8 ms once warm.  Three
+	// times, each a step of its own: run once, band had only its loops
+	// compiled (on the stack), and the optimising compiler made the
+	// whole of it during the first zooms, which ran meanwhile in the
+	// interpreter and entered that loop code again at every call.
 	var v0 = [span[0], span[1] + interval], W = 1300, H = 400;
 	stackLayout();
 	stackH = H;
@@ -1155,11 +1164,7 @@ var steps = [readData, decodeStacks, decodeSamples, function () {
 		paint(W, H, 1);
 	}
 	drawn.n = 0;
-}, function () {
-	if (active()) V.rebuild();
-	else if (V.S.mode == "stack") stackDraw();
-	hooks.ready = true;
-}];
+}
 function step() {
 	try {
 		steps.shift()();
