@@ -679,18 +679,15 @@ function stackLayout() {
 	return y;
 }
 function grow(a) { var b = new a.constructor(a.length * 2); b.set(a); return b; }
-function box(node, x, w, y, band, t, d) {
+function growDrawn() {
 	var dr = drawn;
-	if (y + fh <= AXISH || y > stackH) return;
-	if (dr.n == dr.node.length)
-		["node", "x", "w", "y", "band", "t", "d"].forEach(function (k) { dr[k] = grow(dr[k]); });
-	dr.node[dr.n] = node;
-	dr.x[dr.n] = x;
-	dr.w[dr.n] = w;
-	dr.y[dr.n] = y;
-	dr.band[dr.n] = band;
-	dr.t[dr.n] = t;
-	dr.d[dr.n++] = d;
+	dr.node = grow(dr.node);
+	dr.x = grow(dr.x);
+	dr.w = grow(dr.w);
+	dr.y = grow(dr.y);
+	dr.band = grow(dr.band);
+	dr.t = grow(dr.t);
+	dr.d = grow(dr.d);
 }
 // colours as canvas pixels (RGBA bytes in a little-endian word)
 var col32 = null;
@@ -698,15 +695,20 @@ function pixel(css) {
 	var m = /^#([0-9a-f]{6})$/i.exec(css), v = m ? parseInt(m[1], 16) : 0xe600e6;
 	return (0xff000000 | (v & 255) << 16 | (v & 0xff00) | (v >> 16 & 255)) >>> 0;
 }
-var img = null, img32 = null, rowEnd = null;
+var img = null, img32 = null, rowEnd = null, wideK = new Int32Array(1024), SEARCH32 = pixel("#e600e6");
+// a name cut to fit a box: the last cut of each name kept
+var cutLen = null, cutText = [];
 // The boxes: those a few pixels wide straight into the pixels (there are
 // thousands where stacks change under every pixel), the others as
-// rectangles with their names on top.
+// rectangles with their names on top.  (Each loop a function of its own:
+// a loop compiled on the stack in the first draw, when the code after it
+// had never run, left code that bailed out at every later draw.)
 function paint(W, vh, dpr) {
-	var bw = scv.width, bh = scv.height, dr = drawn, k, match = V.match();
+	var bw = scv.width, bh = scv.height, k, match = V.match();
 	if (!col32) {
 		col32 = new Uint32Array(nnames);
 		for (k = 0; k < nnames; k++) col32[k] = pixel(V.colors[k]);
+		cutLen = new Int32Array(nnames);
 	}
 	if (!img || img.width != bw || img.height != bh) {
 		img = sctx.createImageData(bw, bh);
@@ -716,12 +718,23 @@ function paint(W, vh, dpr) {
 		img32.fill(0);
 		rowEnd.fill(0);
 	}
-	// A narrow box writes the first pixel row of its depth's row only;
-	// the rows under it are copies of that one (the boxes of a depth
-	// share their top and height, and no two depths' rows overlap).
-	var wide = [], SEARCH32 = pixel("#e600e6");
-	for (k = 0; k < dr.n; k++) {
-		if (dr.w[k] * dpr >= 4) { wide.push(k); continue; }
+	if (wideK.length < drawn.n) wideK = new Int32Array(drawn.node.length);
+	var nw = narrowBoxes(bw, bh, dpr, match);
+	copyRows(bw, bh);
+	sctx.putImageData(img, 0, 0);
+	wideBoxes(nw, W, match);
+}
+// A narrow box writes the first pixel row of its depth's row only;
+// the rows under it are copies of that one (the boxes of a depth
+// share their top and height, and no two depths' rows overlap).
+// Returns how many boxes are wide (in wideK).
+function narrowBoxes(bw, bh, dpr, match) {
+	var dr = drawn, nw = 0;
+	for (var k = 0; k < dr.n; k++) {
+		if (dr.w[k] * dpr >= 4) {
+			wideK[nw++] = k;
+			continue;
+		}
 		var nm = mname[dr.node[k]], c = match && match[nm] ? SEARCH32 : col32[nm];
 		var x0 = Math.max(0, Math.round(dr.x[k] * dpr)), x1 = Math.min(bw, Math.max(x0 + 1, Math.round((dr.x[k] + dr.w[k]) * dpr)));
 		var y0 = Math.max(0, Math.round(dr.y[k] * dpr)), y1 = Math.min(bh, Math.round((dr.y[k] + fh - 1) * dpr));
@@ -729,19 +742,29 @@ function paint(W, vh, dpr) {
 		if (y1 > rowEnd[y0]) rowEnd[y0] = y1;
 		for (var o = y0 * bw + x0, e = y0 * bw + x1; o < e; o++) img32[o] = c;
 	}
+	return nw;
+}
+function copyRows(bw, bh) {
 	for (var yy = 0; yy < bh; yy++)
 		for (var y2 = yy + 1; y2 < rowEnd[yy]; y2++) img32.copyWithin(y2 * bw, yy * bw, yy * bw + bw);
-	sctx.putImageData(img, 0, 0);
-	for (var q = 0; q < wide.length; q++) {
-		k = wide[q];
-		var n2 = mname[dr.node[k]], x = dr.x[k], w = dr.w[k], y = dr.y[k];
+}
+function wideBoxes(nw, W, match) {
+	var dr = drawn;
+	for (var q = 0; q < nw; q++) {
+		var k = wideK[q], n2 = mname[dr.node[k]], x = dr.x[k], w = dr.w[k], y = dr.y[k];
 		sctx.fillStyle = match && match[n2] ? SEARCHCOLOR : V.colors[n2];
 		sctx.fillRect(x, y, w - 0.5, fh - 1);
 		if (w < 3 * charw + 6) continue;
 		var name = names[n2], x3 = Math.max(x, 0), room = Math.min(x + w, W) - x3 - 6;
 		var chars = Math.floor(room / charw), lbl = name;
 		if (chars < 3) continue;
-		if (chars < name.length) lbl = name.slice(0, Math.max(chars - 2, 1)) + "..";
+		if (chars < name.length) {
+			if (cutLen[n2] != chars) {
+				cutLen[n2] = chars;
+				cutText[n2] = name.slice(0, Math.max(chars - 2, 1)) + "..";
+			}
+			lbl = cutText[n2];
+		}
 		sctx.fillStyle = "#000";
 		sctx.fillText(lbl, x3 + 3, y + (fh - 1) / 2 + 0.5);
 	}
@@ -789,55 +812,91 @@ var lastCss = "", fgColor = "#000";
 var stackScale = 1, stackTop = 0, stackH = 0, open = new Int32Array(1), ox = new Float64Array(1);
 // one thread's samples from v[0] to v[1]: every sample when they are few,
 // else the sample under each pixel; a box spans the items in a row that
-// share its node
+// share its node.  (One loop with the boxes written where they close, and
+// no closures: a double kept in a closure's variable or passed to a call
+// not inlined is a number allocated on the heap, a megabyte of them a
+// draw, which the minor GCs then stopped a zoom step for.)
 function band(b, bi, y0, v, sc, W) {
-	var th = b.th, t = th.t, s = th.s, md = th.md + 2;
+	var th = b.th, t = th.t, s = th.s, md = th.md + 2, dr = drawn, v0 = v[0], v1 = v[1];
 	if (open.length < md) {
 		open = new Int32Array(md);
 		ox = new Float64Array(md);
 	}
-	var depth = 0, lastx = -1;
-	var close = function (to) { // boxes at depth > to end at lastx
-		for (; depth > to; depth--)
-			box(open[depth], ox[depth], lastx - ox[depth], y0 + (depth - 1) * fh, bi,
-				v[0] + ox[depth] / sc, (lastx - ox[depth]) / sc);
-	};
-	var item = function (m, x0, x1) {
-		if (x0 > lastx + 0.01) close(0);
-		// the deepest open box on m's path
-		var d = mdepth[m], k = d, node = m;
-		for (; k > depth; k--) node = mparent[node];
-		for (; k > 0 && open[k] != node; k--) node = mparent[node];
-		close(k);
-		for (node = m; d > k; d--, node = mparent[node]) {
-			open[d] = node;
-			ox[d] = x0;
-		}
-		depth = mdepth[m];
-		lastx = x1;
-	};
-	var lo = Math.max(lower(t, v[0]) - 1, 0), hi = Math.min(lower(t, v[1]) + 1, th.n), q;
-	if (hi - lo <= 2 * W) {
-		for (q = lo; q < hi; q++) {
-			var a = (t[q] - v[0]) * sc, z = (t[q] + dur(th, q) - v[0]) * sc;
-			if (z < 0 || a > W) continue;
-			item(s[q], Math.max(a, -1), Math.min(z, W + 1));
-		}
-	} else {
-		// the last sample at or before each pixel's middle
-		q = lo;
-		for (var c = 0; c < W; c++) {
-			var tc = v[0] + (c + 0.5) / sc, a2 = q, z2 = hi;
+	var depth = 0, lastx = -1, k = 0, m = -1, x0 = 0, x1 = 0, node = 0, d = 0;
+	var dn = dr.n, dnode = dr.node, dx = dr.x, dw = dr.w, dy = dr.y, dband = dr.band, dt = dr.t, dd = dr.d;
+	var ytop = AXISH - fh, ybot = stackH;
+	var lo = Math.max(lower(t, v0) - 1, 0), hi = Math.min(lower(t, v1) + 1, th.n);
+	var dense = hi - lo > 2 * W, q = dense ? lo : lo - 1, c = -1, end = false;
+	while (!end) {
+		// the next item: node m from x0 to x1, or the end
+		if (!dense) {
+			if (++q >= hi) {
+				end = true;
+			} else {
+				var a = (t[q] - v0) * sc, z = (t[q] + dur(th, q) - v0) * sc;
+				if (z < 0 || a > W) continue;
+				m = s[q];
+				x0 = Math.max(a, -1);
+				x1 = Math.min(z, W + 1);
+			}
+		} else if (++c >= W) {
+			end = true;
+		} else {
+			// the last sample at or before the pixel's middle: strides
+			// doubling from the last pixel's, then halving (a binary
+			// search over the rest of the view read times far apart, a
+			// cache miss a step)
+			var tc = v0 + (c + 0.5) / sc, a2 = q, z2 = q, st = 1;
+			if (t[q] <= tc) {
+				for (; a2 + st < hi && t[a2 + st] <= tc; st *= 2) a2 += st;
+				z2 = Math.min(a2 + st, hi);
+				a2++;
+			}
 			while (a2 < z2) {
 				var mid = (a2 + z2) >> 1;
 				if (t[mid] <= tc) a2 = mid + 1;
 				else z2 = mid;
 			}
 			q = a2 > lo ? a2 - 1 : lo;
-			if (t[q] <= tc && tc < t[q] + dur(th, q)) item(s[q], c, c + 1);
+			if (!(t[q] <= tc && tc < t[q] + dur(th, q))) continue;
+			m = s[q];
+			x0 = c;
+			x1 = c + 1;
 		}
+		// the deepest open box on m's path (none after a gap)
+		k = 0;
+		if (!end && !(x0 > lastx + 0.01)) {
+			d = mdepth[m];
+			k = d;
+			for (node = m; k > depth; k--) node = mparent[node];
+			for (; k > 0 && open[k] != node; k--) node = mparent[node];
+		}
+		// the boxes deeper than k end at lastx
+		for (; depth > k; depth--) {
+			var bx = ox[depth], by = y0 + (depth - 1) * fh;
+			if (by <= ytop || by > ybot) continue;
+			if (dn == dnode.length) {
+				dr.n = dn;
+				growDrawn();
+				dnode = dr.node, dx = dr.x, dw = dr.w, dy = dr.y, dband = dr.band, dt = dr.t, dd = dr.d;
+			}
+			dnode[dn] = open[depth];
+			dx[dn] = bx;
+			dw[dn] = lastx - bx;
+			dy[dn] = by;
+			dband[dn] = bi;
+			dt[dn] = v0 + bx / sc;
+			dd[dn++] = (lastx - bx) / sc;
+		}
+		if (end) break;
+		for (node = m, d = mdepth[m]; d > k; d--, node = mparent[node]) {
+			open[d] = node;
+			ox[d] = x0;
+		}
+		depth = mdepth[m];
+		lastx = x1;
 	}
-	close(0);
+	dr.n = dn;
 }
 function stackAt(cx, cy) {
 	var r = scv.getBoundingClientRect(), x = cx - r.left, y = cy - r.top, dr = drawn;
@@ -1077,11 +1136,20 @@ var steps = [readData, decodeStacks, decodeSamples, function () {
 	sel = { t0: span[0], t1: span[0] + (span[1] - span[0]) / 10 + interval, tids: [] };
 	tree();
 	sel = keep;
-}, function () {
+}, warm, warm, warm, function () {
+	if (active()) V.rebuild();
+	else if (V.S.mode == "stack") stackDraw();
+	hooks.ready = true;
+}];
+function warm() {
 	// The stack chart's code run over at the zoom levels a first use
 	// goes through, drawn into its canvas while hidden (the next real
 	// draw replaces every pixel): a page's first zooms were the JIT's
-	// cold ones, 10 to 45 ms each against 5 to 8 ms once warm.
+	// cold ones, 10 to 45 ms each against 5 to 8 ms once warm.  Three
+	// times, each a step of its own: run once, band had only its loops
+	// compiled (on the stack), and the optimising compiler made the
+	// whole of it during the first zooms, which ran meanwhile in the
+	// interpreter and entered that loop code again at every call.
 	var v0 = [span[0], span[1] + interval], W = 1300, H = 400;
 	stackLayout();
 	stackH = H;
@@ -1096,11 +1164,7 @@ var steps = [readData, decodeStacks, decodeSamples, function () {
 		paint(W, H, 1);
 	}
 	drawn.n = 0;
-}, function () {
-	if (active()) V.rebuild();
-	else if (V.S.mode == "stack") stackDraw();
-	hooks.ready = true;
-}];
+}
 function step() {
 	try {
 		steps.shift()();
