@@ -289,6 +289,21 @@ function chosen() {
 }
 
 var own = null, inc = null, onw = null, jmap = null, cursor = null;
+// The selection's trees are views of two pairs of arrays, used in turn
+// (the tree before the last one is no longer drawn), grown as needed: a
+// new tree of fresh arrays per selection had every page of them faulted
+// in as it was written, most of a selection's time.
+var pools = [null, null], pooled = 0;
+function pooledTree(n) {
+	pooled ^= 1;
+	var p = pools[pooled];
+	if (!p || p.n < n) p = pools[pooled] = V.newTree(Math.min(M, Math.ceil(n * 1.5)));
+	var t = V.newTree(0);
+	for (var key in t)
+		if (t[key] && t[key].subarray) t[key] = p[key].subarray(0, n);
+	t.n = n;
+	return t;
+}
 // The flame graph of the selected samples, or null for all of them (the
 // page's own frame table).
 function tree() {
@@ -331,7 +346,7 @@ function tree() {
 		n++;
 		k++;
 	}
-	var t = V.newTree(n), j = 0;
+	var t = pooledTree(n), j = 0;
 	for (k = 0; k < M;) {
 		if (k && !(inc[k] > 0)) { k = mend[k]; continue; }
 		jmap[k] = j;
@@ -1134,6 +1149,7 @@ var steps = [readData, decodeStacks, decodeSamples, function () {
 }, function () {
 	var keep = sel;
 	sel = { t0: span[0], t1: span[0] + (span[1] - span[0]) / 10 + interval, tids: [] };
+	tree(); // twice: both pools' arrays made and written once
 	tree();
 	sel = keep;
 }, warm, warm, warm, function () {
