@@ -55,6 +55,12 @@ enum {
  * and so pprof, Pyroscope and Parca, reads them all), made in a third of
  * zlib's time; else one zlib stream, whose output does not depend on how
  * its input comes in pieces. */
+/* out into the stream once it holds a piece's worth: half a megabyte,
+ * two of them (one being compressed), each made big enough at the start
+ * for a piece and the message that fills it, never doubled */
+#define PIECE	    (1u << 19)
+#define PIECE_ALLOC (PIECE + PIECE / 8)
+
 struct gz {
 	z_stream z;
 	const struct ember_libdeflate *lib;
@@ -86,7 +92,7 @@ static int gz_init(struct gz *g, ember_write_fn w, void *ctx)
 	 * the time of level 6 for a file a few percent bigger */
 	if ((g->lib = ember_libdeflate()) &&
 	    (g->c = g->lib->alloc_compressor(1))) {
-		ember_buf_init(&g->piece, 256);
+		ember_buf_init(&g->piece, PIECE_ALLOC);
 		pthread_mutex_init(&g->lock, NULL);
 		pthread_cond_init(&g->cv, NULL);
 		g->threaded = !pthread_create(&g->thread, NULL, gz_thread, g);
@@ -302,9 +308,6 @@ struct writer {
 	uint32_t *tl_len;
 	struct gz gz; /* where out goes, a piece at a time */
 };
-
-/* out into the stream once it holds a piece's worth */
-#define PIECE (1u << 20)
 
 static void spill(struct writer *w)
 {
@@ -873,7 +876,7 @@ static int write_prof(const struct ember_prof *p, ember_write_fn wf, void *ctx)
 	w.tl_len =
 	    ember_xreallocarray(NULL, p->nthreads + 1, sizeof(*w.tl_len));
 	memset(w.tl_len, 0xff, (p->nthreads + 1) * sizeof(*w.tl_len));
-	ember_buf_init(&w.out, 1 << 16);
+	ember_buf_init(&w.out, PIECE_ALLOC);
 	err = gz_init(&w.gz, wf, ctx);
 	if (err)
 		goto out;
