@@ -274,7 +274,9 @@ async function test_stack({ main }) {
 		// pixels there)
 		const H = c.clientHeight;
 		for (const b of st.boxes.filter((b) => b.w * dpr < 4 && b.y > 20 && b.y + fh <= H).slice(0, 200)) {
-			const x = Math.round((b.x + b.w / 2) * dpr);
+			// its first pixel, where the page writes it (its middle
+			// rounds into the next pixel for one a fraction wide)
+			const x = Math.max(0, Math.round(b.x * dpr));
 			const top = [...ctx.getImageData(x, Math.round((b.y + 1) * dpr), 1, 1).data];
 			const bot = [...ctx.getImageData(x, Math.round((b.y + fh - 3) * dpr), 1, 1).data];
 			out.push({ top: top.join(), bot: bot.join(), opaque: top[3] == 255 });
