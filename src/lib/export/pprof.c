@@ -48,6 +48,12 @@ enum {
 	P_PERIOD = 12,
 };
 
+/* out into the stream once it holds a piece's worth: half a megabyte,
+ * two of them (one being compressed), each made big enough at the start
+ * for a piece and the message that fills it, never doubled */
+#define PIECE	    (1u << 19)
+#define PIECE_ALLOC (PIECE + PIECE / 8)
+
 /* The profile's bytes, gzip-compressed as they are made: the encoded
  * profile is never held whole (a recording of a million samples makes
  * a hundred megabytes of it).  With libdeflate, each piece is a gzip
@@ -55,12 +61,6 @@ enum {
  * and so pprof, Pyroscope and Parca, reads them all), made in a third of
  * zlib's time; else one zlib stream, whose output does not depend on how
  * its input comes in pieces. */
-/* out into the stream once it holds a piece's worth: half a megabyte,
- * two of them (one being compressed), each made big enough at the start
- * for a piece and the message that fills it, never doubled */
-#define PIECE	    (1u << 19)
-#define PIECE_ALLOC (PIECE + PIECE / 8)
-
 struct gz {
 	z_stream z;
 	const struct ember_libdeflate *lib;

@@ -289,7 +289,7 @@ function chosen() {
 }
 
 var own = null, inc = null, onw = null, jmap = null, cursor = null;
-// The selection's trees are views of two pairs of arrays, used in turn
+// The selection's trees are views of two sets of arrays, used in turn
 // (the tree before the last one is no longer drawn), grown as needed: a
 // new tree of fresh arrays per selection had every page of them faulted
 // in as it was written, most of a selection's time.
