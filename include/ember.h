@@ -317,7 +317,9 @@ void ember_flamegraph_free(struct ember_flamegraph *fg);
  * stackcollapse-*.pl scripts do.  Inputs are streamed (memory grows with
  * the number of distinct stacks, not with the input) and, when large,
  * parsed on several threads; the output is the same whatever the number
- * of threads. */
+ * of threads, but for the last digits of sums Perl holds as floats
+ * (fractional counts, sums past 2^64): rounded at each addition, they
+ * follow the order of the additions, the input's on one thread. */
 struct ember_collapse_options {
 	const char *format; /* "perf", "stap", "dtrace", "recursive";
 			       NULL or "guess": detect from the first input */
