@@ -387,6 +387,12 @@ struct ember_collapse_options {
 	 * EMBER_PROFILE_NO_LINES: without the source lines (perf script
 	 * text has no place for them), the DWARF left unread */
 	int profile;
+	/* with profile: the caller writes the sample-level profile alone
+	 * (ember_collapse_profile's prof, not its folded stacks), so a
+	 * perf.data is not folded, only named (ember_collapse_write has
+	 * nothing of it to write); one input: a second is refused
+	 * (EMBER_EINVAL), several inputs making no profile */
+	int profile_only;
 	int cpuprofile_samples;
 	/* Called from the calling thread now and then while an input is
 	 * read: bytes consumed so far and the input's size (0: unknown). */

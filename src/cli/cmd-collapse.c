@@ -430,7 +430,8 @@ static const char *input_name(const char *path)
 }
 
 /* perf.data: the paragraph ember record ends with. */
-static void report_perfdata(const struct ember_collapse_stats *st)
+static void report_perfdata(const struct ember_collapse_stats *st,
+			    const struct ember_collapse_options *o)
 {
 	if (st->pd_lost)
 		cli_warn("%llu samples were lost while recording (perf's "
@@ -451,9 +452,12 @@ static void report_perfdata(const struct ember_collapse_stats *st)
 			 (unsigned long long)st->pd_corrupt);
 	if (cli_verbose < 0)
 		return;
-	fprintf(stderr, "ember: read %llu samples: %llu lost, %zu stacks",
+	fprintf(stderr, "ember: read %llu samples: %llu lost",
 		(unsigned long long)st->pd_samples,
-		(unsigned long long)st->pd_lost, st->stacks);
+		(unsigned long long)st->pd_lost);
+	/* none folded when the writer reads the profile alone */
+	if (st->stacks || !o->profile_only)
+		fprintf(stderr, ", %zu stacks", st->stacks);
 	if (st->pd_user_stacks)
 		fprintf(stderr, ", %llu of %llu user stacks truncated",
 			(unsigned long long)st->pd_truncated,
@@ -465,7 +469,7 @@ static void report(const struct ember_collapse_stats *st,
 		   const struct ember_collapse_options *o)
 {
 	if (st->perfdata)
-		report_perfdata(st);
+		report_perfdata(st, o);
 	if (st->bad.count)
 		cli_warn("skipped %llu unrecognised line%s (the first is line "
 			 "%llu of %s: \"%s\")",
@@ -1000,6 +1004,9 @@ int cmd_collapse(int argc, char **argv, const char *preset)
 	    as == CLI_PPROF || as == CLI_HTML || 1u << as & CLI_TIMED_FORMATS;
 	if (as == CLI_PERFSCRIPT) /* which has no source lines */
 		o.profile = EMBER_PROFILE_NO_LINES;
+	/* the writers of one input's profile need no folded stacks (the
+	 * viewer has both) */
+	o.profile_only = o.profile && as != CLI_HTML && argc - optind <= 1;
 	if (ember_collapse_new(&col, &o)) {
 		free(skip);
 		return cli_usage(cmd, "unknown format '%s'", o.format);

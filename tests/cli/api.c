@@ -51,6 +51,21 @@ int main(int argc, char **argv)
 		   ? "as written"
 		   : "different");
 	ember_input_free(in);
+
+	/* the writers of one input's profile: a second input is refused */
+	struct ember_collapse_options o;
+	struct ember_collapse *c;
+	ember_collapse_options_init(&o);
+	o.format = "dtrace";
+	o.profile = o.profile_only = 1;
+	if (ember_collapse_new(&c, &o))
+		return 1;
+	int first = ember_collapse_input(c, argv[1]);
+	int second = ember_collapse_input(c, argv[1]);
+	printf("profile_only: first input %s, second %s\n",
+	       first ? ember_strerror(first) : "read",
+	       second == EMBER_EINVAL ? "refused" : "read");
+	ember_collapse_free(c);
 	ember_stacks_free(stacks);
 	ember_intern_free(names);
 	return 0;

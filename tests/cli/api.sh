@@ -22,6 +22,7 @@ main;work 1
 main;work;hash 5
 END
 printf '%s: 17 bytes, as written\n' "$T/in.gz" >> "$T/want"
+echo 'profile_only: first input read, second refused' >> "$T/want"
 check "tables and inputs through their functions" cmp "$T/want" "$T/out"
 
 # each of these must not compile: the types are opaque, the helpers

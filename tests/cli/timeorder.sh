@@ -138,6 +138,19 @@ if command -v perf > /dev/null 2>&1 &&
 	# the folded stacks of both
 	status 0 "perf.data and perf script text together" "$EMBER" collapse perf -q "$T/p.data" "$T/p.txt" -o "$T/both.speedscope.json"
 	check "  written" has '"profiles":' "$T/both.speedscope.json"
+	# one perf.data written from its profile alone (not folded): the
+	# stacks of its folded output (less the process, a profile's name),
+	# and no count of folded stacks said; two are folded, as before
+	"$EMBER" collapse perf -q "$T/p.data" > "$T/p.folded"
+	status 0 "perf.data -o .speedscope.json" sh -c "'$EMBER' collapse perf '$T/p.data' -o '$T/one.speedscope.json' 2> '$T/one.err'"
+	"$EMBER" collapse speedscope "$T/one.speedscope.json" | sed 's/ [0-9]*$//' | sort > "$T/one.got"
+	sed 's/^[^;]*;//; s/ [0-9]*$//' "$T/p.folded" | sort > "$T/one.want"
+	check "  the stacks of its folded output" sh -c "test -s '$T/one.want' && cmp -s '$T/one.got' '$T/one.want'"
+	check "  the samples read said, no folded stacks" sh -c "grep -q '^ember: read [0-9]* samples: 0 lost\$' '$T/one.err'"
+	"$EMBER" collapse perf -q "$T/p.data" "$T/p.data" > "$T/two.folded"
+	status 0 "perf.data twice -o .speedscope.json" "$EMBER" collapse perf -q "$T/p.data" "$T/p.data" -o "$T/two.speedscope.json"
+	"$EMBER" collapse speedscope "$T/two.speedscope.json" > "$T/two.got"
+	check "  the folded stacks of both" sh -c "test -s '$T/two.folded' && cmp -s '$T/two.got' '$T/two.folded'"
 else
 	echo "timeorder: perf record skipped: no perf, or it cannot record here"
 fi

@@ -269,6 +269,8 @@ static int run(struct ember_collapse *c, struct source *src, const char *name)
 	size_t n = 0;
 	int rc;
 
+	if (c->o.profile && c->o.profile_only && c->ninputs)
+		return EMBER_EINVAL; /* its first input made no folded stacks */
 	c->merged = 0;
 	EMBER_GROW(c->inputs, c->ninputs + 1, c->ainputs);
 	c->inputs[c->ninputs] = name ? ember_xstrdup(name) : NULL;

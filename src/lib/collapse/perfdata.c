@@ -138,6 +138,9 @@ struct pdc {
 	uint32_t *out; /* a folded stack */
 	size_t aout;
 	uint8_t *kern; /* per stack: has kernel frames (fold's first pass) */
+	/* the writers read the profile alone (options.profile_only, one
+	 * input): the stacks are named, not folded into the sink */
+	int only;
 	struct rec_symtab *kallsyms; /* the kernel's, read beforehand */
 	int kallsyms_err, kallsyms_cache_err;
 	struct ember_buf kcache; /* perf's copy of the kernel's kallsyms */
@@ -539,8 +542,52 @@ static void fold_stack(struct pdc *c, struct rec_symctx *sc, size_t i)
 		 exact ? (uint64_t)w : 0, exact);
 }
 
+/* Names stack i's frames (its kernel frames too when kernel), for the
+ * profile: fold_stack without the folding. */
+static void name_stack(struct pdc *c, struct rec_symctx *sc, size_t i,
+		       int kernel)
+{
+	struct rec_events *r = c->r;
+	size_t n, nn;
+	int java, skipping = 0;
+	const uint32_t *f = ember_stacks_frames(&r->stacks, i, &n);
+
+	if (!n)
+		return;
+	root_names(c, f[0], &nn, &java);
+	for (size_t j = n; j-- > 1;)
+		if (kernel || r->frames.v[f[j]].kind != REC_FRAME_KERNEL)
+			frame_names(c, sc, f[j], java, &nn, &skipping);
+}
+
+/* Names the session's frames for the profile, once each: the kernel's
+ * (kernel) or the others.  Whether another walk is needed: a frame's
+ * names depend on whether its process is a java one, known from the
+ * stacks' roots. */
+static int name_frames(struct pdc *c, struct rec_symctx *sc, int kernel)
+{
+	const struct rec_frames *fr = &c->r->frames;
+	size_t nn;
+	int java = 0, skipping = 0;
+
+	for (size_t i = 0; i < fr->n && !java; i++) {
+		int j = 0;
+		if (fr->v[i].kind == REC_FRAME_ROOT)
+			root_names(c, (uint32_t)i, &nn, &j);
+		java = j;
+	}
+	if (java)
+		return 1;
+	for (size_t i = 0; i < fr->n; i++)
+		if (fr->v[i].kind != REC_FRAME_ROOT &&
+		    (fr->v[i].kind == REC_FRAME_KERNEL) == kernel)
+			frame_names(c, sc, (uint32_t)i, 0, &nn, &skipping);
+	return 0;
+}
+
 /*
- * Every unique stack of the session as a folded stack of the sink, in
+ * Every unique stack of the session as a folded stack of the sink (or
+ * only named, when the writers read the profile alone), in
  * two passes: kernel == 0 while the kernel's symbols are being read, the
  * stacks without kernel frames, and the user frames of the others named
  * (not with --skip-after: which frames are named at all depends on the
@@ -550,6 +597,8 @@ static void fold(struct pdc *c, struct rec_symctx *sc, int kernel)
 {
 	struct rec_events *r = c->r;
 
+	if (c->only && !name_frames(c, sc, kernel))
+		return;
 	if (!kernel) {
 		c->kern = ember_xreallocarray(c->kern, r->stacks.n + 1, 1);
 		for (size_t i = 0; i < r->stacks.n; i++)
@@ -557,21 +606,14 @@ static void fold(struct pdc *c, struct rec_symctx *sc, int kernel)
 	}
 	for (size_t i = 0; i < r->stacks.n; i++) {
 		if (c->kern[i] != kernel) {
-			if (!kernel && !c->o->nskip_after) {
-				size_t n, nn;
-				int java, skipping = 0;
-				const uint32_t *f =
-				    ember_stacks_frames(&r->stacks, i, &n);
-				root_names(c, f[0], &nn, &java);
-				for (size_t j = n; j-- > 1;)
-					if (r->frames.v[f[j]].kind !=
-					    REC_FRAME_KERNEL)
-						frame_names(c, sc, f[j], java,
-							    &nn, &skipping);
-			}
+			if (!kernel && (c->only || !c->o->nskip_after))
+				name_stack(c, sc, i, 0);
 			continue;
 		}
-		fold_stack(c, sc, i);
+		if (c->only)
+			name_stack(c, sc, i, 1);
+		else
+			fold_stack(c, sc, i);
 	}
 }
 
@@ -654,6 +696,9 @@ int cl_perfdata_read(const struct ember_collapse_options *o,
 	c.root_len = ember_xcalloc(r->frames.n, sizeof(*c.root_len));
 	c.root_java = ember_xcalloc(r->frames.n, 1);
 	c.by_name = !o->addrs && !o->inline_frames && !o->srcline;
+	/* the first input (a second makes no profile: several inputs are
+	 * refused) */
+	c.only = o->profile_only && r->prof && !k->prof && !k->no_prof;
 	ember_intern_init(&c.nkeys);
 	rec_symctx_init(&sc, r, 0, NULL);
 	sc_live = 1;

@@ -145,8 +145,11 @@ struct build {
 	uint32_t *off, *len;
 	uint32_t *pf;
 	size_t npf, apf;
-	/* per name id: its string id in the profile (+1; 0 not yet) */
+	/* per name id: its string id in the profile (+1; 0 not yet); names
+	 * made while the profile is built (frames the folding left
+	 * unnamed) grow it */
 	uint32_t *str;
+	size_t nstr;
 	/* per dso: its profile mappings (+1, one per process mapping) */
 	uint32_t **dmaps;
 	uint32_t *ndmaps;
@@ -161,6 +164,14 @@ struct build {
 
 static uint32_t name_str(struct build *b, uint32_t id)
 {
+	if (id >= b->nstr) {
+		size_t n = ember_intern_count(b->names) + 1;
+		if (n <= id)
+			n = (size_t)id + 1;
+		b->str = ember_xreallocarray(b->str, n, sizeof(*b->str));
+		memset(b->str + b->nstr, 0, (n - b->nstr) * sizeof(*b->str));
+		b->nstr = n;
+	}
 	if (!b->str[id]) {
 		size_t len;
 		const char *s = ember_intern_str(b->names, id, &len);
@@ -546,7 +557,8 @@ void rec_prof_build(struct rec_events *r, struct rec_symctx *sc,
 	b.len = ember_xcalloc(nf ? nf : 1, sizeof(*b.len));
 	for (size_t i = 0; i < nf; i++)
 		b.len[i] = UINT32_MAX;
-	b.str = ember_xcalloc(ember_intern_count(names) + 1, sizeof(*b.str));
+	b.nstr = ember_intern_count(names) + 1;
+	b.str = ember_xcalloc(b.nstr, sizeof(*b.str));
 	b.dmaps = ember_xcalloc(r->world.ndsos + 1, sizeof(*b.dmaps));
 	b.ndmaps = ember_xcalloc(r->world.ndsos + 1, sizeof(*b.ndmaps));
 	b.lmod = ember_xcalloc(r->world.ndsos + 1, sizeof(*b.lmod));
