@@ -940,10 +940,15 @@ rbtn.id = "stack-reset";
 rbtn.hidden = true;
 rbtn.textContent = "Reset Zoom";
 rbtn.title = "the stack chart's whole recording or range (double-click, Escape)";
-$("reset").after(rbtn);
+$("filters").after(rbtn); /* last before the flexible gap */
+// In the stack chart the button keeps its place (the last before the
+// toolbar's flexible gap, where it moves nothing) and is shown or not by its
+// visibility: a zoom lays nothing out again (showing it laid the page out,
+// 1 to 6 ms of the first zoom).  Out of the stack chart it is not there.
 function resetShown() {
-	var want = pane.hidden || !smoved;
-	if (rbtn.hidden != want) rbtn.hidden = want;
+	var hide = pane.hidden, vis = smoved ? "" : "hidden";
+	if (rbtn.hidden != hide) rbtn.hidden = hide;
+	if (rbtn.style.visibility != vis) rbtn.style.visibility = vis;
 }
 function zoomTo(t0, t1) {
 	sview = t1 > t0 ? [t0, t1] : null;
