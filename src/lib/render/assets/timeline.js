@@ -1184,6 +1184,16 @@ function warm() {
 		bands.forEach(function (b, bi) { band(b, bi, AXISH + BANDHEAD, v, W / (v[1] - v[0]), W); });
 		paint(W, H, 1);
 	}
+	// and over many short spans, quick each: a walk called this often is
+	// compiled whole, where a few long walks had only their loops
+	// compiled on the stack, and the whole of band made by the optimising
+	// compiler, on the second core, during the first real zooms
+	for (r = 0; r < 40; r++) {
+		var a = v0[0] + (v0[1] - v0[0]) * r / 40;
+		v = [a, a + (v0[1] - v0[0]) / 20000];
+		drawn.n = 0;
+		bands.forEach(function (b, bi) { band(b, bi, AXISH + BANDHEAD, v, W / (v[1] - v[0]), W); });
+	}
 	drawn.n = 0;
 }
 function step() {
