@@ -96,10 +96,11 @@ fi
 "$EMBER" collapse perf "$fp" 2>&1 > /dev/null | sed -n 's/^ember: read /  frame pointers, system-wide: /p'
 printf '  %s MB perf.data\n' "$(echo "$(stat -c %s "$fp") / 1000000" | bc)"
 
-# writers FILE RUNS: each writer's CPU time on FILE, interleaved, least of
-# RUNS each, as a ratio to folded output's; sets folded
+# writers: each writer's CPU time on $file, interleaved, least of $runs
+# each, as a ratio to folded output's ($formats: which; folded first);
+# sets folded
 writers() {
-	set -- folded pb.gz speedscope.json trace.json cpuprofile firefox.json perf.txt
+	set -- ${formats:-folded pb.gz speedscope.json trace.json cpuprofile firefox.json perf.txt}
 	for x in "$@"; do echo 999999 > "$W/sw-best.$x"; done
 	for i in $(seq "$runs"); do
 		for x in "$@"; do
@@ -108,16 +109,18 @@ writers() {
 			[ -s "$W/sw-out.$x" ] || {
 				echo "  -o .$x: failed"; "$EMBER" collapse perf -q "$file" -o "$W/sw-out.$x" 2>&1 | tail -3; exit 1; }
 			[ "$(echo "$c < $(cat "$W/sw-best.$x")" | bc)" = 1 ] && echo "$c" > "$W/sw-best.$x"
+			stat -c %s "$W/sw-out.$x" > "$W/sw-size.$x"
 		done
 	done
 	folded=$(cat "$W/sw-best.folded")
 	printf '  %-46s %7.3f s CPU\n' "ember collapse perf perf.data (folded)" "$folded"
 	for x in "$@"; do
 		[ "$x" = folded ] && continue
-		printf '  %-46s %7.3f s CPU  %5.2fx folded\n' "-o .$x" "$(cat "$W/sw-best.$x")" \
-			"$(echo "$(cat "$W/sw-best.$x") / $folded" | bc -l)"
+		printf '  %-46s %7.3f s CPU  %5.2fx folded  %7.1f MB\n' "-o .$x" "$(cat "$W/sw-best.$x")" \
+			"$(echo "$(cat "$W/sw-best.$x") / $folded" | bc -l)" \
+			"$(echo "$(cat "$W/sw-size.$x") / 1000000" | bc -l)"
 	done
-	rm -f "$W"/sw-out.*
+	rm -f "$W"/sw-out.* "$W"/sw-size.*
 }
 file=$fp runs=5 writers
 # perf script as typed (with its inlined frames), and without them
@@ -158,7 +161,13 @@ if perf record -q -a -g -F 40000 -o "$big" -- sh -c "timeout 40 '$W/deep' 1000; 
 			-o "$W/sw-big.$x" > /dev/null 2>&1 || { echo "  -o .$x: failed"; continue; }
 		printf '  %-46s %7.1f MB peak (target 200 MB)\n' "-o .$x" \
 			"$(echo "$(cat "$W/time") / 1024" | bc -l)"
+		rm -f "$W/sw-big.$x"
 	done
+	# the writers' time at this size, where the fixed costs (DWARF,
+	# symbol tables) weigh least and what each writes per sample most
+	echo "  the writers on this recording:"
+	# (not perf script text: a line per frame, gigabytes of it here)
+	file=$big runs=2 formats="folded pb.gz speedscope.json trace.json cpuprofile firefox.json" writers
 	rm -f "$big" "$W"/sw-big.*
 else
 	echo "  memory: perf record failed: $(head -1 "$W/rec.err")"

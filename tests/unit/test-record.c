@@ -181,7 +181,7 @@ static void symtab_twice(struct rec_symtab *a, struct rec_symtab *b, int n,
 	static const char *const names[] = {
 	    "f",	"_f",		"__f",	     "f@@V_2",	       "f@V_1",
 	    "longer_f", "_ZN1A1fEv",	"_ZN1B1gEi", "g@@GLIBC_2.2.5", "@odd",
-	    "h@V",	"_ZN1A1fEv@@V",
+	    "h@V",	"_ZN1A1fEv@@V", "", /* dropped when finished */
 	};
 	uint64_t x = seed;
 
@@ -257,6 +257,31 @@ static void test_symtab_lazy(void)
 	CHECK(rec_symtab_find(&b, 0x1010) == NULL);
 	CHECK(rec_symtab_find(&b, 0xfff) == NULL);
 	rec_symtab_release(&b);
+	/* empty names, added unread, are left out when finished, both
+	 * ways: an unsized symbol before one reaches the next named start,
+	 * past a bucket of empty names alone */
+	for (int lazy_way = 0; lazy_way < 2; lazy_way++) {
+		rec_symtab_init(&b, REC_SYMTAB_ELF);
+		rec_symtab_add_elf(&b, 0x1000, 0, "before", STB_GLOBAL, 0);
+		rec_symtab_add_elf(&b, 0x1800, 0x10, "", STB_GLOBAL, 0);
+		for (int i = 0; i < 1100; i++)
+			rec_symtab_add_elf(&b, 0x100000 + 0x10 * (uint64_t)i,
+					   0x10, "", STB_GLOBAL, 0);
+		rec_symtab_add_elf(&b, 0x200000, 0x10, "after", STB_GLOBAL, 0);
+		rec_symtab_add_elf(&b, 0x200000, 0x10, "", STB_GLOBAL, 0);
+		if (lazy_way)
+			rec_symtab_finish_lazy(&b);
+		else
+			rec_symtab_finish(&b);
+		s = rec_symtab_find(&b, 0x1804);
+		CHECK(s && !strcmp(rec_symtab_name(&b, s), "before"));
+		s = rec_symtab_find(&b, 0x100004);
+		CHECK(s && s->end == 0x200000 &&
+		      !strcmp(rec_symtab_name(&b, s), "before"));
+		s = rec_symtab_find(&b, 0x200004);
+		CHECK(s && !strcmp(rec_symtab_name(&b, s), "after"));
+		rec_symtab_release(&b);
+	}
 	/* versions looked at when named: the default one's name, without
 	 * it; an old binaries' alias loses */
 	rec_symtab_init(&b, REC_SYMTAB_ELF);

@@ -351,7 +351,11 @@ size_t rec_elf_symbols(struct rec_elf *e, struct rec_symtab *st, int dynsym)
 			    : s.st_name < sd->d_size
 				? (const char *)sd->d_buf + s.st_name
 				: NULL;
-			if (!name || !*name)
+			/* an empty name is dropped when the table is finished
+			 * (rec_symtab_finish, a bucket of a lazy one): reading
+			 * each name here would touch every page of the
+			 * string table, most of them for symbols never hit */
+			if (!name)
 				continue;
 			uint16_t ver = 0;
 			if (vd && (i + 1) * 2 <= vd->d_size)

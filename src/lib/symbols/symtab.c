@@ -35,9 +35,8 @@
 
 /* a bucket of a lazily finished table (rec_symtab_finish_lazy) */
 struct rec_symbucket {
-	uint64_t min; /* the smallest start in it */
-	uint32_t at;  /* where its symbols start in st->syms */
-	uint32_t n;   /* how many: fewer once resolved */
+	uint32_t at; /* where its symbols start in st->syms */
+	uint32_t n;  /* how many: fewer once resolved */
 	int done;
 };
 
@@ -410,10 +409,30 @@ static size_t keep_one_per_start(struct rec_symtab *st, struct rec_sym *g,
 	return j;
 }
 
+/* An ELF table's symbols of empty names, which rec_elf_symbols adds
+ * without reading their names, left out of the n at g, in place: how many
+ * are left. */
+static size_t drop_unnamed(const struct rec_symtab *st, struct rec_sym *g,
+			   size_t n)
+{
+	size_t j = 0;
+
+	if (st->kind != REC_SYMTAB_ELF)
+		return n;
+	for (size_t i = 0; i < n; i++)
+		if (g[i].name[0]) {
+			if (j != i)
+				g[j] = g[i];
+			j++;
+		}
+	return j;
+}
+
 void rec_symtab_finish(struct rec_symtab *st)
 {
 	size_t i, j;
 
+	st->n = drop_unnamed(st, st->syms, st->n);
 	if (!st->n)
 		return;
 	/* the room reserved for more given back (kallsyms reserves by the
@@ -462,10 +481,10 @@ void rec_symtab_finish(struct rec_symtab *st)
  * place, and a bucket is sorted (by start, then order of addition) and
  * resolved as rec_symtab_finish would (the same symbols in the same
  * order: aliases share a start, so a bucket) when a lookup first reaches
- * it.  A symbol without a size
- * reaches the next one: the smallest start of the next bucket holding
- * any, which resolving keeps.  Laid end to end the finished buckets are
- * the array rec_symtab_finish makes.
+ * it, its symbols of empty names dropped first.  A symbol without a
+ * size reaches the next one: the smallest start of the next bucket
+ * holding any named one, which resolving keeps.  Laid end to end the
+ * finished buckets are the array rec_symtab_finish makes.
  */
 #define LAZY_MIN 1024
 
@@ -492,14 +511,8 @@ void rec_symtab_finish_lazy(struct rec_symtab *st)
 		shift++;
 	size_t nb = (size_t)((hi - lo) >> shift) + 1;
 	struct rec_symbucket *bk = ember_xcalloc(nb, sizeof(*bk));
-	for (size_t b = 0; b < nb; b++)
-		bk[b].min = UINT64_MAX;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t a = st->syms[i].start;
-		struct rec_symbucket *k = &bk[(a - lo) >> shift];
-		k->n++;
-		k->min = a < k->min ? a : k->min;
-	}
+	for (size_t i = 0; i < n; i++)
+		bk[(st->syms[i].start - lo) >> shift].n++;
 	/* in place, a symbol at a time to the next free place of its
 	 * bucket (fill), and the one there taken next: the order within a
 	 * bucket is lost, and restored by sorting by seq too */
@@ -547,6 +560,29 @@ static void sort_bucket(struct rec_sym *g, size_t n)
 	}
 }
 
+/* The smallest start of bucket c's named symbols into *min, and *last
+ * cleared, when it has any (those of a bucket not finished yet are read
+ * here: a few). */
+static void bucket_min(const struct rec_symtab *st, size_t c, uint64_t *min,
+		       int *last)
+{
+	const struct rec_symbucket *k = &st->bk[c];
+	const struct rec_sym *g = st->syms + k->at;
+
+	if (k->done) {
+		if (k->n) {
+			*min = g[0].start; /* sorted */
+			*last = 0;
+		}
+		return;
+	}
+	for (size_t i = 0; i < k->n; i++)
+		if (g[i].name[0] && (*last || g[i].start < *min)) {
+			*min = g[i].start;
+			*last = 0;
+		}
+}
+
 static void finish_bucket(struct rec_symtab *st, size_t b)
 {
 	struct rec_symbucket *k = &st->bk[b];
@@ -555,16 +591,13 @@ static void finish_bucket(struct rec_symtab *st, size_t b)
 	if (k->done || !k->n)
 		return;
 	k->done = 1;
+	k->n = (uint32_t)drop_unnamed(st, g, k->n);
 	sort_bucket(g, k->n);
 	k->n = (uint32_t)keep_one_per_start(st, g, k->n);
 	uint64_t next = 0;
 	int last = 1;
-	for (size_t c = b + 1; c < st->nbk; c++)
-		if (st->bk[c].n) {
-			next = st->bk[c].min;
-			last = 0;
-			break;
-		}
+	for (size_t c = b + 1; c < st->nbk && last; c++)
+		bucket_min(st, c, &next, &last);
 	for (size_t i = 0; i < k->n; i++) {
 		struct rec_sym *s = &g[i];
 		if (s->end != s->start)
