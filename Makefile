@@ -44,7 +44,8 @@ ALL_CFLAGS  = -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -Iinclude -Isrc/lib \
               $(PKG_CFLAGS) -D_GNU_SOURCE -MMD -MP \
               $(if $(HAVE_BPF),-DEMBER_BPF -I$(BUILD)/gen)
 ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS)
-LDLIBS     := $(PKG_LIBS) -lbz2 -liberty -lpthread -lm
+# (libbpf is loaded when first needed: src/lib/record/libbpf-dl.c)
+LDLIBS     := $(filter-out -lbpf,$(PKG_LIBS)) -lbz2 -liberty -lpthread -lm
 
 LIB_SRC  := $(sort $(filter-out %.bpf.c,$(wildcard src/lib/*.c src/lib/*/*.c)))
 BPF_SRC  := $(wildcard src/lib/*/*.bpf.c)
@@ -68,7 +69,7 @@ PIC_OBJ := $(LIB_OBJ:$(BUILD)/%=$(BUILD)/pic/%)
 LIB_OUT := $(BUILD)/lib/libember.so.$(VERSION) $(BUILD)/lib/libember.a \
            $(BUILD)/lib/ember.pc
 # `make static`: the library's dlopen users, built without it
-NODL_SRC := $(filter %/debuginfod.c %/libdeflate.c,$(LIB_SRC))
+NODL_SRC := $(filter %/debuginfod.c %/libdeflate.c %/libbpf-dl.c,$(LIB_SRC))
 STATIC_OBJ := $(filter-out $(NODL_SRC:%.c=$(BUILD)/%.o),$(LIB_OBJ)) \
               $(NODL_SRC:%.c=$(BUILD)/static/%.o)
 STATIC_LIBS := $(shell pkg-config --static --libs $(PKGS) 2>/dev/null | \
@@ -222,7 +223,7 @@ $(BUILD)/lib/ember.pc: FORCE
 	$(Q)printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' \
 		'includedir=$(INCLUDEDIR)' '' 'Name: ember' \
 		'Description: flame graphs: fold profiler output, draw, record' \
-		'Version: $(VERSION)' 'Requires.private: $(PKGS)' \
+		'Version: $(VERSION)' 'Requires.private: $(filter-out libbpf,$(PKGS))' \
 		'Libs: -L$${libdir} -lember' \
 		'Libs.private: -liberty -lpthread -lm' \
 		'Cflags: -I$${includedir}' > $@

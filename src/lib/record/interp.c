@@ -116,7 +116,14 @@ int rec_interp_bpf_new(struct rec_interp_bpf **out, struct ember_buf *why)
 	struct rec_interp_bpf *b = ember_xcalloc(1, sizeof(*b));
 	int err;
 
+	const char *no;
+
 	*out = NULL;
+	if (!rec_libbpf_ready(&no)) {
+		ember_buf_adds(why, no);
+		free(b);
+		return EMBER_ENOTSUP;
+	}
 	libbpf_set_print(quiet);
 	b->skel = interp_bpf__open();
 	if (!b->skel) {

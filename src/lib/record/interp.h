@@ -15,6 +15,8 @@ struct rec_events;
 /* Loads the program: 0, or EMBER_ENOTSUP / EMBER_EPERM with why (built
  * without BPF, not allowed, an old kernel). */
 int rec_interp_bpf_new(struct rec_interp_bpf **out, struct ember_buf *why);
+/* libbpf, loaded on first use (libbpf-dl.c): 1, or 0 with *why. */
+int rec_libbpf_ready(const char **why);
 void rec_interp_bpf_free(struct rec_interp_bpf *b);
 /* Runs the program at each sample of a sampling event's fd. */
 int rec_interp_bpf_attach(struct rec_interp_bpf *b, int fd,
