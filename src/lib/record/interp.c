@@ -113,17 +113,16 @@ static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 
 int rec_interp_bpf_new(struct rec_interp_bpf **out, struct ember_buf *why)
 {
-	struct rec_interp_bpf *b = ember_xcalloc(1, sizeof(*b));
-	int err;
-
+	struct rec_interp_bpf *b;
 	const char *no;
+	int err;
 
 	*out = NULL;
 	if (!rec_libbpf_ready(&no)) {
 		ember_buf_adds(why, no);
-		free(b);
 		return EMBER_ENOTSUP;
 	}
+	b = ember_xcalloc(1, sizeof(*b));
 	libbpf_set_print(quiet);
 	b->skel = interp_bpf__open();
 	if (!b->skel) {
